@@ -161,3 +161,6 @@ func ipow(t float64, n int) float64 {
 	}
 	return out
 }
+
+// PNorm has the restricted prox of ReFedDA-GT.
+var _ core.RestrictedMirror = PNorm{}
