@@ -53,11 +53,11 @@ func init() {
 // over the M nodes (the clients, all of which take part in every round)
 // and the communication count of its directed edges.
 type gossipNet struct {
-	top       topology.Topology
-	u         *topology.Matrix
-	dim       int
-	extra     int64 // floats of an exchange outside the gossip messages (tracker set-up, restarts) …
-	extraR    int   // … counted with this round
+	top    topology.Topology
+	u      *topology.Matrix
+	dim    int
+	extra  int64 // floats of an exchange outside the gossip messages (tracker set-up, restarts) …
+	extraR int   // … counted with this round
 }
 
 // init builds the gossip matrix for the problem's clients. Decentralized
