@@ -122,7 +122,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	runs := make([]experiment.Run, len(seeds))
 	for i, seed := range seeds {
 		prog := in.stagesProgress(label, seed, i, len(seeds))
-		res := pl.RunProgress(seed, 0, prog)
+		res := pl.Run(seed, 0, 0, prog)
 		if prog != nil {
 			prog(-1, 0)
 		}
