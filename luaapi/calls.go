@@ -213,7 +213,11 @@ var (
 // callTablesMarkdown renders the declared call tables for docs/lua-api.md.
 func callTablesMarkdown() string {
 	var b strings.Builder
-	b.WriteString("<!-- generated from luaapi/calls.go by FEDLAB_UPDATE_DOCS=1 go test ./luaapi -run TestCallTablesAreDocumented -->\n")
+	b.WriteString("<!-- generated from luaapi/calls.go by FEDLAB_UPDATE_DOCS=1 go test ./luaapi -run TestCallTablesAreDocumented -->\n\n")
+	b.WriteString("Every table of named arguments a `fedlab.*` function takes is declared once in\n" +
+		"`luaapi/calls.go` (key, type, required, meaning) and read by one strict decoder: an\n" +
+		"unknown key is reported with the call, a \"did you mean\", the valid keys and the\n" +
+		"script line, and all mistakes of a table are reported together.\n")
 	for _, c := range callTables {
 		fmt.Fprintf(&b, "\n### `%s`\n\n%s.", c.Name, c.Doc)
 		if c.Items != "" {
