@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -39,12 +40,13 @@ type Options struct {
 
 // interp is the state of one script.
 type interp struct {
-	L      *lua.LState
-	opts   Options
-	dir    *rundir.Dir
-	runs   map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
-	sweeps map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
-	stop   error                           // a shard's stop, raised again by every later call
+	L       *lua.LState
+	opts    Options
+	dir     *rundir.Dir
+	builder *plan.Builder                   // turns the script's calls into jobs; keeps their datasets and problems
+	runs    map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
+	sweeps  map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
+	stop    error                           // a shard's stop, raised again by every later call
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and
@@ -74,7 +76,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	in := &interp{L: newState(opts), opts: opts, dir: dir,
+	in := &interp{L: newState(opts), opts: opts, dir: dir, builder: plan.NewBuilder(),
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
 	defer in.L.Close()
 	in.install()
