@@ -61,7 +61,7 @@ type Job struct {
 	Args      registry.Args      // the algorithm's parameters, validated when the job was planned
 	Stages    *pipeline.Pipeline // if not nil, the job runs this pipeline instead of Args' algorithm
 	Params    map[string]any     // fully resolved algorithm parameters, defaults included
-	Config    Config         // the sweep configuration that made the job (empty outside sweeps)
+	Config    Config             // the sweep configuration that made the job (empty outside sweeps)
 	Seed      uint64
 	Identity  Identity
 	Key       string // Identity.Key()

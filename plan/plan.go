@@ -106,7 +106,7 @@ type Stages struct {
 	Problem  Problem
 	Stages   []Stage
 	Settings core.Settings // as in Compare; Rounds is ignored (the stages have theirs)
-	Metrics  []Component // as in Compare
+	Metrics  []Component   // as in Compare
 	Seeds    []uint64
 	Label    string           // "": "stages"
 	Restart  pipeline.Restart // default restart of stages 2, 3, ...; "": last
