@@ -19,7 +19,7 @@ var namespaces = []struct {
 }{
 	{"algo", registry.Algorithm}, {"loss", registry.Loss}, {"reg", registry.Regularizer},
 	{"mirror", registry.Mirror}, {"data", registry.Dataset}, {"metric", registry.Metric},
-	{"schedule", registry.Schedule}, {"topology", registry.Topology},
+	{"schedule", registry.Schedule}, {"topology", registry.Topology}, {"opt", registry.Optimizer},
 }
 
 // labelKey is the reserved key of fedlab.algo.* for the display name.
@@ -31,8 +31,9 @@ type component struct {
 	spec   *registry.Spec
 	label  string                // algorithms: display name
 	raw    map[string]any        // decoded parameters; Lua functions and schedules built from them are pending
-	nested map[string]*component // the parameters given as components (schedules, topologies)
-	value  any                   // built at construction: datasets (*core.Federated), topologies and schedules without Lua functions
+	nested map[string]*component // the parameters given as components (schedules, topologies, optimizers)
+	value  any                   // built at construction: datasets (*core.Federated), topologies, optimizers and schedules without Lua functions
+	dir    string                // datasets: the directory relative input paths resolve against (see inputArgs)
 }
 
 // pendingParams reports whether some parameter waits for the round count
@@ -139,11 +140,12 @@ func (in *interp) constructor(spec *registry.Spec, fn string) goFunc {
 	}
 }
 
-// newComponent decodes and validates the parameters; datasets, topologies
-// and schedules without Lua functions are built at once (datasets through
-// the plan builder, which keeps them for the script's calls).
+// newComponent decodes and validates the parameters; datasets, topologies,
+// optimizers and schedules without Lua functions are built at once
+// (datasets through the plan builder, which keeps them for the script's
+// calls).
 func (in *interp) newComponent(spec *registry.Spec, t *lua.LTable) (*component, error) {
-	c := &component{spec: spec, label: spec.Name}
+	c := &component{spec: spec, label: spec.Name, dir: in.scriptDir}
 	raw, label, nested, err := decodeParams(spec, t)
 	if err != nil {
 		return nil, err
@@ -165,7 +167,7 @@ func (in *interp) newComponent(spec *registry.Spec, t *lua.LTable) (*component, 
 		}
 	case spec.Kind == registry.Schedule && !c.pendingParams():
 		c.value, err = registry.Build[sched.Schedule](spec.Kind, spec.Name, raw)
-	case spec.Kind == registry.Topology: // built (and validated) at once, passed to algorithms as a value
+	case spec.Kind == registry.Topology || spec.Kind == registry.Optimizer: // built (and validated) at once, passed to algorithms as a value
 		c.value, err = registry.Build[any](spec.Kind, spec.Name, raw)
 	}
 	return c, err

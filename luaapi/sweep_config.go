@@ -180,7 +180,7 @@ func (in *interp) derive(c *component, settings []setting) (*component, error) {
 	if len(settings) == 0 {
 		return c, nil
 	}
-	d := &component{spec: c.spec, label: c.label, raw: maps.Clone(c.raw), nested: maps.Clone(c.nested)}
+	d := &component{spec: c.spec, label: c.label, raw: maps.Clone(c.raw), nested: maps.Clone(c.nested), dir: c.dir}
 	for _, s := range settings {
 		p, ok := c.spec.Param(s.param)
 		if !ok {

@@ -36,7 +36,7 @@ func (in *interp) planComponent(c *component, rounds int) (plan.Component, error
 		}
 		params[k] = v
 	}
-	return plan.Component{Kind: c.spec.Kind, Name: c.spec.Name, Params: params}, nil
+	return plan.Component{Kind: c.spec.Kind, Name: c.spec.Name, Params: params, Dir: c.dir}, nil
 }
 
 // planAlgorithm is planComponent for an algorithm, with its label.

@@ -17,6 +17,10 @@ import (
 // share them: a dataset is loaded once, and a problem's reference optimum
 // is computed once. A Builder is used from one goroutine.
 type Builder struct {
+	// Inputs, if set, rewrites a dataset's raw parameters before it is
+	// built: relative input paths resolved against dir (Component.Dir).
+	Inputs func(spec *registry.Spec, raw map[string]any, dir string) map[string]any
+
 	datasets map[string]*core.Federated
 	problems map[string]*core.Problem
 }
@@ -29,8 +33,8 @@ func NewBuilder() *Builder {
 // resolved is a component validated against the registry, with its
 // identity.
 type resolved struct {
-	args registry.Args
-	id   experiment.Component
+	args  registry.Args // what builds it
+	id    experiment.Component
 }
 
 // resolve validates c: parameters given as components (schedules,
@@ -66,7 +70,13 @@ func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
 	for k, n := range nested {
 		vals[k] = n
 	}
-	return resolved{args: args, id: experiment.NewComponent(c.Name, vals)}, nil
+	r := resolved{args: args, id: experiment.NewComponent(c.Name, vals)}
+	if kind == registry.Dataset && c.Dir != "" && b.Inputs != nil {
+		if r.args, err = registry.Validate(kind, c.Name, b.Inputs(args.Spec(), raw, c.Dir)); err != nil {
+			return resolved{}, err
+		}
+	}
+	return r, nil
 }
 
 // build validates and builds c.

@@ -35,6 +35,11 @@ type Component struct {
 	Kind   registry.Kind
 	Name   string
 	Params map[string]any
+	// Dir, for a dataset, is the directory its relative input paths
+	// resolve against when it is built (Builder.Inputs); the identity keeps
+	// the paths as given, so that run keys do not depend on where a
+	// project lies.
+	Dir string
 }
 
 // Algorithm is an algorithm with a display label ("" means its name).
