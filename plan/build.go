@@ -33,8 +33,8 @@ func NewBuilder() *Builder {
 // resolved is a component validated against the registry, with its
 // identity.
 type resolved struct {
-	args  registry.Args // what builds it
-	id    experiment.Component
+	args registry.Args // what builds it
+	id   experiment.Component
 }
 
 // resolve validates c: parameters given as components (schedules,
