@@ -1,6 +1,10 @@
 package algorithms
 
-import "github.com/fedlab/fedlab/core"
+import (
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/fedlab/fedlab/core"
+)
 
 // Lazy local steps on sparse data. A minibatch of sparse rows reads and
 // changes only the model coordinates of its nonzero features (and the
@@ -115,7 +119,7 @@ func (a *FedMiD) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.Repe
 			}
 		}
 	}
-	sub(up.Vecs[0], w, w0)
+	floats.SubTo(up.Vecs[0], w, w0)
 	up.Scalars[0] = a.c * float64(K)
 }
 
@@ -160,7 +164,7 @@ func (a *FedAvg) lazyClientUpdate(rd *core.Round, c *core.Client, step core.Repe
 			}
 		}
 	}
-	sub(up.Vecs[0], w, w0)
+	floats.SubTo(up.Vecs[0], w, w0)
 }
 
 // lazyStep reports whether FedAvg's client update can run lazily, and
