@@ -7,11 +7,13 @@ import (
 
 func init() {
 	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "fedmid",
-		Doc:    "FedMiD (federated mirror descent): client prox-SGD steps, server prox of the averaged primal update",
-		Params: []registry.Param{etaCParam, etaSParam},
+		Name: "fedmid",
+		Doc:  "FedMiD (federated mirror descent): client prox-SGD steps, server prox of the averaged primal update",
+		Params: []registry.Param{etaCParam, etaSParam, {Name: "server_threshold", Type: registry.String, Default: "sum",
+			Choices: []string{"sum", "step"},
+			Doc:     "server prox weight: sum = η_s·Σ_k η_c (FCO reference code), step = η_s·η_c (Bao et al.'s MATLAB code)"}},
 	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedMiD{rates: newRates(a)}, nil
+		return &FedMiD{rates: newRates(a), StepThreshold: a.String("server_threshold") == "step"}, nil
 	})
 	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
 		Name:   "fedmid_osp",
@@ -28,13 +30,15 @@ func init() {
 // Client step:  w ← ∇(h + η_c ψ)*(∇h(w) − η_c g)   (OSP: ∇h*(∇h(w) − η_c g)).
 // Server step:  w_{r+1} = ∇(h + η_s·ē·ψ)*(∇h(w_r) + η_s Δ_r),
 // where ē is the weighted mean over clients of Σ_k η_c (= η_c K for equal K,
-// the paper's η_s η_c K threshold) and Δ_r is the mean of ∇h(w_K) − ∇h(w_r).
+// the paper's η_s η_c K threshold; η_c alone with StepThreshold, as Bao et
+// al.'s code does) and Δ_r is the mean of ∇h(w_K) − ∇h(w_r).
 // The paper writes Δ_r with primal differences; that agrees for Euclidean h
 // (the only h in its experiments) and is inconsistent otherwise, so the
 // dual-space difference is used (documented in docs/algorithms/fedmid.md).
 type FedMiD struct {
 	rates
 	OnlyServerProx bool
+	StepThreshold  bool      // server prox weight η_s·η_c instead of η_s·Σ_k η_c
 	w, z           []float64 // server primal and its mirror image ∇h(w)
 }
 
@@ -75,6 +79,9 @@ func (a *FedMiD) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mes
 	h.Grad(g, down.Vecs[0])
 	sub(up.Vecs[0], y, g)
 	up.Scalars[0] = a.c * float64(c.Steps)
+	if a.StepThreshold {
+		up.Scalars[0] = a.c
+	}
 }
 
 // Aggregate applies the server mirror-prox step.
