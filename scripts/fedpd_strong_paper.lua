@@ -4,7 +4,8 @@
 -- scripts/fedpd_logistic.lua uses the authors' code's client models (U[0,40] + an integer
 -- shift); the paper says the client models are drawn from U[−10, 10]
 -- (fedlab.data.fedpd_logistic{models = "paper"}), which makes the clients far more
--- heterogeneous. Here weak, strong (code models) and strong (paper models) are run with the
+-- heterogeneous. Here weak, strong (code models) and strong (paper models, with the code's label
+-- noise and without it — the paper only says "uniform noise") are run with the
 -- same algorithms and step sizes as fedpd_logistic.lua, the SGD methods included, 3 seeds for
 -- every stochastic method, 600 rounds.
 --
@@ -25,6 +26,7 @@ local variants = {
   { name = "weak", data = { variant = "weak" } },
   { name = "strong (code models)", data = { variant = "strong" } },
   { name = "strong (paper models)", data = { variant = "strong", models = "paper" } },
+  { name = "strong (paper models, no label noise)", data = { variant = "strong", models = "paper", noise = "none" } },
 }
 
 local function stats(xs)
