@@ -198,7 +198,6 @@ func (a Args) fill(p reflect.Value, fields []typedField) error {
 		}
 		rv := reflect.ValueOf(v)
 		switch {
-		case v == nil: // a component parameter left unset
 		case pd.Type == String:
 			f.SetString(rv.String())
 		case rv.Type().AssignableTo(f.Type()):
