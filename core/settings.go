@@ -22,6 +22,9 @@ type Settings struct {
 	RoundOffset     int     // first round index (pipelines continue counting across stages)
 	// Progress, if set, is called by the coordinator after every round.
 	Progress func(done, total int)
+	// Interrupt, if set, is called by the coordinator before every round;
+	// when it returns true the run stops there with status Interrupted.
+	Interrupt func() bool
 }
 
 // Check validates the settings.

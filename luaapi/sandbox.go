@@ -1,12 +1,19 @@
 package luaapi
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/rundir"
@@ -148,4 +155,126 @@ func inputArgs(spec *registry.Spec, raw map[string]any, dir string) map[string]a
 		return raw
 	}
 	return out
+}
+
+// guard bounds a script: its context ends on a signal or a time limit
+// (Options.Context) or when the process's heap passes the memory ceiling.
+type guard struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	budget budget.Budget // data and state estimates are checked against it
+	done   chan struct{}
+}
+
+// MemoryCeiling is the cause of a script stopped by the memory ceiling.
+type MemoryCeiling struct {
+	Used   uint64
+	Budget budget.Budget
+}
+
+// Error says what happened and what to do.
+func (e *MemoryCeiling) Error() string {
+	return fmt.Sprintf("memory ceiling reached: the process holds %s, more than the ceiling of %s (%s): a string or table that grows without bound, or data too large (--max-memory sets the ceiling)",
+		budget.Format(e.Used), budget.Format(e.Budget.Limit), e.Budget.Source)
+}
+
+// memoryCheck is how often the guard measures the heap.
+const memoryCheck = 10 * time.Millisecond
+
+// newGuard starts the guard of a script. The memory ceiling is
+// Options.MaxMemory, or half the memory available (a doubling string
+// needs twice its size at once, and the process is not alone).
+func newGuard(opts Options) *guard {
+	parent := opts.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	g := &guard{budget: budget.New(opts.MaxMemory), done: make(chan struct{})}
+	if opts.MaxMemory == 0 && g.budget.Limit > 0 {
+		g.budget.Limit /= 2
+		g.budget.Source = "half the available memory"
+	}
+	g.ctx, g.cancel = context.WithCancelCause(parent)
+	if g.budget.Limit > 0 {
+		go g.watch()
+	}
+	return g
+}
+
+// watch cancels the context when the live heap passes the ceiling.
+func (g *guard) watch() {
+	tick := time.NewTicker(memoryCheck)
+	defer tick.Stop()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	for {
+		select {
+		case <-g.done:
+			return
+		case <-g.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Uint64() <= g.budget.Limit {
+			continue
+		}
+		runtime.GC() // count live data only
+		metrics.Read(sample)
+		if used := sample[0].Value.Uint64(); used > g.budget.Limit {
+			g.cancel(&MemoryCeiling{Used: used, Budget: g.budget})
+			runtime.GC()
+			return
+		}
+	}
+}
+
+// stop ends the guard.
+func (g *guard) stop() {
+	close(g.done)
+	g.cancel(nil)
+}
+
+// interruption turns the error of a script whose context ended into a
+// *rundir.Interrupted naming the script line it stopped at.
+func (g *guard) interruption(name string, err error) error {
+	if g.ctx.Err() == nil {
+		return err
+	}
+	var intr *rundir.Interrupted
+	if errors.As(err, &intr) {
+		return err
+	}
+	where := name
+	if err != nil {
+		if m := regexp.MustCompile(`^` + regexp.QuoteMeta(name) + `:\d+`).FindString(err.Error()); m != "" {
+			where = m
+		}
+	}
+	return &rundir.Interrupted{Where: where, Cause: context.Cause(g.ctx)}
+}
+
+// confine binds the Lua state to the guard: the interpreter checks the
+// context between instructions (a signal, --timeout or the memory ceiling
+// stops `while true do end`), and string.rep refuses results above the
+// ceiling before allocating them.
+func (in *interp) confine() {
+	in.L.SetContext(in.guard.ctx)
+	lim := in.guard.budget
+	str, ok := in.L.GetGlobal("string").(*lua.LTable)
+	if !ok || lim.Limit == 0 {
+		return
+	}
+	rep := str.RawGetString("rep")
+	str.RawSetString("rep", in.L.NewFunction(func(L *lua.LState) int {
+		s, n := L.CheckString(1), float64(L.CheckNumber(2))
+		if need := float64(len(s)) * n; need > float64(lim.Limit) {
+			L.RaiseError("string.rep: the result would take %s, more than the memory ceiling of %s (%s; --max-memory sets it)",
+				budget.Format(uint64(min(need, 1<<63))), budget.Format(lim.Limit), lim.Source)
+		}
+		L.Push(rep)
+		L.Push(lua.LString(s))
+		L.Push(lua.LNumber(n))
+		L.Call(2, 1)
+		return 1
+	}))
 }

@@ -131,3 +131,24 @@ func TestFreeTextStaysOnItsLineInTheModelFile(t *testing.T) {
 		t.Errorf("model does not read back: %v %v", w, err)
 	}
 }
+
+func TestMemoryCeilingStopsStringAndTableBombs(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"local s = string.rep('x', 2^40)\n", "script.lua:1: string.rep: the result would take 1.0 TiB, more than the memory ceiling of 64.0 MiB (--max-memory"},
+		{"local s = ('ab'):rep(2^50)\n", "script.lua:1: string.rep: the result would take"},
+		{"local s = 'x'\nwhile true do\n  s = s .. s\nend\n", "memory ceiling reached"},
+		{"local t = {}\nlocal i = 0\nwhile true do\n  i = i + 1\n  t[i] = {i, i, i}\nend\n", "memory ceiling reached"},
+	}
+	for _, c := range cases {
+		_, err := sandboxScript(t, c.src, Options{MaxMemory: 64 << 20})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "script.lua:") {
+			t.Errorf("%q: error %q lacks the script line", c.src, err)
+		}
+	}
+	if _, err := sandboxScript(t, "assert(string.rep('ab', 3) == 'ababab')\n", Options{MaxMemory: 64 << 20}); err != nil {
+		t.Errorf("string.rep within the ceiling: %v", err)
+	}
+}
