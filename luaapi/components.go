@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/sched"
 	lua "github.com/yuin/gopher-lua"
@@ -31,7 +30,7 @@ type component struct {
 	label string         // algorithms: display name
 	raw   map[string]any // decoded parameters; Lua functions and schedules built from them are pending
 	value any            // built at construction: datasets (*core.Federated) and schedules without Lua functions
-	dir   string         // datasets: the directory relative input paths resolve against (see inputArgs)
+	env   *dataEnv       // datasets: where input paths resolve and the memory budget (limits.go)
 }
 
 // pendingParams reports whether some parameter waits for the round count
@@ -133,7 +132,7 @@ func (in *interp) constructor(spec *registry.Spec, fn string) goFunc {
 		if L.GetTop() > 1 {
 			return 0, fmt.Errorf("%s takes one table of parameters, got %d arguments", fn, L.GetTop())
 		}
-		c, err := newComponent(spec, t, in.scriptDir)
+		c, err := newComponent(spec, t, in.dataEnv)
 		if err != nil {
 			return 0, err
 		}
@@ -144,8 +143,8 @@ func (in *interp) constructor(spec *registry.Spec, fn string) goFunc {
 
 // newComponent decodes and validates the parameters; datasets, and
 // schedules without Lua functions, are built at once.
-func newComponent(spec *registry.Spec, t *lua.LTable, dir string) (*component, error) {
-	c := &component{spec: spec, label: spec.Name, dir: dir}
+func newComponent(spec *registry.Spec, t *lua.LTable, env *dataEnv) (*component, error) {
+	c := &component{spec: spec, label: spec.Name, env: env}
 	raw, label, err := decodeParams(spec, t)
 	if err != nil {
 		return nil, err
@@ -161,7 +160,7 @@ func newComponent(spec *registry.Spec, t *lua.LTable, dir string) (*component, e
 	case spec.Kind == registry.Dataset && c.pendingParams():
 		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", spec.Title())
 	case spec.Kind == registry.Dataset:
-		c.value, err = registry.Build[*core.Federated](spec.Kind, spec.Name, inputArgs(spec, raw, dir))
+		c.value, err = buildData(spec, raw, env)
 	case spec.Kind == registry.Schedule && !c.pendingParams():
 		c.value, err = registry.Build[sched.Schedule](spec.Kind, spec.Name, raw)
 	case spec.Kind == registry.Topology || spec.Kind == registry.Optimizer: // built (and validated) at once, passed to algorithms as a value

@@ -41,15 +41,14 @@ type Options struct {
 
 // interp is the state of one script.
 type interp struct {
-	L      *lua.LState
-	opts   Options
-	dir    *rundir.Dir
-	runs   map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
-	sweeps map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
-	stop   error                           // a shard's stop, raised again by every later call
-	// scriptDir is the script's directory: relative input paths resolve against it
-	scriptDir string
-	guard     *guard // interruption and memory ceiling (sandbox.go)
+	L       *lua.LState
+	opts    Options
+	dir     *rundir.Dir
+	runs    map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
+	sweeps  map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
+	stop    error                           // a shard's stop, raised again by every later call
+	dataEnv *dataEnv                        // where input paths resolve, the memory budget (limits.go)
+	guard   *guard                          // interruption and memory ceiling (sandbox.go)
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and
@@ -81,8 +80,9 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), guard: g,
-		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
+	in := &interp{L: newState(opts), opts: opts, dir: dir, guard: g,
+		dataEnv: &dataEnv{dir: filepath.Dir(path), budget: g.budget},
+		runs:    map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
 	defer in.L.Close()
 	in.install()
 	in.confine()

@@ -107,6 +107,9 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.fn(), err)
 	}
+	if err := in.checkSettings(f.fn(), s, len(metricValues)); err != nil {
+		return nil, err
+	}
 	c := &call{fn: f.fn(), where: strings.TrimSuffix(in.L.Where(1), ":"), problem: p, settings: s}
 	c.metrics, c.metricIDs, err = in.metrics(metricValues, s.Rounds, f.what("metrics"))
 	return c, err
@@ -116,6 +119,9 @@ func (in *interp) readCall(f *fields) (*call, error) {
 func (in *interp) base(c *call, p *problem) (experiment.Base, error) {
 	cp, err := in.coreProblem(p, c.settings.Rounds)
 	if err != nil {
+		return experiment.Base{}, err
+	}
+	if err := in.stateFits(c.fn, cp); err != nil {
 		return experiment.Base{}, err
 	}
 	id, err := in.problemID(p, c.settings.Rounds)

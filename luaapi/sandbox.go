@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
-	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/rundir"
 
 	lua "github.com/yuin/gopher-lua"
@@ -128,33 +126,6 @@ func insideAfterLinks(base, target string) error {
 		}
 		dir = parent
 	}
-}
-
-// inputArgs returns the arguments of a dataset with its relative input
-// paths (String parameters named path or dir, or ending in _path or _dir)
-// joined to dir, the script's directory: a script finds its data files
-// next to it wherever it is run from. The identity of runs keeps the paths
-// as written. Other components' arguments are returned unchanged.
-func inputArgs(spec *registry.Spec, raw map[string]any, dir string) map[string]any {
-	if spec.Kind != registry.Dataset || dir == "" {
-		return raw
-	}
-	var out map[string]any
-	for _, p := range spec.Params {
-		s, ok := raw[p.Name].(string)
-		input := p.Name == "path" || p.Name == "dir" || strings.HasSuffix(p.Name, "_path") || strings.HasSuffix(p.Name, "_dir")
-		if !ok || !input || s == "" || filepath.IsAbs(s) {
-			continue
-		}
-		if out == nil {
-			out = maps.Clone(raw)
-		}
-		out[p.Name] = filepath.Join(dir, s)
-	}
-	if out == nil {
-		return raw
-	}
-	return out
 }
 
 // guard bounds a script: its context ends on a signal or a time limit

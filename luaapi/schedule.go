@@ -31,8 +31,12 @@ func (*luaSchedule) At(int) float64 { return math.NaN() }
 
 // resolve calls the function for r = 0 … rounds−1 on the Lua thread and
 // returns the values as a sched.Table. Errors carry the script position of
-// the failure (or of the function, if it returned a non-number).
+// the failure (or of the function, if it returned a non-number, NaN or
+// ±Inf) and the round.
 func (s *luaSchedule) resolve(in *interp, rounds int) (sched.Schedule, error) {
+	if err := in.tableFits(s, rounds); err != nil {
+		return nil, err
+	}
 	t := make(sched.Table, max(rounds, 1))
 	for r := range t {
 		if err := in.L.CallByParam(lua.P{Fn: s.fn, NRet: 1, Protect: true}, lua.LNumber(r)); err != nil {
@@ -44,6 +48,10 @@ func (s *luaSchedule) resolve(in *interp, rounds int) (sched.Schedule, error) {
 		if !ok {
 			return nil, located{fmt.Sprintf("%s:%d: %s: parameter %q: the function returned %s at round %d, expected a number",
 				s.fn.Proto.SourceName, s.fn.Proto.LineDefined, s.title, s.param, typeText(v), r)}
+		}
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, located{fmt.Sprintf("%s:%d: %s: parameter %q: the function returned %g at round %d, expected a finite number",
+				s.fn.Proto.SourceName, s.fn.Proto.LineDefined, s.title, s.param, f, r)}
 		}
 		t[r] = float64(x)
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/registry"
 	lua "github.com/yuin/gopher-lua"
@@ -183,7 +182,7 @@ func derive(c *component, settings []setting) (*component, error) {
 	if len(settings) == 0 {
 		return c, nil
 	}
-	d := &component{spec: c.spec, label: c.label, raw: maps.Clone(c.raw), dir: c.dir}
+	d := &component{spec: c.spec, label: c.label, raw: maps.Clone(c.raw), env: c.env}
 	for _, s := range settings {
 		p, ok := c.spec.Param(s.param)
 		if !ok {
@@ -206,7 +205,7 @@ func derive(c *component, settings []setting) (*component, error) {
 		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", c.spec.Title())
 	}
 	var err error
-	d.value, err = registry.Build[*core.Federated](c.spec.Kind, c.spec.Name, inputArgs(c.spec, d.raw, d.dir))
+	d.value, err = buildData(c.spec, d.raw, d.env)
 	return d, err
 }
 
