@@ -9,6 +9,7 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // dataEnv is what building a dataset needs besides its parameters.
@@ -150,4 +151,28 @@ func (in *interp) stateFits(fn string, p *core.Problem) error {
 	need := budget.Product(runs, stateVectors*clients+8, dim, 8)
 	return in.guard.budget.Check(fmt.Sprintf("%s: the state of %d runs at once (%d clients, %d parameters)", fn, runs, clients, dim),
 		need, "use fewer clients or a smaller model, or fewer runs at once (--jobs)")
+}
+
+// seedList reads the key seeds: { 1 } when absent; an empty list or a seed
+// given twice (the runs would be the same, and their spread zero) is an
+// error.
+func seedList(f *fields) []uint64 {
+	if f.get("seeds") == lua.LNil {
+		return []uint64{1}
+	}
+	var seeds []uint64
+	seen := map[int]int{}
+	list := f.integers("seeds", 0)
+	if len(list) == 0 && f.error() == nil {
+		f.fail(fmt.Errorf("%s: the list is empty; give at least one seed, or leave seeds out for { 1 }", f.what("seeds")))
+	}
+	for i, s := range list {
+		if j, ok := seen[s]; ok {
+			f.fail(fmt.Errorf("%s: seed %d appears twice (elements %d and %d): its runs would be the same run", f.what("seeds"), s, j+1, i+1))
+			continue
+		}
+		seen[s] = i
+		seeds = append(seeds, uint64(s))
+	}
+	return seeds
 }

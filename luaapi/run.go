@@ -49,6 +49,9 @@ type interp struct {
 	stop    error                           // a shard's stop, raised again by every later call
 	dataEnv *dataEnv                        // where input paths resolve, the memory budget (limits.go)
 	guard   *guard                          // interruption and memory ceiling (sandbox.go)
+	// raisedAt is where error() raised each non-string error value (sandbox.go)
+	raisedAt map[lua.LValue]string
+	threads  []*lua.LState // idle threads of pcall (sandbox.go)
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and
@@ -104,7 +107,7 @@ func (in *interp) run(name string, src []byte) error {
 		return in.stop
 	}
 	if err != nil {
-		return runtimeError(name, err)
+		return runtimeError(name, in.errorObject(err))
 	}
 	return nil
 }

@@ -63,13 +63,7 @@ func (in *interp) algorithmsAndSeeds(f *fields) ([]*component, []uint64) {
 		f.fail(err)
 		algos = append(algos, c)
 	}
-	var seeds []uint64
-	for _, s := range f.integers("seeds", 0) {
-		seeds = append(seeds, uint64(s))
-	}
-	if len(seeds) == 0 {
-		seeds = []uint64{1}
-	}
+	seeds := seedList(f)
 	return algos, seeds
 }
 

@@ -230,6 +230,16 @@ func (g *guard) interruption(name string, err error) error {
 // ceiling before allocating them.
 func (in *interp) confine() {
 	in.L.SetContext(in.guard.ctx)
+	in.raisedAt = map[lua.LValue]string{}
+	in.L.SetGlobal("pcall", in.L.NewFunction(in.pcall))
+	in.L.SetGlobal("error", in.L.NewFunction(func(L *lua.LState) int {
+		obj, level := L.Get(1), L.OptInt(2, 1)
+		if _, ok := obj.(lua.LString); !ok && level > 0 {
+			in.raisedAt[obj] = L.Where(level)
+		}
+		L.Error(obj, level)
+		return 0
+	}))
 	lim := in.guard.budget
 	str, ok := in.L.GetGlobal("string").(*lua.LTable)
 	if !ok || lim.Limit == 0 {
@@ -248,4 +258,94 @@ func (in *interp) confine() {
 		L.Call(2, 1)
 		return 1
 	}))
+}
+
+// errorObject gives an error whose value is not a string (error({...}))
+// the script line that raised it and a readable rendering of the value;
+// Lua itself reports only "table: 0x…".
+func (in *interp) errorObject(err error) error {
+	var ae *lua.ApiError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	if _, ok := ae.Object.(lua.LString); ok {
+		return err
+	}
+	where := in.raisedAt[ae.Object]
+	return errors.New(where + " error value " + describeValue(ae.Object, 2))
+}
+
+// describeValue renders a Lua value for a message: tables as { k = v, … }
+// (at most 8 entries, depth levels deep), strings quoted.
+func describeValue(v lua.LValue, depth int) string {
+	switch x := v.(type) {
+	case lua.LString:
+		return escape.Quote(string(x), 200)
+	case *lua.LTable:
+		if depth == 0 {
+			return "{…}"
+		}
+		var parts []string
+		x.ForEach(func(k, val lua.LValue) {
+			key := k.String()
+			if _, ok := k.(lua.LString); !ok {
+				key = "[" + describeValue(k, 0) + "]"
+			}
+			parts = append(parts, key+" = "+describeValue(val, depth-1))
+		})
+		slices.Sort(parts) // Lua's order of keys is not fixed
+		if len(parts) > 8 {
+			parts = append(parts[:8], "…")
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return v.String()
+}
+
+// pcall replaces Lua's pcall, working around gopher-lua issue 448: when a
+// function called by its pcall fails, gopher-lua closes the upvalues of
+// every frame on the stack, not only of the frames the error unwinds, so a
+// closure stops seeing later assignments to the caller's locals (`local
+// failed; local function check() return failed end; pcall(error);
+// failed = true` leaves check() returning nil). This pcall runs the
+// function on a separate Lua thread: the error unwinds that thread only,
+// and the caller's upvalues stay open. Results and errors are those of
+// Lua's pcall.
+func (in *interp) pcall(L *lua.LState) int {
+	fn := L.CheckAny(1)
+	if fn.Type() != lua.LTFunction && L.GetMetaField(fn, "__call").Type() != lua.LTFunction {
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a " + fn.Type().String() + " value"))
+		return 2
+	}
+	var co *lua.LState
+	if n := len(in.threads); n > 0 {
+		co, in.threads = in.threads[n-1], in.threads[:n-1]
+	} else {
+		co, _ = L.NewThread() // its context ends with the script's
+	}
+	defer func() { in.threads = append(in.threads, co) }()
+	nargs := L.GetTop() - 1
+	co.SetTop(0)
+	for i := 1; i <= nargs+1; i++ {
+		co.Push(L.Get(i))
+	}
+	if err := co.PCall(nargs, lua.MultRet, nil); err != nil {
+		co.SetTop(0)
+		L.Push(lua.LFalse)
+		var ae *lua.ApiError
+		if errors.As(err, &ae) {
+			L.Push(ae.Object)
+		} else {
+			L.Push(lua.LString(err.Error()))
+		}
+		return 2
+	}
+	n := co.GetTop()
+	L.Push(lua.LTrue)
+	for i := 1; i <= n; i++ {
+		L.Push(co.Get(i))
+	}
+	co.SetTop(0)
+	return n + 1
 }

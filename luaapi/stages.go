@@ -41,13 +41,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	label := f.str("label", "stages")
 	restart := f.str("restart", "last", restartChoices...)
 	keep := f.integer("keep", 0, 0)
-	var seeds []uint64
-	for _, s := range f.integers("seeds", 0) {
-		seeds = append(seeds, uint64(s))
-	}
-	if len(seeds) == 0 {
-		seeds = []uint64{1}
-	}
+	seeds := seedList(f)
 	s := core.Settings{
 		ClientsPerRound: f.integer("clients_per_round", 0, 0),
 		LocalSteps:      f.integer("local_steps", 0, 0),
