@@ -108,18 +108,24 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 	return runs, stop
 }
 
-// execute builds a fresh algorithm and runs job j (index i) with the given
-// number of client workers, interrupted when ctx (if not nil) is done.
+// execute runs job j (index i) with the given number of client workers:
+// a fresh algorithm built from the job's validated parameters, or the
+// job's pipeline. A run (not a pipeline) stops at a round boundary when
+// ctx (if not nil) is done.
 func execute(ctx context.Context, j *Job, i, workers int, prog *Progress) *core.Result {
-	alg, err := registry.Build[core.Algorithm](registry.Algorithm, j.Algorithm, j.Params)
+	var progress func(done, total int)
+	if prog != nil {
+		progress = func(done, total int) { prog.round(i, done, total) }
+	}
+	if j.Stages != nil {
+		return j.Stages.Run(j.Seed, 0, workers, progress)
+	}
+	alg, err := registry.BuildArgs[core.Algorithm](j.Args)
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
 	s := j.Settings
-	s.Seed, s.Run, s.Workers, s.Progress = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)), nil // more workers than clients would idle
-	if prog != nil {
-		s.Progress = func(done, total int) { prog.round(i, done, total) }
-	}
+	s.Seed, s.Run, s.Workers, s.Progress = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)), progress // more workers than clients would idle
 	if ctx != nil {
 		s.Interrupt = func() bool { return ctx.Err() != nil }
 	}

@@ -7,34 +7,21 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// dataEnv is what building a dataset needs besides its parameters.
-type dataEnv struct {
-	dir    string        // the script's directory: relative input paths resolve against it
-	budget budget.Budget // data larger than this is refused before it is generated
-}
-
-// buildData builds a dataset: its relative input paths resolved (see
-// inputArgs) and its size checked against the budget (see dataBytes).
-func buildData(spec *registry.Spec, raw map[string]any, env *dataEnv) (*core.Federated, error) {
-	if env != nil {
-		raw = inputArgs(spec, raw, env.dir)
-		args, err := spec.Validate(raw)
-		if err != nil {
-			return nil, err
-		}
-		if need, what := dataBytes(args); need > 0 {
-			if err := env.budget.Check(spec.Title()+" ("+what+")", need,
-				"lower these parameters, or raise --max-memory if the machine has the memory"); err != nil {
-				return nil, err
-			}
-		}
+// checkData refuses a dataset whose size parameters ask for more memory
+// than the budget (see dataBytes), before it is generated.
+func (in *interp) checkData(args registry.Args) error {
+	need, what := dataBytes(args)
+	if need == 0 {
+		return nil
 	}
-	return registry.Build[*core.Federated](spec.Kind, spec.Name, raw)
+	return in.guard.budget.Check(args.Spec().Title()+" ("+what+")", need,
+		"lower these parameters, or raise --max-memory if the machine has the memory")
 }
 
 // sizeParams are the parameters that size generated data: clients × (samples
@@ -142,6 +129,21 @@ func (in *interp) tableFits(s *luaSchedule, rounds int) error {
 // (reply, scratch and state vectors of the algorithms) in the estimate of
 // stateFits; a few more are the server's.
 const stateVectors = 4
+
+// statesFit checks the state of the jobs' problems (see stateFits).
+func (in *interp) statesFit(fn string, jobs []experiment.Job) error {
+	seen := map[*core.Problem]bool{}
+	for _, j := range jobs {
+		if j.Problem == nil || seen[j.Problem] {
+			continue
+		}
+		seen[j.Problem] = true
+		if err := in.stateFits(fn, j.Problem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // stateFits refuses a call whose runs' state (model-sized vectors per
 // client, for the runs executed at once) would not fit in the budget.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -44,11 +45,13 @@ type interp struct {
 	L       *lua.LState
 	opts    Options
 	dir     *rundir.Dir
+	builder *plan.Builder                   // turns the script's calls into jobs; keeps their datasets and problems
 	runs    map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
 	sweeps  map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
 	stop    error                           // a shard's stop, raised again by every later call
-	dataEnv *dataEnv                        // where input paths resolve, the memory budget (limits.go)
-	guard   *guard                          // interruption and memory ceiling (sandbox.go)
+	// scriptDir is the script's directory: relative input paths resolve against it
+	scriptDir string
+	guard     *guard // interruption and memory ceiling (sandbox.go)
 	// raisedAt is where error() raised each non-string error value (sandbox.go)
 	raisedAt map[lua.LValue]string
 	threads  []*lua.LState // idle threads of pcall (sandbox.go)
@@ -83,9 +86,10 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	in := &interp{L: newState(opts), opts: opts, dir: dir, guard: g,
-		dataEnv: &dataEnv{dir: filepath.Dir(path), budget: g.budget},
-		runs:    map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
+	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), builder: plan.NewBuilder(), guard: g,
+		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
+	in.builder.Inputs = inputArgs
+	in.builder.CheckData = in.checkData
 	defer in.L.Close()
 	in.install()
 	in.confine()
