@@ -250,7 +250,7 @@ func LoadIDX(path string) (*IDX, error) {
 	if strings.HasSuffix(path, ".gz") {
 		gz, err := gzip.NewReader(r)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
 		}
 		defer gz.Close()
 		r = gz

@@ -59,7 +59,16 @@ func dataBytes(a registry.Args) (uint64, string) {
 	}
 	rows := budget.Sum(uint64(v["samples"]), uint64(v["test_samples"]))
 	cells := budget.Product(clients, int(min(rows, 1<<62)), width+1)
-	return budget.Product(int(min(cells, 1<<62)), 8), strings.Join(named, ", ")
+	bytes := budget.Product(int(min(cells, 1<<62)), 8)
+	if p, ok := a.Spec().Param("format"); ok && p.Type == registry.String && a.String("format") == "sparse" {
+		density := 1.0 // compressed rows: 8 bytes of value and 4 of index per nonzero
+		if p, ok := a.Spec().Param("density"); ok && p.Type == registry.Float {
+			density = a.Float("density")
+			named = append(named, fmt.Sprintf("density = %g", density))
+		}
+		bytes = uint64(float64(bytes) * density * 1.5)
+	}
+	return bytes, strings.Join(named, ", ")
 }
 
 // inputArgs returns the arguments of a dataset with its relative input
@@ -177,4 +186,12 @@ func seedList(f *fields) []uint64 {
 		seeds = append(seeds, uint64(s))
 	}
 	return seeds
+}
+
+// article prefixes a noun with "a" or "an".
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }
