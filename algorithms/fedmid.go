@@ -84,6 +84,10 @@ func (a *FedMiD) Broadcast(rd *core.Round, down *core.Message) {
 
 // ClientUpdate runs K mirror-descent steps and replies ∇h(w_K) − ∇h(w_r).
 func (a *FedMiD) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Message) {
+	if prox, ok := lazyProx(rd, c); ok {
+		a.lazyClientUpdate(rd, c, prox, down, up) // O(nnz) steps on sparse data (lazy.go)
+		return
+	}
 	w, g, y := c.Vec(0), c.Vec(1), c.Vec(2)
 	copy(w, down.Vecs[0])
 	h := rd.Mirror
