@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -33,6 +34,9 @@ func init() {
 			return t.Federate(p.options())
 		})
 }
+
+// maxEcho bounds the bytes of input echoed in an error message.
+const maxEcho = 40
 
 // LoadCSV reads a CSV file (see ReadCSV).
 func LoadCSV(path, label, client string) (*Table, error) {
@@ -73,7 +77,7 @@ func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
 		h = strings.TrimSpace(h)
 		header[j] = h
 		if seen[h] {
-			return nil, fmt.Errorf("%s:1: column %q appears twice", name, h)
+			return nil, fmt.Errorf("%s:1: column %s appears twice", name, escape.Quote(h, maxEcho))
 		}
 		seen[h] = true
 		switch {
@@ -85,12 +89,12 @@ func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
 			featCols = append(featCols, j)
 		}
 	}
-	cols := strings.Join(header, ", ")
+	cols := escape.Names(header, maxEcho) // column names are input: quoted if binary, cut if long
 	if labelCol < 0 {
-		return nil, fmt.Errorf("%s:1: no label column %q (columns: %s)", name, label, cols)
+		return nil, fmt.Errorf("%s:1: no label column %s (columns: %s)", name, escape.Quote(label, maxEcho), cols)
 	}
 	if client != "" && clientCol < 0 {
-		return nil, fmt.Errorf("%s:1: no client column %q (columns: %s)", name, client, cols)
+		return nil, fmt.Errorf("%s:1: no client column %s (columns: %s)", name, escape.Quote(client, maxEcho), cols)
 	}
 	if len(featCols) == 0 {
 		return nil, fmt.Errorf("%s:1: no feature columns (columns: %s)", name, cols)
@@ -116,7 +120,7 @@ func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				line, _ := cr.FieldPos(j)
-				return 0, fmt.Errorf("%s:%d: column %q: bad value %q: %s", name, line, header[j], s, numError(err))
+				return 0, fmt.Errorf("%s:%d: column %s: bad value %s: %s", name, line, escape.Quote(header[j], maxEcho), escape.Quote(s, maxEcho), numError(err))
 			}
 			return v, nil
 		}

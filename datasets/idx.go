@@ -228,7 +228,7 @@ func LoadIDX(path string) (*IDX, error) {
 	if strings.HasSuffix(path, ".gz") {
 		gz, err := gzip.NewReader(r)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
 		}
 		defer gz.Close()
 		r = gz
@@ -266,11 +266,32 @@ func ReadIDX(r io.Reader, name string) (*IDX, error) {
 		}
 		size *= int(d)
 	}
-	t.Data = make([]byte, size)
-	if _, err := io.ReadFull(r, t.Data); err != nil {
+	var err error
+	if t.Data, err = readN(r, size); err != nil {
 		return nil, fmt.Errorf("%s: expected %d values for dimensions %v: %w", name, size, t.Dims, err)
 	}
 	return t, nil
+}
+
+// readN reads exactly n bytes, growing the buffer as data arrive: a header
+// that declares more values than the file holds costs no more memory than
+// the file (a 9-byte file cannot make it allocate 2 GiB).
+func readN(r io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, 0, min(n, 1<<20))
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(n-len(buf), cap(buf)))
+		}
+		m, err := r.Read(buf[len(buf):min(cap(buf), n)])
+		buf = buf[:len(buf)+m]
+		if errors.Is(err, io.EOF) && len(buf) < n {
+			return nil, fmt.Errorf("the file ends after %d", len(buf))
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // idxSet is a set of labelled images read from an image and a label file.

@@ -262,8 +262,11 @@ func (s *Spec) convert(p Param, v any) (any, error) {
 		if !ok {
 			return nil, bad("expected an integer, got %s", describe(v))
 		}
-		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		if x != math.Trunc(x) || math.IsInf(x, 0) {
 			return nil, bad("expected an integer, got %g", x)
+		}
+		if math.Abs(x) > 1<<53 {
+			return nil, bad("expected an integer, got %g, which is too large (integers lie within ±2^53)", x)
 		}
 		return int(x), s.inRange(p, x)
 	case Bool:

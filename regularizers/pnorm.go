@@ -72,15 +72,28 @@ func (m PNorm) GradConj(dst, z []float64) {
 // ψ = 0 it is ∇h*(z). Other penalties have no closed form with this map
 // and panic (the engine reports the run as failed with the message).
 func (m PNorm) Composite(dst, z []float64, step float64, psi core.Psi) {
+	if err := m.checkReg(psi.Reg, fmt.Sprintf("%T", psi.Reg)); err != nil {
+		panic(err.Error())
+	}
 	switch psi.Reg.(type) {
 	case None:
 		m.GradConj(dst, z)
 	case L1:
 		psi.Prox(dst, z, step)
 		m.GradConj(dst, dst)
-	default:
-		panic(fmt.Sprintf("mirror map \"pnorm\": the composite map ∇(h + tψ)* has a closed form only for ψ = l1 or none, not %T", psi.Reg))
 	}
+}
+
+// CheckComposite refuses, when the problem is built, the penalties whose
+// composite map has no closed form with this map (all but l1 and none).
+func (m PNorm) CheckComposite(p core.Penalty) error { return m.checkReg(p.Reg, p.Name) }
+
+func (m PNorm) checkReg(reg core.Regularizer, name string) error {
+	switch reg.(type) {
+	case None, L1:
+		return nil
+	}
+	return fmt.Errorf("mirror map \"pnorm\": the composite map ∇(h + tψ)* has a closed form only for the regularizers l1 and none, not %q: use the euclidean mirror map, or reg = fedlab.reg.l1{...}", name)
 }
 
 // Ball writes the restricted prox of the FedDA-GT paper's eq. (3) with the
