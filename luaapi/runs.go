@@ -18,8 +18,8 @@ func (in *interp) fnRun(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	algo := f.component("algorithm", registry.Algorithm)
-	seed := f.integer("seed", 1, 0)
+	algo := f.component("algorithm")
+	seed := f.integer("seed")
 	c, err := in.readCall(f)
 	if err != nil {
 		return 0, err
@@ -66,7 +66,7 @@ func (in *interp) algorithmsAndSeeds(f *fields) ([]*component, []uint64) {
 // readSeeds reads the key seeds (nil if absent: the plan's default, seed 1).
 func readSeeds(f *fields) []uint64 {
 	var seeds []uint64
-	for _, s := range f.integers("seeds", 0) {
+	for _, s := range f.integers("seeds") {
 		seeds = append(seeds, uint64(s))
 	}
 	return seeds
@@ -90,7 +90,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 		f.fail(err)
 	}
 	s := in.readSettings(f)
-	s.Rounds = f.integer("rounds", 0, 0)
+	s.Rounds = f.integer("rounds")
 	metricValues := f.list("metrics")
 	if err := f.error(); err != nil {
 		return nil, err
@@ -112,13 +112,13 @@ func (in *interp) readCall(f *fields) (*call, error) {
 // (all but rounds, which fedlab.stages does not take).
 func (in *interp) readSettings(f *fields) core.Settings {
 	return core.Settings{
-		ClientsPerRound: f.integer("clients_per_round", 0, 0),
-		LocalSteps:      f.integer("local_steps", 0, 0),
-		LocalEpochs:     f.integer("epochs", 0, 0),
-		Batch:           f.integer("batch", 0, 0),
-		EvalEvery:       f.integer("eval_every", 0, 0),
-		Init:            f.str("init", "zeros", "zeros", "normal"),
-		InitScale:       f.number("init_scale", 0.01, 0),
+		ClientsPerRound: f.integer("clients_per_round"),
+		LocalSteps:      f.integer("local_steps"),
+		LocalEpochs:     f.integer("epochs"),
+		Batch:           f.integer("batch"),
+		EvalEvery:       f.integer("eval_every"),
+		Init:            f.str("init"),
+		InitScale:       f.number("init_scale"),
 	}
 }
 
