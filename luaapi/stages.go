@@ -10,8 +10,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-
-
 // fnStages is fedlab.stages{ problem =, seeds =, restart =, ..., {stage},
 // {stage}, ... }: a multistage pipeline (package pipeline) run once per
 // seed, planned and executed through the run directory like
