@@ -6,110 +6,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedlab/fedlab/plot"
 	"github.com/fedlab/fedlab/registry"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// valueType is the type of value a key of a call table takes.
-type valueType int
-
-// Value types. Integers and numbers are ≥ 0 (no call takes a negative
-// one); a list is a Lua sequence.
-const (
-	tInteger   valueType = iota // an integer ≥ 0
-	tNumber                     // a finite number ≥ 0
-	tBoolean                    // true or false
-	tString                     // a string, one of Choices if given
-	tIntegers                   // a list of integers ≥ 0
-	tStrings                    // a list of strings
-	tList                       // a list of values (What says of what)
-	tTable                      // a table (What says which)
-	tValue                      // a problem, a number, a schedule ... (What says which)
-	tComponent                  // a component of kind Kind
-)
-
-// key declares one key of a call table: its name, type, default and a
-// one-line description, the way the registry declares a component's
-// parameters. The getters of fields read a key by its declaration.
+// key declares one key of a call table: its name, the type of value it
+// takes (as the reference shows it) and a one-line description.
 type key struct {
 	Name     string
-	Type     valueType
-	Kind     registry.Kind // tComponent: the kind
-	Choices  []string      // tString: the valid values
-	What     string        // tList, tTable, tValue: what the value is, for the reference
-	Default  any           // the value when the key is absent (int, float64, bool or string); nil: none
+	Type     string
 	Required bool
 	Doc      string
-}
-
-// typeText renders the key's type for the reference.
-func (k key) typeText() string {
-	switch k.Type {
-	case tInteger:
-		return "integer ≥ 0"
-	case tNumber:
-		return "number ≥ 0"
-	case tBoolean:
-		return "boolean"
-	case tString:
-		if len(k.Choices) > 0 {
-			return `"` + strings.Join(k.Choices, `", "`) + `"`
-		}
-		return "string"
-	case tIntegers:
-		return "list of integers ≥ 0"
-	case tStrings:
-		return "list of strings"
-	case tComponent:
-		return fmt.Sprintf("%s (fedlab.%s.*)", k.Kind, Namespace(k.Kind))
-	}
-	return k.What
-}
-
-// defaultText renders the key's default for the reference.
-func (k key) defaultText() string {
-	switch d := k.Default.(type) {
-	case nil:
-	case string:
-		if d != "" {
-			return fmt.Sprintf("%q", d)
-		}
-	default:
-		if !k.Required {
-			return fmt.Sprint(d)
-		}
-	}
-	if k.Required {
-		return "required"
-	}
-	return ""
-}
-
-// Key constructors.
-func integerKey(name string, def int, doc string) key {
-	return key{Name: name, Type: tInteger, Default: def, Doc: doc}
-}
-func numberKey(name string, def float64, doc string) key {
-	return key{Name: name, Type: tNumber, Default: def, Doc: doc}
-}
-func booleanKey(name string, def bool, doc string) key {
-	return key{Name: name, Type: tBoolean, Default: def, Doc: doc}
-}
-func stringKey(name, def, doc string, choices ...string) key {
-	return key{Name: name, Type: tString, Default: def, Choices: choices, Doc: doc}
-}
-func componentKey(name string, kind registry.Kind, doc string) key {
-	return key{Name: name, Type: tComponent, Kind: kind, Doc: doc}
-}
-func otherKey(name string, t valueType, what, doc string) key {
-	return key{Name: name, Type: t, What: what, Doc: doc}
-}
-
-// required marks k as required.
-func required(k key) key {
-	k.Required = true
-	return k
 }
 
 // callTable declares a table of named arguments given to a fedlab function
@@ -223,81 +130,83 @@ func (c *callTable) unknown(k string) error {
 
 // Keys shared by several calls.
 var (
-	problemKey  = required(otherKey("problem", tValue, "problem", "the problem, from fedlab.problem"))
+	problemKey  = key{"problem", "problem", true, "the problem, from fedlab.problem"}
 	settingKeys = []key{
 		problemKey,
-		required(integerKey("rounds", 0, "number of rounds")),
-		integerKey("clients_per_round", 0, "clients sampled per round (0: all)"),
-		integerKey("local_steps", 0, "local steps K per round (give local_steps or epochs)"),
-		integerKey("epochs", 0, "local epochs per round instead of local_steps"),
-		integerKey("batch", 0, "minibatch size (0: the full local batch)"),
-		integerKey("eval_every", 0, "evaluate every N rounds, and at the first and last (0: first and last only)"),
-		otherKey("metrics", tList, "list of metric names or fedlab.metric.* values", `what to measure (absent: { "objective" })`),
-		stringKey("init", "zeros", "the initial model", "zeros", "normal"),
-		numberKey("init_scale", 0.01, `standard deviation of init = "normal"`),
+		{"rounds", "integer ≥ 0", true, "number of rounds"},
+		{"clients_per_round", "integer ≥ 0", false, "clients sampled per round (0: all)"},
+		{"local_steps", "integer ≥ 0", false, "local steps K per round (give local_steps or epochs)"},
+		{"epochs", "integer ≥ 0", false, "local epochs per round instead of local_steps"},
+		{"batch", "integer ≥ 0", false, "minibatch size (0: the full local batch)"},
+		{"eval_every", "integer ≥ 0", false, "evaluate every N rounds, and at the first and last (0: first and last only)"},
+		{"metrics", "list of metric names or fedlab.metric.* values", false, `what to measure (default { "objective" })`},
+		{"init", `"zeros" or "normal"`, false, `initial model (default "zeros")`},
+		{"init_scale", "number ≥ 0", false, `standard deviation of init = "normal" (default 0.01)`},
 	}
-	seedsKey    = key{Name: "seeds", Type: tIntegers, Doc: "seeds, one run per seed (absent: { 1 })"}
-	algorithms  = required(otherKey("algorithms", tList, "list of algorithms (fedlab.algo.*)", "the algorithms (distinct labels)"))
-	restartKeys = []string{"last", "warm", "average", "top", "rank", "init"}
+	seedsKey = key{"seeds", "list of integers ≥ 0", false, "seeds, one run per seed (default { 1 })"}
 )
 
 // The declared call tables.
 var (
 	problemCall = declare("fedlab.problem", "a problem: data, loss, regularizer, mirror map", []key{
-		required(componentKey("data", registry.Dataset, "the data")),
-		required(componentKey("loss", registry.Loss, "the loss")),
-		componentKey("reg", registry.Regularizer, "the regularizer (absent: none)"),
-		componentKey("mirror", registry.Mirror, "the mirror map (absent: Euclidean)"),
-		booleanKey("weighted", false, "weight clients by their sample counts instead of uniformly"),
+		{"data", "dataset", true, "a dataset from fedlab.data.*"},
+		{"loss", "loss", true, "a loss from fedlab.loss.*"},
+		{"reg", "regularizer", false, `a regularizer from fedlab.reg.* (default: none)`},
+		{"mirror", "mirror map", false, "a mirror map from fedlab.mirror.* (default: Euclidean)"},
+		{"weighted", "boolean", false, "weight clients by their sample counts instead of uniformly"},
 	})
 	runCall = declare("fedlab.run", "one run of one algorithm", []key{
-		required(componentKey("algorithm", registry.Algorithm, "the algorithm")),
-		integerKey("seed", 1, "the seed"),
+		{"algorithm", "algorithm", true, "an algorithm from fedlab.algo.*"},
+		{"seed", "integer ≥ 0", false, "the seed (default 1)"},
 	}, settingKeys)
-	compareCall = declare("fedlab.compare", "every algorithm once per seed", []key{algorithms, seedsKey}, settingKeys)
-	sweepCall   = declare("fedlab.sweep", "every algorithm under every configuration once per seed; selects the best configuration", []key{
-		algorithms, seedsKey,
-		otherKey("grid", tTable, "table { key = { values... } }", "the configurations of a grid (keys: algorithm parameters or data., loss., reg., mirror. parameters)"),
-		otherKey("configs", tList, "list of tables { key = value }", "explicit configurations (after the grid's)"),
-		required(otherKey("select", tTable, "rule or list of rules", `selection rule { metric =, mode =, last = }`)),
+	compareCall = declare("fedlab.compare", "every algorithm once per seed", []key{
+		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
+		seedsKey,
+	}, settingKeys)
+	sweepCall = declare("fedlab.sweep", "every algorithm under every configuration once per seed; selects the best configuration", []key{
+		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
+		seedsKey,
+		{"grid", "table { key = { values... } }", false, "the configurations of a grid (keys: algorithm parameters or data., loss., reg., mirror. parameters)"},
+		{"configs", "list of tables { key = value }", false, "explicit configurations (after the grid's)"},
+		{"select", "rule or list of rules", true, `selection rule { metric =, mode = "max" or "min", last = ROUNDS }`},
 	}, settingKeys)
 	ruleCall = declare("fedlab.sweep select", "a selection rule of fedlab.sweep", []key{
-		required(stringKey("metric", "", "the metric to select by")),
-		required(stringKey("mode", "", "whether larger or smaller is better", "max", "min")),
-		integerKey("last", 0, "score by the mean over the last N rounds (0: the last round)"),
+		{"metric", "metric name", true, "the metric to select by"},
+		{"mode", `"max" or "min"`, true, "whether larger or smaller is better"},
+		{"last", "integer ≥ 0", false, "score by the mean over the last N rounds (0: the last round)"},
 	})
 	stagesCall = declare("fedlab.stages", "a multistage pipeline run once per seed; the stages are the table's list part", []key{
 		problemKey, seedsKey,
-		stringKey("label", "stages", "the runs' label"),
-		stringKey("restart", "last", "default restart of stages 2, 3, ...", restartKeys...),
-		integerKey("keep", 0, `default s of restart = "top" or "rank"`),
+		{"label", "string", false, `the runs' label (default "stages")`},
+		{"restart", `"last", "warm", "average", "top", "rank" or "init"`, false, `default restart of stages 2, 3, ... (default "last")`},
+		{"keep", "integer ≥ 0", false, `default s of restart = "top" or "rank"`},
 	}, settingKeys[2:]).withItems("stages { algo =, lambda =, radius =, rounds =, local_steps =, restart =, keep = }")
 	stageCall = declare("fedlab.stages stage", "one stage of fedlab.stages", []key{
-		componentKey("algo", registry.Algorithm, "the stage's algorithm (absent: the previous stage's, with its parameters)"),
-		otherKey("lambda", tValue, "number, schedule or function of the round", "the penalty weight λ during the stage (absent: the problem's)"),
-		numberKey("radius", 0, "the algorithm's constraint radius (parameter radius) during the stage (0: as given)"),
-		required(integerKey("rounds", 0, "rounds of the stage")),
-		integerKey("local_steps", 0, "local steps K during the stage (0: the call's)"),
-		stringKey("restart", "", "where the stage starts from the previous one (absent: the call's restart)", restartKeys...),
-		integerKey("keep", 0, `s of restart = "top" or "rank" (0: the call's)`),
+		{"algo", "algorithm", false, "the stage's algorithm (default: the previous stage's, with its parameters)"},
+		{"lambda", "number, schedule or function of the round", false, "the penalty weight λ during the stage (default: the problem's)"},
+		{"radius", "number ≥ 0", false, "the algorithm's constraint radius (parameter radius) during the stage"},
+		{"rounds", "integer ≥ 0", true, "rounds of the stage"},
+		{"local_steps", "integer ≥ 0", false, "local steps K during the stage (default: the call's)"},
+		{"restart", `"last", "warm", "average", "top", "rank" or "init"`, false, "where the stage starts from the previous one (default: the call's restart)"},
+		{"keep", "integer ≥ 0", false, `s of restart = "top" or "rank"`},
 	})
 	tableCall = declare("fedlab.table", "options of fedlab.table(runs, options)", []key{
-		{Name: "rounds", Type: tIntegers, Doc: "the rounds shown (absent: up to six evaluated rounds)"},
-		{Name: "metrics", Type: tStrings, Doc: "the metrics shown (absent: all)"},
-		stringKey("title", "", "a title line"),
-		booleanKey("transpose", false, "rounds in columns and labels in rows, one table per metric"),
+		{"rounds", "list of integers ≥ 0", false, "the rounds shown (default: every evaluated round)"},
+		{"metrics", "list of metric names", false, "the metrics shown (default: all)"},
+		{"title", "string", false, "a title line"},
+		{"transpose", "boolean", false, "rounds in columns and labels in rows, one table per metric"},
 	})
 	sweepTableCall = declare("fedlab.sweep_table", "options of fedlab.sweep_table(sweep, options)", []key{
-		stringKey("cols", "", "the swept key whose values are the columns (absent: the last)"),
-		stringKey("title", "", "a title line"),
+		{"cols", "string", false, "the swept key whose values are the columns (default: the last)"},
+		{"title", "string", false, "a title line"},
 	})
 	plotCall = declare("fedlab.plot", "options of fedlab.plot(runs, options)", []key{
-		required(stringKey("metric", "", "the metric to draw")),
-		stringKey("x", "round", "the x axis", plot.XNames...),
-		stringKey("file", "", "the file name without extension (absent: the metric)"),
-		stringKey("title", "", "the chart title"),
-		booleanKey("log", false, "a logarithmic y axis"),
-		{Name: "formats", Type: tStrings, Doc: `"png", "svg", "pdf" (absent: png and svg)`},
+		{"metric", "metric name", true, "the metric to draw"},
+		{"x", `"round", "comm", "comm_rounds" or "samples"`, false, `the x axis (default "round")`},
+		{"file", "string", false, "the file name without extension (default: the metric)"},
+		{"title", "string", false, "the chart title"},
+		{"log", "boolean", false, "a logarithmic y axis"},
+		{"formats", "list of strings", false, `"png", "svg", "pdf" (default png and svg)`},
 	})
 )
 
@@ -306,7 +215,7 @@ func callTablesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("<!-- generated from luaapi/calls.go by FEDLAB_UPDATE_DOCS=1 go test ./luaapi -run TestCallTablesAreDocumented -->\n\n")
 	b.WriteString("Every table of named arguments a `fedlab.*` function takes is declared once in\n" +
-		"`luaapi/calls.go` (key, type, default, meaning) and read by one strict decoder: an\n" +
+		"`luaapi/calls.go` (key, type, required, meaning) and read by one strict decoder: an\n" +
 		"unknown key is reported with the call, a \"did you mean\", the valid keys and the\n" +
 		"script line, and all mistakes of a table are reported together.\n")
 	for _, c := range callTables {
@@ -314,9 +223,13 @@ func callTablesMarkdown() string {
 		if c.Items != "" {
 			fmt.Fprintf(&b, " List part: %s.", c.Items)
 		}
-		b.WriteString("\n\n| key | type | default | meaning |\n|---|---|---|---|\n")
+		b.WriteString("\n\n| key | type | required | meaning |\n|---|---|---|---|\n")
 		for _, k := range c.Keys {
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k.Name, k.typeText(), k.defaultText(), k.Doc)
+			req := ""
+			if k.Required {
+				req = "yes"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k.Name, k.Type, req, k.Doc)
 		}
 	}
 	return b.String()

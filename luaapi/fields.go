@@ -3,10 +3,10 @@ package luaapi
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
+	"github.com/fedlab/fedlab/registry"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -44,107 +44,88 @@ func (f *fields) what(key string) string { return fmt.Sprintf("%s: key %q", f.fn
 // get returns the raw value of key (LNil if absent). Reading a key the
 // call does not declare is a programming error.
 func (f *fields) get(key string) lua.LValue {
-	f.declared(key)
+	if _, ok := f.call.key(key); !ok {
+		panic(fmt.Sprintf("luaapi: %s reads the undeclared key %q", f.call.Name, key))
+	}
 	return f.t.RawGetString(key)
 }
 
-// declared returns the declaration of name, which must have one of the
-// given types (any type if none is given).
-func (f *fields) declared(name string, types ...valueType) key {
-	k, ok := f.call.key(name)
-	if !ok || (len(types) > 0 && !slices.Contains(types, k.Type)) {
-		panic(fmt.Sprintf("luaapi: %s reads the key %q as a %v, which it does not declare", f.call.Name, name, types))
-	}
-	return k
-}
-
-// integer reads an integer ≥ 0 (its declared default if absent).
-func (f *fields) integer(name string) int {
-	k := f.declared(name, tInteger)
-	v := f.t.RawGetString(name)
+// integer reads an integer ≥ lo, or def if absent.
+func (f *fields) integer(key string, def, lo int) int {
+	v := f.get(key)
 	if v == lua.LNil {
-		d, _ := k.Default.(int)
-		return d
+		return def
 	}
-	x, err := integer(v, 0, f.what(name))
+	x, err := integer(v, lo, f.what(key))
 	f.fail(err)
 	return x
 }
 
-// number reads a finite number ≥ 0 (its declared default if absent).
-func (f *fields) number(name string) float64 {
-	k := f.declared(name, tNumber)
-	switch v := f.t.RawGetString(name).(type) {
+// number reads a finite number ≥ lo, or def if absent.
+func (f *fields) number(key string, def, lo float64) float64 {
+	switch v := f.get(key).(type) {
 	case *lua.LNilType:
-		d, _ := k.Default.(float64)
-		return d
+		return def
 	case lua.LNumber:
-		if !(float64(v) >= 0) || math.IsInf(float64(v), 0) {
-			f.fail(fmt.Errorf("%s: expected a finite number ≥ 0, got %v", f.what(name), v))
+		if !(float64(v) >= lo) {
+			f.fail(fmt.Errorf("%s: expected a number ≥ %g, got %v", f.what(key), lo, v))
 		}
 		return float64(v)
 	default:
-		f.fail(fmt.Errorf("%s: expected a number, got %s", f.what(name), typeText(v)))
+		f.fail(fmt.Errorf("%s: expected a number, got %s", f.what(key), typeText(v)))
 		return 0
 	}
 }
 
-// boolean reads a boolean (its declared default if absent).
-func (f *fields) boolean(name string) bool {
-	k := f.declared(name, tBoolean)
-	switch v := f.t.RawGetString(name).(type) {
+// boolean reads a boolean, or def if absent.
+func (f *fields) boolean(key string, def bool) bool {
+	switch v := f.get(key).(type) {
 	case *lua.LNilType:
-		d, _ := k.Default.(bool)
-		return d
+		return def
 	case lua.LBool:
 		return bool(v)
 	default:
-		f.fail(fmt.Errorf("%s: expected true or false, got %s", f.what(name), typeText(v)))
+		f.fail(fmt.Errorf("%s: expected true or false, got %s", f.what(key), typeText(v)))
 		return false
 	}
 }
 
-// str reads a string, one of the declared choices if there are any (its
-// declared default if absent).
-func (f *fields) str(name string) string {
-	k := f.declared(name, tString)
-	switch v := f.t.RawGetString(name).(type) {
+// str reads a string, or def if absent; with choices, it must be one of them.
+func (f *fields) str(key, def string, choices ...string) string {
+	switch v := f.get(key).(type) {
 	case *lua.LNilType:
-		d, _ := k.Default.(string)
-		return d
+		return def
 	case lua.LString:
-		if len(k.Choices) > 0 && !slices.Contains(k.Choices, string(v)) {
-			f.fail(fmt.Errorf("%s: %q is not one of %s", f.what(name), string(v), strings.Join(k.Choices, ", ")))
+		if len(choices) > 0 && !slices.Contains(choices, string(v)) {
+			f.fail(fmt.Errorf("%s: %q is not one of %s", f.what(key), string(v), strings.Join(choices, ", ")))
 		}
 		return string(v)
 	default:
-		f.fail(fmt.Errorf("%s: expected a string, got %s", f.what(name), typeText(v)))
+		f.fail(fmt.Errorf("%s: expected a string, got %s", f.what(key), typeText(v)))
 		return ""
 	}
 }
 
 // list reads a list (nil if absent).
-func (f *fields) list(name string) []lua.LValue {
-	f.declared(name, tList, tIntegers, tStrings)
-	switch v := f.t.RawGetString(name).(type) {
+func (f *fields) list(key string) []lua.LValue {
+	switch v := f.get(key).(type) {
 	case *lua.LNilType:
 		return nil
 	case *lua.LTable:
-		out, err := list(v, f.what(name))
+		out, err := list(v, f.what(key))
 		f.fail(err)
 		return out
 	default:
-		f.fail(fmt.Errorf("%s: expected a list, got %s", f.what(name), typeText(v)))
+		f.fail(fmt.Errorf("%s: expected a list, got %s", f.what(key), typeText(v)))
 		return nil
 	}
 }
 
-// integers reads a list of integers ≥ 0 (nil if absent).
-func (f *fields) integers(name string) []int {
-	f.declared(name, tIntegers)
+// integers reads a list of integers ≥ lo (nil if absent).
+func (f *fields) integers(key string, lo int) []int {
 	var out []int
-	for i, v := range f.list(name) {
-		x, err := integer(v, 0, fmt.Sprintf("%s element %d", f.what(name), i+1))
+	for i, v := range f.list(key) {
+		x, err := integer(v, lo, fmt.Sprintf("%s element %d", f.what(key), i+1))
 		f.fail(err)
 		out = append(out, x)
 	}
@@ -152,27 +133,25 @@ func (f *fields) integers(name string) []int {
 }
 
 // strings reads a list of strings (nil if absent).
-func (f *fields) strings(name string) []string {
-	f.declared(name, tStrings)
+func (f *fields) strings(key string) []string {
 	var out []string
-	for i, v := range f.list(name) {
+	for i, v := range f.list(key) {
 		s, ok := v.(lua.LString)
 		if !ok {
-			f.fail(fmt.Errorf("%s element %d: expected a string, got %s", f.what(name), i+1, typeText(v)))
+			f.fail(fmt.Errorf("%s element %d: expected a string, got %s", f.what(key), i+1, typeText(v)))
 		}
 		out = append(out, string(s))
 	}
 	return out
 }
 
-// component reads a component of the declared kind (nil if absent).
-func (f *fields) component(name string) *component {
-	k := f.declared(name, tComponent)
-	v := f.t.RawGetString(name)
+// component reads a component of the given kind (nil if absent).
+func (f *fields) component(key string, kind registry.Kind) *component {
+	v := f.get(key)
 	if v == lua.LNil {
 		return nil
 	}
-	c, err := asComponent(v, k.Kind, f.what(name))
+	c, err := asComponent(v, kind, f.what(key))
 	f.fail(err)
 	return c
 }

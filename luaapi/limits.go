@@ -173,7 +173,7 @@ func seedList(f *fields) []uint64 {
 	}
 	var seeds []uint64
 	seen := map[int]int{}
-	list := f.integers("seeds")
+	list := f.integers("seeds", 0)
 	if len(list) == 0 && f.error() == nil {
 		f.fail(fmt.Errorf("%s: the list is empty; give at least one seed, or leave seeds out for { 1 }", f.what("seeds")))
 	}

@@ -20,8 +20,8 @@ func (in *interp) fnTable(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	if f != nil {
-		opts = report.TableOptions{Rounds: f.integers("rounds"), Metrics: f.strings("metrics"),
-			Title: f.str("title"), Transpose: f.boolean("transpose")}
+		opts = report.TableOptions{Rounds: f.integers("rounds", 0), Metrics: f.strings("metrics"),
+			Title: f.str("title", ""), Transpose: f.boolean("transpose", false)}
 		if err := f.error(); err != nil {
 			return 0, err
 		}
@@ -104,7 +104,7 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	if f != nil {
-		opts = report.SweepOptions{Cols: f.str("cols"), Title: f.str("title")}
+		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", "")}
 		if err := f.error(); err != nil {
 			return 0, err
 		}

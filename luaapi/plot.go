@@ -25,10 +25,10 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 		return 0, fmt.Errorf("fedlab.plot: argument 2: expected a table of options { metric = NAME, ... }, got %s", typeText(L.Get(2)))
 	}
 	f := plotCall.read(t)
-	opts := plot.Options{Metric: f.str("metric"), X: f.str("x"),
-		Title: f.str("title"), LogY: f.boolean("log")}
+	opts := plot.Options{Metric: f.str("metric", ""), X: f.str("x", "round", plot.XNames...),
+		Title: f.str("title", ""), LogY: f.boolean("log", false)}
 	formats := f.strings("formats")
-	file := f.str("file")
+	file := f.str("file", "")
 	if err := f.error(); err != nil {
 		return 0, err
 	}

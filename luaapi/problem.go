@@ -34,11 +34,11 @@ func (in *interp) fnProblem(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	p := &problem{
-		data:     f.component("data"),
-		loss:     f.component("loss"),
-		reg:      f.component("reg"),
-		mirror:   f.component("mirror"),
-		weighted: f.boolean("weighted"),
+		data:     f.component("data", registry.Dataset),
+		loss:     f.component("loss", registry.Loss),
+		reg:      f.component("reg", registry.Regularizer),
+		mirror:   f.component("mirror", registry.Mirror),
+		weighted: f.boolean("weighted", false),
 	}
 	if err := f.error(); err != nil {
 		return 0, err

@@ -18,8 +18,8 @@ func (in *interp) fnRun(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	algo := f.component("algorithm")
-	seed := f.integer("seed")
+	algo := f.component("algorithm", registry.Algorithm)
+	seed := f.integer("seed", 1, 0)
 	c, err := in.readCall(f)
 	if err != nil {
 		return 0, err
@@ -84,7 +84,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 		f.fail(err)
 	}
 	s := in.readSettings(f)
-	s.Rounds = f.integer("rounds")
+	s.Rounds = f.integer("rounds", 0, 0)
 	metricValues := f.list("metrics")
 	if err := f.error(); err != nil {
 		return nil, err
@@ -109,13 +109,13 @@ func (in *interp) readCall(f *fields) (*call, error) {
 // (all but rounds, which fedlab.stages does not take).
 func (in *interp) readSettings(f *fields) core.Settings {
 	return core.Settings{
-		ClientsPerRound: f.integer("clients_per_round"),
-		LocalSteps:      f.integer("local_steps"),
-		LocalEpochs:     f.integer("epochs"),
-		Batch:           f.integer("batch"),
-		EvalEvery:       f.integer("eval_every"),
-		Init:            f.str("init"),
-		InitScale:       f.number("init_scale"),
+		ClientsPerRound: f.integer("clients_per_round", 0, 0),
+		LocalSteps:      f.integer("local_steps", 0, 0),
+		LocalEpochs:     f.integer("epochs", 0, 0),
+		Batch:           f.integer("batch", 0, 0),
+		EvalEvery:       f.integer("eval_every", 0, 0),
+		Init:            f.str("init", "zeros", "zeros", "normal"),
+		InitScale:       f.number("init_scale", 0.01, 0),
 	}
 }
 

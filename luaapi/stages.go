@@ -10,6 +10,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// restartChoices are the restart modes, with "warm" an alias of "last".
+var restartChoices = []string{"last", "warm", "average", "top", "rank", "init"}
+
 // fnStages is fedlab.stages{ problem =, seeds =, restart =, ..., {stage},
 // {stage}, ... }: a multistage pipeline (package pipeline) run once per
 // seed, planned and executed through the run directory like
@@ -33,8 +36,8 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	if f.get("problem") != lua.LNil {
 		f.fail(err)
 	}
-	st := plan.Stages{Label: f.str("label"), Restart: pipeline.Restart(canonicalRestart(f.str("restart"))),
-		Keep: f.integer("keep"), Seeds: readSeeds(f), Settings: in.readSettings(f)}
+	st := plan.Stages{Label: f.str("label", "stages"), Restart: pipeline.Restart(canonicalRestart(f.str("restart", "last", restartChoices...))),
+		Keep: f.integer("keep", 0, 0), Seeds: readSeeds(f), Settings: in.readSettings(f)}
 	metricValues := f.list("metrics")
 	if err := f.error(); err != nil {
 		return 0, err
@@ -126,18 +129,18 @@ func (in *interp) readStage(fn string, i int, t *lua.LTable, total int) (plan.St
 	what := fmt.Sprintf("%s: stage %d", fn, i+1)
 	f := stageCall.readAs(what, t)
 	var st plan.Stage
-	if a := f.component("algo"); a != nil {
+	if a := f.component("algo", registry.Algorithm); a != nil {
 		pa, err := in.planAlgorithm(a, total)
 		if err != nil {
 			return st, err
 		}
 		st.Algorithm = &pa
 	}
-	st.Rounds = f.integer("rounds")
-	st.LocalSteps = f.integer("local_steps")
-	st.Radius = f.number("radius")
-	st.Keep = f.integer("keep")
-	if r := f.str("restart"); r != "" {
+	st.Rounds = f.integer("rounds", 0, 0)
+	st.LocalSteps = f.integer("local_steps", 0, 0)
+	st.Radius = f.number("radius", 0, 0)
+	st.Keep = f.integer("keep", 0, 0)
+	if r := f.str("restart", "", restartChoices...); r != "" {
 		st.Restart = pipeline.Restart(canonicalRestart(r))
 	}
 	if err := f.error(); err != nil {

@@ -96,7 +96,7 @@ func readRules(f *fields) []experiment.Rule {
 			continue
 		}
 		rf := ruleCall.readAs(what, rt)
-		r := experiment.Rule{Metric: rf.str("metric"), Mode: rf.str("mode"), Last: rf.integer("last")}
+		r := experiment.Rule{Metric: rf.str("metric", ""), Mode: rf.str("mode", "", "max", "min"), Last: rf.integer("last", 0, 0)}
 		f.fail(rf.error())
 		rules = append(rules, r)
 	}

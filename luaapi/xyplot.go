@@ -10,18 +10,18 @@ import (
 
 var (
 	xyplotCall = declare("fedlab.xyplot", "options of fedlab.xyplot{...}: a chart of computed values (not per-round records)", []key{
-		required(otherKey("series", tList, "list of series tables", "the lines: { label = ..., x = { numbers }, y = { numbers } }; y may hold 0/0 (NaN) for a missing point")),
-		required(stringKey("file", "", "the file name without extension")),
-		stringKey("title", "", "the chart title"),
-		stringKey("xlabel", "", "the x axis label"),
-		stringKey("ylabel", "", "the y axis label"),
-		booleanKey("log", false, "a logarithmic y axis"),
-		{Name: "formats", Type: tStrings, Doc: `"png", "svg", "pdf" (absent: png and svg)`},
+		{"series", "list of series tables", true, "the lines: { label = ..., x = { numbers }, y = { numbers } }; y may hold 0/0 (NaN) for a missing point"},
+		{"file", "string", true, "the file name without extension"},
+		{"title", "string", false, "the chart title"},
+		{"xlabel", "string", false, "the x axis label"},
+		{"ylabel", "string", false, "the y axis label"},
+		{"log", "boolean", false, "a logarithmic y axis"},
+		{"formats", "list of strings", false, `"png", "svg", "pdf" (default png and svg)`},
 	})
 	xySeriesCall = declare("fedlab.xyplot series", "one line of fedlab.xyplot", []key{
-		required(stringKey("label", "", "the legend entry")),
-		required(otherKey("x", tList, "list of numbers", "the x values")),
-		required(otherKey("y", tList, "list of numbers", "the y values, as many as x")),
+		{"label", "string", true, "the legend entry"},
+		{"x", "list of numbers", true, "the x values"},
+		{"y", "list of numbers", true, "the y values, as many as x"},
 	})
 )
 
@@ -34,8 +34,8 @@ func (in *interp) fnXYPlot(L *lua.LState) (int, error) {
 		return 0, fmt.Errorf("fedlab.xyplot: expected a table { series = ..., file = ... }, got %s", typeText(L.Get(1)))
 	}
 	f := xyplotCall.read(t)
-	opts := plot.Options{Metric: f.str("ylabel"), Title: f.str("title"), LogY: f.boolean("log")}
-	xlabel, file, formats := f.str("xlabel"), f.str("file"), f.strings("formats")
+	opts := plot.Options{Metric: f.str("ylabel", ""), Title: f.str("title", ""), LogY: f.boolean("log", false)}
+	xlabel, file, formats := f.str("xlabel", ""), f.str("file", ""), f.strings("formats")
 	var lines []plot.XY
 	for i, v := range f.list("series") {
 		st, ok := v.(*lua.LTable)
@@ -45,7 +45,7 @@ func (in *interp) fnXYPlot(L *lua.LState) (int, error) {
 		}
 		name := fmt.Sprintf("fedlab.xyplot series %d", i+1)
 		sf := xySeriesCall.readAs(name, st)
-		l := plot.XY{Label: sf.str("label"), X: numbers(sf, "x"), Y: numbers(sf, "y")}
+		l := plot.XY{Label: sf.str("label", ""), X: numbers(sf, "x"), Y: numbers(sf, "y")}
 		if len(l.X) != len(l.Y) {
 			sf.fail(fmt.Errorf("%s: %d x values but %d y values", name, len(l.X), len(l.Y)))
 		}
