@@ -39,6 +39,30 @@ func init() {
 // maxEcho bounds the bytes of input echoed in an error message.
 const maxEcho = 40
 
+// echo is text in an error message: with %q it prints quoted as ASCII and
+// cut at maxEcho bytes (escape.Quote), as input text must; other verbs
+// print it unchanged.
+type echo string
+
+// Format writes the text.
+func (e echo) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		io.WriteString(f, escape.Quote(string(e), maxEcho))
+		return
+	}
+	io.WriteString(f, string(e))
+}
+
+// echoed wraps the strings among a as echo.
+func echoed(a []any) []any {
+	for i, v := range a {
+		if s, ok := v.(string); ok {
+			a[i] = echo(s)
+		}
+	}
+	return a
+}
+
 // LoadCSV reads a CSV file (see ReadCSV).
 func LoadCSV(path, label, client string) (*Table, error) {
 	fh, err := os.Open(path)

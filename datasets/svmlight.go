@@ -126,7 +126,7 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 			break
 		}
 		bad := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
+			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, echoed(a)...))
 		}
 		if i := strings.IndexByte(text, '#'); i >= 0 {
 			text = text[:i]
