@@ -16,24 +16,23 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// csvParams are the CSV loader's parameters.
+type csvParams struct {
+	Path   string `param:"path,required" doc:"CSV file with a header row; every other column is a numeric feature"`
+	Label  string `param:"label" doc:"name of the label column"`
+	Client string `param:"client" doc:"name of the client-id column (clients in order of first appearance); \"\" = partition instead"`
+	loaderParams
+}
+
 func init() {
-	params := append([]registry.Param{
-		{Name: "path", Type: registry.String, Doc: "CSV file with a header row; every other column is a numeric feature"},
-		{Name: "label", Type: registry.String, Default: "label", Doc: "name of the label column"},
-		{Name: "client", Type: registry.String, Default: "",
-			Doc: "name of the client-id column (clients in order of first appearance); \"\" = partition instead"},
-	}, loaderParams()...)
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name:   "csv",
-		Doc:    "CSV file with a header; a client column gives the client, else the samples are partitioned",
-		Params: params,
-	}, func(a registry.Args) (*core.Federated, error) {
-		t, err := LoadCSV(a.String("path"), a.String("label"), a.String("client"))
-		if err != nil {
-			return nil, err
-		}
-		return t.Federate(optionsFrom(a))
-	})
+	registry.Define(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
+		csvParams{Label: "label", loaderParams: defaultLoaderParams}, func(p csvParams) (*core.Federated, error) {
+			t, err := LoadCSV(p.Path, p.Label, p.Client)
+			if err != nil {
+				return nil, err
+			}
+			return t.Federate(p.options())
+		})
 }
 
 // maxEcho bounds the bytes of input echoed in an error message.

@@ -225,7 +225,13 @@ func (s *Spec) Validate(raw map[string]any) (Args, error) {
 	if len(errs) > 0 {
 		return Args{}, errors.Join(errs...)
 	}
-	return Args{spec: s, vals: vals}, nil
+	a := Args{spec: s, vals: vals}
+	if s.crossCheck != nil {
+		if err := s.crossCheck(a); err != nil {
+			return Args{}, fmt.Errorf("%s: %w", s.Title(), err)
+		}
+	}
+	return a, nil
 }
 
 func (s *Spec) unknownKey(k string) error {

@@ -13,15 +13,18 @@ type pnormParams struct {
 	P float64 `param:"p" min:"0" doc:"the dual exponent p ≥ 2; 0 = 2 ln d with d the model dimension (at least 2), the theory's choice"`
 }
 
+// Check refuses exponents in (0, 2).
+func (p pnormParams) Check() error {
+	if p.P != 0 && p.P < 2 {
+		return fmt.Errorf("parameter \"p\" must be ≥ 2 (or 0 for 2 ln d), got %g", p.P)
+	}
+	return nil
+}
+
 func init() {
 	registry.Define(registry.Mirror, "pnorm",
 		"p-norm map h(w) = ‖w‖_q²/(2(q−1)), q = p/(p−1): 1-strongly convex in ‖·‖_q, for sparse high-dimensional problems; composite map with ψ = l1 or none",
-		pnormParams{}, func(p pnormParams) (core.Mirror, error) {
-			if p.P != 0 && p.P < 2 {
-				return nil, fmt.Errorf("parameter \"p\" must be ≥ 2 (or 0 for 2 ln d), got %g", p.P)
-			}
-			return PNorm{P: p.P}, nil
-		})
+		pnormParams{}, func(p pnormParams) (core.Mirror, error) { return PNorm{P: p.P}, nil })
 }
 
 var _ core.Mirror = PNorm{}
