@@ -100,6 +100,7 @@ type engine struct {
 	nodes      Nodes       // nil unless the algorithm keeps one model per node
 	nodeModels [][]float64 // scratch for the nodes' models
 	nodeMean   []float64
+	sys        *system // nil without system effects (realism.go)
 }
 
 func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Result) (*engine, error) {
@@ -142,6 +143,9 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 		}
 	}
 	e.round.Mirror = p.Mirror
+	if err := e.newSystem(); err != nil {
+		return nil, err
+	}
 	e.gossip, _ = alg.(Gossiper)
 	if n, ok := alg.(Nodes); ok {
 		e.nodes = n
@@ -175,6 +179,9 @@ func (e *engine) loop() {
 					}()
 					m := e.round.Sampled[i]
 					e.alg.ClientUpdate(&e.round, e.clients[m], e.downMsg, e.ups[m])
+					if e.sys != nil {
+						e.processReply(e.round.R, m)
+					}
 				}()
 			}
 		}()
@@ -187,6 +194,9 @@ func (e *engine) loop() {
 		r := s.RoundOffset + t
 		e.prepareRound(r)
 		e.alg.Broadcast(&e.round, e.downMsg)
+		if e.sys != nil {
+			e.compressDown(r)
+		}
 		wg.Add(len(e.round.Sampled))
 		for i := range e.round.Sampled {
 			jobs <- i
@@ -196,18 +206,26 @@ func (e *engine) loop() {
 			panic(failure)
 		}
 		e.averageReplies()
+		if e.sys != nil {
+			e.noiseMean(r)
+		}
 		e.sampledUps = e.sampledUps[:0]
 		for _, m := range e.round.Sampled {
 			e.sampledUps = append(e.sampledUps, e.ups[m])
 		}
-		e.alg.Aggregate(&e.round, e.mean, e.sampledUps)
+		if e.sys == nil || !e.sys.allDropped(&e.round) {
+			e.alg.Aggregate(&e.round, e.mean, e.sampledUps)
+		}
 		if !e.round.Local {
 			if e.gossip != nil {
 				e.up += e.gossip.EdgeFloats(&e.round)
 			} else {
 				n := int64(len(e.round.Sampled))
-				e.down += n * e.dnShape.Floats(e.dim)
+				e.down += e.receivers() * e.dnShape.Floats(e.dim)
 				e.up += n * e.upShape.Floats(e.dim)
+				if e.sys != nil {
+					e.countSystemBits()
+				}
 			}
 			e.commRounds++
 		}
@@ -261,6 +279,9 @@ func (e *engine) prepareRound(r int) {
 		rd.Sampled = append(rd.Sampled[:0], e.sample[:k]...)
 		slices.Sort(rd.Sampled)
 	}
+	if e.sys != nil {
+		e.applyAvailability(r)
+	}
 	rd.Weights = rd.Weights[:0]
 	total := 0.0
 	for _, m := range rd.Sampled {
@@ -306,6 +327,8 @@ func (e *engine) evaluate(round, psiRound int) {
 	for _, c := range e.clients {
 		ev.Samples += c.Accessed
 	}
+	ev.BitsUp, ev.BitsDown = e.bits()
+	ev.Epsilon = e.epsilon()
 	rec := Record{Round: round, Up: e.up, Down: e.down, CommRounds: e.commRounds, Samples: ev.Samples}
 	if e.nodes != nil {
 		rec.Values = e.evaluateNodes(ev)
@@ -337,6 +360,7 @@ func (e *engine) evaluateNodes(base *Eval) []float64 {
 	for m, w := range e.nodeModels {
 		ev := NewEval(e.p, e.evalEv, w, base.Round, base.Psi)
 		ev.Up, ev.Down, ev.CommRounds, ev.Samples = base.Up, base.Down, base.CommRounds, base.Samples
+		ev.BitsUp, ev.BitsDown, ev.Epsilon = base.BitsUp, base.BitsDown, base.Epsilon
 		ev.Node, ev.NodeModels, ev.NodeMean = m, e.nodeModels, e.nodeMean
 		for i, metric := range e.metrics {
 			v := metric.Eval(ev)

@@ -20,6 +20,11 @@ type Settings struct {
 	Init            string  // "zeros" (default) or "normal"
 	InitScale       float64 // standard deviation for Init = "normal"
 	RoundOffset     int     // first round index (pipelines continue counting across stages)
+	// System effects (see realism.go); nil: none.
+	Availability Availability
+	CompressUp   Compressor
+	CompressDown Compressor
+	Privacy      Privacy
 	// Progress, if set, is called by the coordinator after every round.
 	Progress func(done, total int)
 }

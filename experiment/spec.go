@@ -49,6 +49,7 @@ type Base struct {
 	Settings  core.Settings // Seed, Run, Workers and Progress are set per run
 	Metrics   []core.Metric
 	MetricIDs []Component
+	System    System // identities of Settings' system effects
 }
 
 // Job is one run to execute.
@@ -106,7 +107,11 @@ func Jobs(base Base, a AlgoSpec, cfg Config, seeds []uint64) ([]Job, error) {
 	}
 	params := args.Values()
 	algo := NewComponent(a.Name, params)
+	if err := checkEffects(a.Name, params, &base.Settings); err != nil {
+		return nil, err
+	}
 	settings := settingsID(base.Settings)
+	settings.System = base.System
 	jobs := make([]Job, 0, len(seeds))
 	for _, seed := range seeds {
 		id := Identity{Format: identityFormat, Algorithm: algo, Problem: base.ProblemID, Settings: settings,
@@ -115,6 +120,19 @@ func Jobs(base Base, a AlgoSpec, cfg Config, seeds []uint64) ([]Job, error) {
 			Config: cfg, Seed: seed, Identity: id, Key: id.Key()})
 	}
 	return jobs, nil
+}
+
+// checkEffects refuses system effects the algorithm does not declare it
+// handles, before anything runs.
+func checkEffects(name string, params map[string]any, s *core.Settings) error {
+	if s.Availability == nil && s.CompressUp == nil && s.CompressDown == nil && s.Privacy == nil {
+		return nil
+	}
+	alg, err := registry.Build[core.Algorithm](registry.Algorithm, name, params)
+	if err != nil {
+		return err
+	}
+	return core.CheckEffects(name, alg, s)
 }
 
 // DistinctLabels checks that no two algorithms share a label.

@@ -12,7 +12,7 @@ import (
 
 // settingKeys are the keys fedlab.run, fedlab.compare and fedlab.sweep share.
 var settingKeys = []string{"problem", "rounds", "clients_per_round", "local_steps", "epochs", "batch",
-	"eval_every", "metrics", "init", "init_scale"}
+	"eval_every", "metrics", "init", "init_scale", "availability", "compress_up", "compress_down", "privacy"}
 
 // defaultMetric is measured when a call gives no metrics.
 const defaultMetric = "objective"
@@ -87,6 +87,7 @@ type call struct {
 	settings  core.Settings
 	metrics   []core.Metric
 	metricIDs []experiment.Component
+	system    experiment.System
 }
 
 // readCall reads the shared settings and builds the metrics.
@@ -105,6 +106,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 		Init:            f.str("init", "zeros", "zeros", "normal"),
 		InitScale:       f.number("init_scale", 0.01, 0),
 	}
+	system := in.readSystem(f, &s)
 	metricValues := f.list("metrics")
 	if f.err != nil {
 		return nil, f.err
@@ -115,7 +117,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.fn, err)
 	}
-	c := &call{fn: f.fn, where: strings.TrimSuffix(in.L.Where(1), ":"), problem: p, settings: s}
+	c := &call{fn: f.fn, where: strings.TrimSuffix(in.L.Where(1), ":"), problem: p, settings: s, system: system}
 	c.metrics, c.metricIDs, err = in.metrics(metricValues, s.Rounds, f.what("metrics"))
 	return c, err
 }
@@ -130,7 +132,8 @@ func (in *interp) base(c *call, p *problem) (experiment.Base, error) {
 	if err != nil {
 		return experiment.Base{}, err
 	}
-	return experiment.Base{Problem: cp, ProblemID: id, Settings: c.settings, Metrics: c.metrics, MetricIDs: c.metricIDs}, nil
+	return experiment.Base{Problem: cp, ProblemID: id, Settings: c.settings, Metrics: c.metrics, MetricIDs: c.metricIDs,
+		System: c.system}, nil
 }
 
 // algoSpec tabulates a's Lua-function schedules for the call's rounds.

@@ -29,10 +29,14 @@ const (
 	Metric      Kind = "metric"
 	Schedule    Kind = "schedule"
 	Topology    Kind = "topology"
+	// System effects applied by the engine (see core/realism.go).
+	Availability Kind = "availability"
+	Compressor   Kind = "compressor"
+	Privacy      Kind = "privacy"
 )
 
 // Kinds lists every kind in display order.
-var Kinds = []Kind{Algorithm, Loss, Regularizer, Mirror, Dataset, Metric, Schedule, Topology}
+var Kinds = []Kind{Algorithm, Loss, Regularizer, Mirror, Dataset, Metric, Schedule, Topology, Availability, Compressor, Privacy}
 
 // Spec describes one registered component.
 type Spec struct {
