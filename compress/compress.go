@@ -34,8 +34,8 @@ var (
 
 func init() {
 	registry.Register[core.Compressor](registry.Compressor, registry.Spec{
-		Name: "top_k",
-		Doc:  "keep the k largest coordinates in magnitude (ties: lower index); sends k values and k indices",
+		Name:   "top_k",
+		Doc:    "keep the k largest coordinates in magnitude (ties: lower index); sends k values and k indices",
 		Params: []registry.Param{kParam, fractionParam, efParam},
 	}, func(a registry.Args) (core.Compressor, error) {
 		k, err := newCount(a)
