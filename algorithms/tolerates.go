@@ -12,7 +12,8 @@ import "github.com/fedlab/fedlab/core"
 // (step counts) do not depend on the data.
 const allEffects = core.Dropout | core.UnequalSteps | core.CompressedUp | core.CompressedDown | core.ClientDP
 
-// Tolerates: FedAvg and FedAvg(∂) send w_K − w_r and step w += η_s·mean.
+// Tolerates: FedAvg and FedAvg(∂) (and FedAdam, FedAvg with the Adam
+// server optimizer) send w_K − w_r; the server optimizer steps with the mean.
 func (a *FedAvg) Tolerates() core.Effects { return allEffects }
 
 // Tolerates: FedMiD sends ∇h(w_K) − ∇h(w_r) and η_c·K_m; the server's prox
@@ -22,9 +23,6 @@ func (a *FedMiD) Tolerates() core.Effects { return allEffects }
 // Tolerates: FedDualAvg sends z_K − z_r (the dual update, not the state)
 // and η_c·K_m; the server's running sum of step sizes takes their mean.
 func (a *FedDualAvg) Tolerates() core.Effects { return allEffects }
-
-// Tolerates: FedAdam sends x_K − x_r; the server's Adam step reads the mean.
-func (a *FedAdam) Tolerates() core.Effects { return allEffects }
 
 // Tolerates: FedCM sends x_K − x_r and K_m; the momentum direction divides
 // by η_c times the mean K_m.

@@ -1,7 +1,7 @@
 // Package all links every component package into a binary, so that their
 // init functions register algorithms, losses, regularizers and mirror maps,
-// datasets, metrics, schedules, topologies, availability models,
-// compressors and privacy mechanisms. Import it for its side effects:
+// datasets, metrics, schedules, topologies, server optimizers, availability
+// models, compressors and privacy mechanisms. Import it for its side effects:
 //
 //	import _ "github.com/fedlab/fedlab/all"
 package all
@@ -16,5 +16,6 @@ import (
 	_ "github.com/fedlab/fedlab/privacy"
 	_ "github.com/fedlab/fedlab/regularizers"
 	_ "github.com/fedlab/fedlab/schedules"
+	_ "github.com/fedlab/fedlab/serveropt"
 	_ "github.com/fedlab/fedlab/topology"
 )

@@ -46,7 +46,7 @@ type Result struct {
 func Run(p *Problem, alg Algorithm, s Settings, metrics []Metric) (res *Result) {
 	start := time.Now()
 	res = &Result{Status: Done}
-	_, nodes := alg.(Nodes)
+	_, nodes := As[Nodes](alg)
 	for _, m := range metrics {
 		res.Metrics = append(res.Metrics, m.Name())
 		if nodes {
@@ -101,12 +101,14 @@ type engine struct {
 	nodeModels [][]float64 // scratch for the nodes' models
 	nodeMean   []float64
 	sys        *system // nil without system effects (realism.go)
+	evalAt     []bool  // evalAt[t]: evaluate after t rounds
 }
 
 func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Result) (*engine, error) {
 	dim := p.Dim()
 	e := &engine{p: p, alg: alg, s: s, metrics: metrics, res: res, dim: dim,
-		key: streamKey{seed: s.Seed, run: s.Run}, weights: p.ClientWeights()}
+		key: streamKey{seed: s.Seed, run: s.Run}, weights: p.ClientWeights(),
+		up: s.Carry.Up, down: s.Carry.Down, commRounds: s.Carry.CommRounds, evalAt: s.evaluated()}
 	w0 := make([]float64, dim)
 	switch {
 	case s.W0 != nil:
@@ -134,7 +136,7 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 	e.mean = NewMessage(e.upShape, dim)
 	e.model = make([]float64, dim)
 	e.evalEv = p.Loss.NewEvaluator(p.Layout)
-	if f, ok := alg.(Participants); ok {
+	if f, ok := As[Participants](alg); ok {
 		e.fixed = f.Participants(M)
 		for _, m := range e.fixed {
 			if m < 0 || m >= M {
@@ -146,8 +148,8 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 	if err := e.newSystem(); err != nil {
 		return nil, err
 	}
-	e.gossip, _ = alg.(Gossiper)
-	if n, ok := alg.(Nodes); ok {
+	e.gossip, _ = As[Gossiper](alg)
+	if n, ok := As[Nodes](alg); ok {
 		e.nodes = n
 		e.nodeModels = make([][]float64, n.Nodes())
 		for i := range e.nodeModels {
@@ -189,7 +191,9 @@ func (e *engine) loop() {
 	defer close(jobs)
 
 	e.alg.Model(e.model)
-	e.evaluate(s.RoundOffset, s.RoundOffset)
+	if e.evalAt[0] {
+		e.evaluate(s.RoundOffset, s.RoundOffset)
+	}
 	for t := 0; t < s.Rounds; t++ {
 		r := s.RoundOffset + t
 		e.prepareRound(r)
@@ -236,7 +240,7 @@ func (e *engine) loop() {
 			e.res.Err = fmt.Sprintf("diverged at round %d: the model has NaN or Inf entries", r+1)
 			break
 		}
-		if t == s.Rounds-1 || (s.EvalEvery > 0 && (t+1)%s.EvalEvery == 0) {
+		if e.evalAt[t+1] {
 			e.evaluate(r+1, r)
 		}
 		if s.Progress != nil {
@@ -324,6 +328,7 @@ func (e *engine) averageReplies() {
 func (e *engine) evaluate(round, psiRound int) {
 	ev := NewEval(e.p, e.evalEv, e.model, round, e.p.Penalty.At(psiRound, e.p.Layout))
 	ev.Up, ev.Down, ev.CommRounds = e.up, e.down, e.commRounds
+	ev.Samples = e.s.Carry.Samples
 	for _, c := range e.clients {
 		ev.Samples += c.Accessed
 	}

@@ -123,7 +123,7 @@ func CheckEffects(name string, alg Algorithm, s *Settings) error {
 		name = fmt.Sprintf("%T", alg)
 	}
 	var have Effects
-	if t, ok := alg.(Tolerant); ok {
+	if t, ok := As[Tolerant](alg); ok {
 		have = t.Tolerates()
 	}
 	if missing := need &^ have; missing != 0 {
@@ -185,11 +185,12 @@ func (e *engine) newSystem() error {
 	if err := CheckEffects("", e.alg, s); err != nil {
 		return err
 	}
-	if _, ok := e.alg.(Gossiper); ok {
+	if _, ok := As[Gossiper](e.alg); ok {
 		return fmt.Errorf("system effects apply to server-based algorithms, not to gossip")
 	}
 	M := len(e.clients)
-	sys := &system{avail: s.Availability, up: s.CompressUp, down: s.CompressDown, dp: s.Privacy, q: 1}
+	sys := &system{avail: s.Availability, up: s.CompressUp, down: s.CompressDown, dp: s.Privacy, q: 1,
+		bitsUp: s.Carry.Up * bitsPerFloat, bitsDown: s.Carry.Down * bitsPerFloat}
 	if s.CompressDown != nil && s.CompressDown.ErrorFeedback() {
 		return fmt.Errorf("downlink compression always sends the change of the broadcast against the clients' copy (its error is carried in that copy); error_feedback applies to the uplink only")
 	}

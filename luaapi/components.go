@@ -18,7 +18,7 @@ var namespaces = []struct {
 }{
 	{"algo", registry.Algorithm}, {"loss", registry.Loss}, {"reg", registry.Regularizer},
 	{"mirror", registry.Mirror}, {"data", registry.Dataset}, {"metric", registry.Metric},
-	{"schedule", registry.Schedule}, {"topology", registry.Topology},
+	{"schedule", registry.Schedule}, {"topology", registry.Topology}, {"opt", registry.Optimizer},
 	{"availability", registry.Availability}, {"compressor", registry.Compressor}, {"privacy", registry.Privacy},
 }
 
@@ -164,7 +164,7 @@ func newComponent(spec *registry.Spec, t *lua.LTable) (*component, error) {
 		c.value, err = registry.Build[*core.Federated](spec.Kind, spec.Name, raw)
 	case spec.Kind == registry.Schedule && !c.pendingParams():
 		c.value, err = registry.Build[sched.Schedule](spec.Kind, spec.Name, raw)
-	case spec.Kind == registry.Topology: // built (and validated) at once, passed to algorithms as a value
+	case spec.Kind == registry.Topology || spec.Kind == registry.Optimizer: // built (and validated) at once, passed to algorithms as a value
 		c.value, err = registry.Build[any](spec.Kind, spec.Name, raw)
 	}
 	return c, err

@@ -7,8 +7,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-var tableKeys = []string{"rounds", "metrics", "title", "transpose"}
-
 // fnTable is fedlab.table(runs [, {rounds=, metrics=, title=, transpose=}]):
 // prints mean ± std across seeds per label and round.
 func (in *interp) fnTable(L *lua.LState) (int, error) {
@@ -17,17 +15,16 @@ func (in *interp) fnTable(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	var opts report.TableOptions
-	switch o := L.Get(2).(type) {
-	case *lua.LNilType:
-	case *lua.LTable:
-		f := newFields("fedlab.table", o, tableKeys)
+	f, err := optionsArg(L, 2, tableCall)
+	if err != nil {
+		return 0, err
+	}
+	if f != nil {
 		opts = report.TableOptions{Rounds: f.integers("rounds", 0), Metrics: f.strings("metrics"),
 			Title: f.str("title", ""), Transpose: f.boolean("transpose", false)}
-		if f.err != nil {
-			return 0, f.err
+		if err := f.error(); err != nil {
+			return 0, err
 		}
-	default:
-		return 0, fmt.Errorf("fedlab.table: argument 2: expected a table of options, got %s", typeText(o))
 	}
 	if err := report.Table(in.opts.Stdout, runs, opts); err != nil {
 		return 0, fmt.Errorf("fedlab.table: %w", err)
@@ -106,16 +103,15 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	var opts report.SweepOptions
-	switch o := L.Get(2).(type) {
-	case *lua.LNilType:
-	case *lua.LTable:
-		f := newFields("fedlab.sweep_table", o, []string{"cols", "title"})
+	f, err := optionsArg(L, 2, sweepTableCall)
+	if err != nil {
+		return 0, err
+	}
+	if f != nil {
 		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", "")}
-		if f.err != nil {
-			return 0, f.err
+		if err := f.error(); err != nil {
+			return 0, err
 		}
-	default:
-		return 0, fmt.Errorf("fedlab.sweep_table: argument 2: expected a table of options, got %s", typeText(o))
 	}
 	if err := report.SweepTable(in.opts.Stdout, s.sels, s.rules, opts); err != nil {
 		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)

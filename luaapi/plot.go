@@ -8,8 +8,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-var plotKeys = []string{"metric", "x", "file", "title", "log", "formats"}
-
 // fnPlot is fedlab.plot(runs, {metric=, x=, file=, title=, log=,
 // formats=}): draws the metric against x with one line per label (mean ±
 // std over the seeds) and returns the list of files written. Given the
@@ -26,14 +24,13 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("fedlab.plot: argument 2: expected a table of options { metric = NAME, ... }, got %s", typeText(L.Get(2)))
 	}
-	f := newFields("fedlab.plot", t, plotKeys)
-	f.required("metric", "the metric to draw")
+	f := plotCall.read(t)
 	opts := plot.Options{Metric: f.str("metric", ""), X: f.str("x", "round", plot.XNames...),
 		Title: f.str("title", ""), LogY: f.boolean("log", false)}
 	formats := f.strings("formats")
 	file := f.str("file", "")
-	if f.err != nil {
-		return 0, f.err
+	if err := f.error(); err != nil {
+		return 0, err
 	}
 	if file == "" {
 		file = opts.Metric

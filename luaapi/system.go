@@ -13,7 +13,7 @@ func (in *interp) readSystem(f *fields, s *core.Settings) experiment.System {
 	var id experiment.System
 	read := func(key string, kind registry.Kind, set func(v any), ident **experiment.Component) {
 		c := f.component(key, kind)
-		if c == nil || f.err != nil {
+		if c == nil {
 			return
 		}
 		v, err := build[any](in, c, 0)

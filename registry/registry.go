@@ -29,6 +29,7 @@ const (
 	Metric      Kind = "metric"
 	Schedule    Kind = "schedule"
 	Topology    Kind = "topology"
+	Optimizer   Kind = "optimizer"
 	// System effects applied by the engine (see core/realism.go).
 	Availability Kind = "availability"
 	Compressor   Kind = "compressor"
@@ -36,7 +37,7 @@ const (
 )
 
 // Kinds lists every kind in display order.
-var Kinds = []Kind{Algorithm, Loss, Regularizer, Mirror, Dataset, Metric, Schedule, Topology, Availability, Compressor, Privacy}
+var Kinds = []Kind{Algorithm, Loss, Regularizer, Mirror, Dataset, Metric, Schedule, Topology, Optimizer, Availability, Compressor, Privacy}
 
 // Spec describes one registered component.
 type Spec struct {
