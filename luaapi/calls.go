@@ -209,7 +209,7 @@ var (
 	})
 	plotCall = declare("fedlab.plot", "options of fedlab.plot(runs, options)", []key{
 		{"metric", "metric name", true, "the metric to draw"},
-		{"x", `"round", "comm", "comm_rounds" or "samples"`, false, `the x axis (default "round")`},
+		{"x", `"round", "comm", "comm_rounds", "samples" or a metric the runs measured (e.g. "bits")`, false, `the x axis (default "round")`},
 		{"file", "string", false, "the file name without extension (default: the metric)"},
 		{"title", "string", false, "the chart title"},
 		{"log", "boolean", false, "a logarithmic y axis"},
