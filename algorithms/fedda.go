@@ -1,10 +1,10 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"

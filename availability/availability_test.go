@@ -248,9 +248,9 @@ local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg =
 `
 	call := "fedlab.run{ problem = problem, rounds = 2, local_steps = 1, algorithm = fedlab.algo.%s{}, %s }\n"
 	for _, c := range []struct{ algo, settings, want string }{
-		{"fedavg", "availability = fedlab.availability.dropout{ p = 1 }", `script.lua:3: availability "dropout": p must be in [0, 1)`},
+		{"fedavg", "availability = fedlab.availability.dropout{ p = 1 }", `script.lua:3: fedlab.run: availability "dropout": p must be in [0, 1)`},
 		{"fedavg", "availability = fedlab.availability.dropout{ p = -0.5 }", `script.lua:3: availability "dropout": parameter "p" = -0.5 is below its minimum 0`},
-		{"fedavg", "compress_up = fedlab.compressor.top_k{ k = 0 }", `script.lua:3: compressor "top_k": give k ≥ 1`},
+		{"fedavg", "compress_up = fedlab.compressor.top_k{ k = 0 }", `script.lua:3: fedlab.run: compressor "top_k": give k ≥ 1`},
 		{"fedavg", "privacy = fedlab.privacy.gaussian{ clip = 1, noise = -1 }", `script.lua:3: privacy "gaussian": parameter "noise" = -1 is below its minimum 0`},
 		{"fedpd", "availability = fedlab.availability.dropout{ p = 0.2 }", `script.lua:3: fedlab.run: algorithm "fedpd" cannot take dropped clients`},
 		{"fedprox", "compress_up = fedlab.compressor.sign{}", `script.lua:3: fedlab.run: algorithm "fedprox" cannot take uplink compression (it declares support for: dropped clients, unequal local steps, downlink compression)`},

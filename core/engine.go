@@ -83,8 +83,8 @@ type engine struct {
 	clients    []*Client
 	weights    []float64
 	downMsg    *Message
-	ups        []*Message // one per client, reused
-	sampledUps []*Message
+	ups        []*Message // one per sampled slot, reused
+	scratch    []*Scratch // one per worker
 	mean       *Message
 	upShape    MessageShape
 	dnShape    MessageShape
@@ -129,9 +129,11 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 	e.dnShape, e.upShape = alg.Shape()
 	M := p.Data.Clients()
 	for m, d := range p.Data.Train {
-		e.clients = append(e.clients, newClient(m, d, p.Loss.NewEvaluator(p.Layout), dim, s))
+		e.clients = append(e.clients, newClient(m, d, s))
 	}
-	e.ups = make([]*Message, M)
+	for range max(s.Workers, 1) {
+		e.scratch = append(e.scratch, NewScratch(p))
+	}
 	e.downMsg = NewMessage(e.dnShape, dim)
 	e.mean = NewMessage(e.upShape, dim)
 	e.model = make([]float64, dim)
@@ -167,7 +169,7 @@ func (e *engine) loop() {
 	var wg sync.WaitGroup
 	var failMu sync.Mutex
 	var failure any
-	for range workers {
+	for wk := range workers {
 		go func() {
 			for i := range jobs {
 				func() {
@@ -179,10 +181,11 @@ func (e *engine) loop() {
 						}
 						wg.Done()
 					}()
-					m := e.round.Sampled[i]
-					e.alg.ClientUpdate(&e.round, e.clients[m], e.downMsg, e.ups[m])
+					c := e.clients[e.round.Sampled[i]]
+					c.use(e.scratch[wk])
+					e.alg.ClientUpdate(&e.round, c, e.downMsg, e.ups[i])
 					if e.sys != nil {
-						e.processReply(e.round.R, m)
+						e.processReply(e.round.R, i, c.ID)
 					}
 				}()
 			}
@@ -213,12 +216,8 @@ func (e *engine) loop() {
 		if e.sys != nil {
 			e.noiseMean(r)
 		}
-		e.sampledUps = e.sampledUps[:0]
-		for _, m := range e.round.Sampled {
-			e.sampledUps = append(e.sampledUps, e.ups[m])
-		}
 		if e.sys == nil || !e.sys.allDropped(&e.round) {
-			e.alg.Aggregate(&e.round, e.mean, e.sampledUps)
+			e.alg.Aggregate(&e.round, e.mean, e.ups[:len(e.round.Sampled)])
 		}
 		if !e.round.Local {
 			if e.gossip != nil {
@@ -295,11 +294,10 @@ func (e *engine) prepareRound(r int) {
 		rd.Weights = append(rd.Weights, e.weights[m]/total)
 	}
 	for _, m := range rd.Sampled {
-		c := e.clients[m]
-		c.startRound(e.key, r)
-		if e.ups[m] == nil {
-			e.ups[m] = NewMessage(e.upShape, e.dim)
-		}
+		e.clients[m].startRound(e.key, r)
+	}
+	for len(e.ups) < len(rd.Sampled) {
+		e.ups = append(e.ups, NewMessage(e.upShape, e.dim))
 	}
 }
 
@@ -310,9 +308,9 @@ func (e *engine) averageReplies() {
 		clear(v)
 	}
 	clear(e.mean.Scalars)
-	for i, m := range e.round.Sampled {
+	for i := range e.round.Sampled {
 		w := e.round.Weights[i]
-		up := e.ups[m]
+		up := e.ups[i]
 		for j, v := range up.Vecs {
 			dst := e.mean.Vecs[j]
 			for k, x := range v {

@@ -301,11 +301,12 @@ func (e *engine) compressDown(r int) {
 	}
 }
 
-// processReply applies clipping, local noise and compression to client m's
-// reply in round r (on the worker that ran the client).
-func (e *engine) processReply(r, m int) {
+// processReply applies clipping, local noise and compression to the reply
+// of client m, the i-th replying client of round r (on the worker that ran
+// the client).
+func (e *engine) processReply(r, i, m int) {
 	sys := e.sys
-	up := e.ups[m]
+	up := e.ups[i]
 	rng := e.clientRNG(tagCompression, r, m)
 	if sys.dp != nil {
 		clipVecs(up.Vecs, sys.dp.Clip())
@@ -327,13 +328,13 @@ func (e *engine) processReply(r, m int) {
 		ef := sys.up.ErrorFeedback()
 		if ef && sys.errs[m] == nil {
 			sys.errs[m] = make([][]float64, len(up.Vecs))
-			for i := range up.Vecs {
-				sys.errs[m][i] = make([]float64, e.dim)
+			for j := range up.Vecs {
+				sys.errs[m][j] = make([]float64, e.dim)
 			}
 		}
-		for i, v := range up.Vecs {
+		for j, v := range up.Vecs {
 			if ef {
-				mem := sys.errs[m][i]
+				mem := sys.errs[m][j]
 				for k := range v {
 					mem[k] += v[k]
 				}
@@ -341,7 +342,7 @@ func (e *engine) processReply(r, m int) {
 			}
 			bits += sys.up.Compress(v, rng, sys.idx[m])
 			if ef {
-				mem := sys.errs[m][i]
+				mem := sys.errs[m][j]
 				for k := range v {
 					mem[k] -= v[k]
 				}

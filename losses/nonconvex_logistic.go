@@ -7,21 +7,19 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// nonconvexLogisticParams are the non-convex logistic loss's parameters.
+type nonconvexLogisticParams struct {
+	Alpha     float64 `param:"alpha" min:"0" doc:"α: curvature of the penalty (the paper uses 1)"`
+	Beta      float64 `param:"beta" min:"0" doc:"β: weight of the penalty (the paper uses 0.1)"`
+	Intercept bool    `param:"intercept" doc:"fit an unpenalized intercept b (the paper's data carry a constant feature instead)"`
+}
+
 func init() {
-	registry.Register[core.Loss](registry.Loss, registry.Spec{
-		Name: "nonconvex_logistic",
-		Doc:  "logistic loss plus the non-convex penalty Σ_d β·α·w_d²/(1 + α·w_d²) (FedPD paper, eq. 121)",
-		Params: []registry.Param{
-			{Name: "alpha", Type: registry.Float, Default: 1.0, Min: registry.Bound(0),
-				Doc: "α: curvature of the penalty (the paper uses 1)"},
-			{Name: "beta", Type: registry.Float, Default: 0.1, Min: registry.Bound(0),
-				Doc: "β: weight of the penalty (the paper uses 0.1)"},
-			{Name: "intercept", Type: registry.Bool, Default: false,
-				Doc: "fit an unpenalized intercept b (the paper's data carry a constant feature instead)"},
-		},
-	}, func(a registry.Args) (core.Loss, error) {
-		return NonconvexLogistic{Alpha: a.Float("alpha"), Beta: a.Float("beta"), Intercept: a.Bool("intercept")}, nil
-	})
+	registry.Define(registry.Loss, "nonconvex_logistic",
+		"logistic loss plus the non-convex penalty Σ_d β·α·w_d²/(1 + α·w_d²) (FedPD paper, eq. 121)",
+		nonconvexLogisticParams{Alpha: 1, Beta: 0.1}, func(p nonconvexLogisticParams) (core.Loss, error) {
+			return NonconvexLogistic{Alpha: p.Alpha, Beta: p.Beta, Intercept: p.Intercept}, nil
+		})
 }
 
 // NonconvexLogistic is the non-convex penalized logistic regression of the
@@ -61,28 +59,33 @@ func (l NonconvexLogistic) Layout(f *core.Federated) (core.Layout, error) {
 // It also implements core.Predictor.
 func (l NonconvexLogistic) NewEvaluator(lay core.Layout) core.Evaluator {
 	inner := Logistic{Intercept: l.Intercept}.NewEvaluator(lay).(*logisticEval)
-	return &nonconvexEval{logisticEval: inner, alpha: l.Alpha, beta: l.Beta}
+	return &nonconvexEval{lg: inner, alpha: l.Alpha, beta: l.Beta}
 }
 
 // nonconvexEval adds the penalty to the logistic evaluator's loss and
-// gradient; Accuracy is the logistic one.
+// gradient; Accuracy is the logistic one. The logistic evaluator is a named
+// field, not embedded, so that its O(nnz) sparse gradient (which lacks the
+// dense penalty) is not promoted.
 type nonconvexEval struct {
-	*logisticEval
+	lg          *logisticEval
 	alpha, beta float64
 }
+
+// Accuracy is the logistic regression accuracy of w on d.
+func (e *nonconvexEval) Accuracy(w []float64, d *core.Data) float64 { return e.lg.Accuracy(w, d) }
 
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
 // and, if grad is not nil, overwrites grad with the gradient. With no rows
 // it returns 0 and a zero gradient.
 func (e *nonconvexEval) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
-	v := e.logisticEval.Eval(w, d, idx, grad)
+	v := e.lg.Eval(w, d, idx, grad)
 	if rows(d, idx) == 0 {
 		return 0
 	}
-	wk := e.kernel.Of(w)
+	wk := e.lg.kernel.Of(w)
 	var gk []float64
 	if grad != nil {
-		gk = e.kernel.Of(grad)
+		gk = e.lg.kernel.Of(grad)
 	}
 	for i, x := range wk {
 		t := 1 + e.alpha*x*x

@@ -8,10 +8,9 @@ import (
 )
 
 func init() {
-	registry.Register[core.Loss](registry.Loss, registry.Spec{
-		Name: "quadratic",
-		Doc:  "per-sample quadratic (y/2)·‖w − x‖²: the label y is the curvature (any sign), the features x the center",
-	}, func(registry.Args) (core.Loss, error) { return Quadratic{}, nil })
+	registry.Define(registry.Loss, "quadratic",
+		"per-sample quadratic (y/2)·‖w − x‖²: the label y is the curvature (any sign), the features x the center",
+		struct{}{}, func(struct{}) (core.Loss, error) { return Quadratic{}, nil })
 }
 
 // Quadratic is the per-sample quadratic
@@ -30,6 +29,9 @@ type Quadratic struct{}
 func (Quadratic) Layout(f *core.Federated) (core.Layout, error) {
 	if f.Features <= 0 {
 		return core.Layout{}, fmt.Errorf("loss %q: the dataset has no features", "quadratic")
+	}
+	if err := denseOnly("quadratic", f); err != nil {
+		return core.Layout{}, err
 	}
 	if err := checkLabels("quadratic", f, "curvatures must be finite", finite); err != nil {
 		return core.Layout{}, err

@@ -87,11 +87,7 @@ func (in *interp) pathArg(L *lua.LState, fn string) (string, error) {
 	if !ok || s == "" {
 		return "", fmt.Errorf("%s: argument 2: expected a file name, got %s", fn, typeText(L.Get(2)))
 	}
-	out, err := in.output(string(s))
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", fn, err)
-	}
-	return out, nil
+	return in.output(fn, string(s))
 }
 
 // fnSweepTable is fedlab.sweep_table(sweep [, {cols=, title=}]): prints

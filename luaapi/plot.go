@@ -38,9 +38,9 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 			file += "_vs_" + opts.X
 		}
 	}
-	base, err := in.output(file)
+	base, err := in.output("fedlab.plot", file)
 	if err != nil {
-		return 0, fmt.Errorf("fedlab.plot: %w", err)
+		return 0, err
 	}
 	paths, err := plot.Save(base, runs, opts, formats)
 	if err != nil {

@@ -1,37 +1,29 @@
 package luaapi
 
 import (
-	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
 )
 
 // readSystem reads the system-effect keys of a call (availability,
-// compress_up, compress_down, privacy), builds them into s and returns
-// their identities.
-func (in *interp) readSystem(f *fields, s *core.Settings) experiment.System {
-	var id experiment.System
-	read := func(key string, kind registry.Kind, set func(v any), ident **experiment.Component) {
+// compress_up, compress_down, privacy; docs/realism.md).
+func (in *interp) readSystem(f *fields, rounds int) plan.System {
+	read := func(key string, kind registry.Kind) *plan.Component {
 		c := f.component(key, kind)
 		if c == nil {
-			return
+			return nil
 		}
-		v, err := build[any](in, c, 0)
+		pc, err := in.planComponent(c, rounds)
 		if err != nil {
 			f.fail(err)
-			return
+			return nil
 		}
-		cid, err := in.componentID(c, 0)
-		if err != nil {
-			f.fail(err)
-			return
-		}
-		set(v)
-		*ident = &cid
+		return &pc
 	}
-	read("availability", registry.Availability, func(v any) { s.Availability = v.(core.Availability) }, &id.Availability)
-	read("compress_up", registry.Compressor, func(v any) { s.CompressUp = v.(core.Compressor) }, &id.CompressUp)
-	read("compress_down", registry.Compressor, func(v any) { s.CompressDown = v.(core.Compressor) }, &id.CompressDown)
-	read("privacy", registry.Privacy, func(v any) { s.Privacy = v.(core.Privacy) }, &id.Privacy)
-	return id
+	return plan.System{
+		Availability: read("availability", registry.Availability),
+		CompressUp:   read("compress_up", registry.Compressor),
+		CompressDown: read("compress_down", registry.Compressor),
+		Privacy:      read("privacy", registry.Privacy),
+	}
 }

@@ -7,7 +7,6 @@ package plot
 
 import (
 	"fmt"
-	"github.com/fedlab/fedlab/internal/stats"
 	"image/color"
 	"io"
 	"math"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/escape"
+	"github.com/fedlab/fedlab/internal/stats"
 	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -156,15 +157,15 @@ func Chart(series []Series, opts Options) (*gonum.Plot, error) {
 		x = "round"
 	}
 	p := gonum.New()
-	p.Title.Text = opts.Title
+	p.Title.Text = escape.Line(opts.Title) // free text: kept on one line of the chart and the SVG
 	if p.Title.Text == "" {
-		p.Title.Text = opts.Metric
+		p.Title.Text = escape.Line(opts.Metric)
 	}
 	p.X.Label.Text = xAxes[x]
 	if p.X.Label.Text == "" {
-		p.X.Label.Text = x // a metric
+		p.X.Label.Text = escape.Line(x) // a metric
 	}
-	p.Y.Label.Text = opts.Metric
+	p.Y.Label.Text = escape.Line(opts.Metric)
 	p.X.Tick.Marker = shortTicks{gonum.DefaultTicks{}}
 	p.Y.Tick.Marker = shortTicks{gonum.DefaultTicks{}}
 	if opts.LogY {
@@ -201,7 +202,7 @@ func Chart(series []Series, opts Options) (*gonum.Plot, error) {
 		l.Color = c
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(s.Name, l)
+		p.Legend.Add(escape.Line(s.Name), l)
 		drawn++
 	}
 	// the legend goes in the top corner unless the lines end in the upper half

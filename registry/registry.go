@@ -10,8 +10,9 @@ package registry
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -132,12 +133,7 @@ func Find(name string) []*Spec {
 func Names(k Kind) []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	names := make([]string, 0, len(entries[k]))
-	for n := range entries[k] {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(entries[k]))
 }
 
 // Specs lists the specs of kind k sorted by name.

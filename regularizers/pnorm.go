@@ -8,19 +8,20 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// pnormParams are the p-norm map's parameters.
+type pnormParams struct {
+	P float64 `param:"p" min:"0" doc:"the dual exponent p ≥ 2; 0 = 2 ln d with d the model dimension (at least 2), the theory's choice"`
+}
+
 func init() {
-	registry.Register[core.Mirror](registry.Mirror, registry.Spec{
-		Name: "pnorm",
-		Doc:  "p-norm map h(w) = ‖w‖_q²/(2(q−1)), q = p/(p−1): 1-strongly convex in ‖·‖_q, for sparse high-dimensional problems; composite map with ψ = l1 or none",
-		Params: []registry.Param{{Name: "p", Type: registry.Float, Default: 0.0, Min: registry.Bound(0),
-			Doc: "the dual exponent p ≥ 2; 0 = 2 ln d with d the model dimension (at least 2), the theory's choice"}},
-	}, func(a registry.Args) (core.Mirror, error) {
-		p := a.Float("p")
-		if p != 0 && p < 2 {
-			return nil, fmt.Errorf("parameter \"p\" must be ≥ 2 (or 0 for 2 ln d), got %g", p)
-		}
-		return PNorm{P: p}, nil
-	})
+	registry.Define(registry.Mirror, "pnorm",
+		"p-norm map h(w) = ‖w‖_q²/(2(q−1)), q = p/(p−1): 1-strongly convex in ‖·‖_q, for sparse high-dimensional problems; composite map with ψ = l1 or none",
+		pnormParams{}, func(p pnormParams) (core.Mirror, error) {
+			if p.P != 0 && p.P < 2 {
+				return nil, fmt.Errorf("parameter \"p\" must be ≥ 2 (or 0 for 2 ln d), got %g", p.P)
+			}
+			return PNorm{P: p.P}, nil
+		})
 }
 
 var _ core.Mirror = PNorm{}
@@ -161,3 +162,6 @@ func ipow(t float64, n int) float64 {
 	}
 	return out
 }
+
+// PNorm has the restricted prox of ReFedDA-GT.
+var _ core.RestrictedMirror = PNorm{}
