@@ -8,12 +8,10 @@
 package compress
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/metrics"
@@ -127,17 +125,59 @@ func (t TopK) Compress(x []float64, _ *rand.Rand, idx []int) int64 {
 		for i := range idx {
 			idx[i] = i
 		}
-		slices.SortFunc(idx, func(a, b int) int {
-			if c := cmp.Compare(math.Abs(x[b]), math.Abs(x[a])); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
+		selectTop(x, idx, k)
 		for _, i := range idx[k:] {
 			x[i] = 0
 		}
 	}
 	return int64(k) * (bitsPerFloat + IndexBits(d))
+}
+
+// selectTop reorders idx (a permutation of the indices of x) so that its
+// first k entries are the k largest |x_i|, ties broken by the lower index:
+// quickselect under that strict total order (expected O(d); the pivot is
+// the median of three, so the result does not depend on any random draw).
+func selectTop(x []float64, idx []int, k int) {
+	before := func(a, b int) bool {
+		xa, xb := math.Abs(x[a]), math.Abs(x[b])
+		return xa > xb || (xa == xb && a < b)
+	}
+	lo, hi := 0, len(idx)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if before(idx[mid], idx[lo]) {
+			idx[mid], idx[lo] = idx[lo], idx[mid]
+		}
+		if before(idx[hi], idx[lo]) {
+			idx[hi], idx[lo] = idx[lo], idx[hi]
+		}
+		if before(idx[hi], idx[mid]) {
+			idx[hi], idx[mid] = idx[mid], idx[hi]
+		}
+		pivot := idx[mid]
+		i, j := lo, hi
+		for i <= j {
+			for before(idx[i], pivot) {
+				i++
+			}
+			for before(pivot, idx[j]) {
+				j--
+			}
+			if i <= j {
+				idx[i], idx[j] = idx[j], idx[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // ErrorFeedback reports whether error feedback is on.

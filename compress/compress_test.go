@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -158,5 +159,39 @@ func TestBadCounts(t *testing.T) {
 	if _, err := registry.Build[core.Compressor](registry.Compressor, "qsgd", map[string]any{"levels": 0.0}); err == nil ||
 		!strings.Contains(err.Error(), `"levels" = 0 is below its minimum 1`) {
 		t.Errorf("qsgd levels = 0: %v", err)
+	}
+}
+
+// TestTopKSelectionMatchesSorting compares the quickselect with a full sort
+// under the same order (|x| descending, lower index first) on vectors with
+// many ties.
+func TestTopKSelectionMatchesSorting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for trial := range 300 {
+		d := 1 + rng.IntN(60)
+		x := make([]float64, d)
+		for i := range x {
+			x[i] = float64(rng.IntN(7) - 3) // values in −3…3: many ties, zeros
+		}
+		k := 1 + rng.IntN(d)
+		order := make([]int, d)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int {
+			if c := cmp.Compare(math.Abs(x[b]), math.Abs(x[a])); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		want := make([]float64, d)
+		for _, i := range order[:k] {
+			want[i] = x[i]
+		}
+		got := slices.Clone(x)
+		TopK{Count: Count{K: k}}.Compress(got, nil, make([]int, d))
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d, k = %d of %v: got %v, want %v", trial, k, x, got, want)
+		}
 	}
 }
