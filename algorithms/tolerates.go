@@ -44,3 +44,25 @@ func (a *FedProx) Tolerates() core.Effects {
 // Tolerates: FedAvg with decaying local steps averages local models, and
 // its local step index K·r assumes every client runs K steps.
 func (a *FedAvgDecay) Tolerates() core.Effects { return core.Dropout | core.CompressedDown }
+
+// Tolerates: Local-Adapt sends x_K − x_r after K_m AMSGrad steps from fresh
+// states; the server optimizer steps with the mean.
+func (a *LocalAdapt) Tolerates() core.Effects { return allEffects }
+
+// Tolerates: Local-AMSGrad averages the clients' states (x, m, v̂), which
+// is defined for any subset and any K_m; states, not updates, go up.
+func (a *LocalAMSGrad) Tolerates() core.Effects {
+	return core.Dropout | core.UnequalSteps | core.CompressedDown
+}
+
+// Tolerates: STEM averages states (x, d) and advances its step counter by
+// the mean K_m sent up.
+func (a *STEM) Tolerates() core.Effects { return core.Dropout | core.UnequalSteps | core.CompressedDown }
+
+// Tolerates: MIME-MVR sends x_K − x_r but also the states c(x), c(x_prev)
+// whose mean forms the momentum; it advances its counter by the mean K_m.
+func (a *MimeMVR) Tolerates() core.Effects { return core.Dropout | core.UnequalSteps | core.CompressedDown }
+
+// Tolerates: Fast-FedDA averages the states (g, w̃); its time t advances by
+// the fixed local step count e, so every client must run e steps.
+func (a *FastFedDA) Tolerates() core.Effects { return core.Dropout | core.CompressedDown }
