@@ -57,11 +57,15 @@ func (a *LocalAMSGrad) Tolerates() core.Effects {
 
 // Tolerates: STEM averages states (x, d) and advances its step counter by
 // the mean K_m sent up.
-func (a *STEM) Tolerates() core.Effects { return core.Dropout | core.UnequalSteps | core.CompressedDown }
+func (a *STEM) Tolerates() core.Effects {
+	return core.Dropout | core.UnequalSteps | core.CompressedDown
+}
 
 // Tolerates: MIME-MVR sends x_K − x_r but also the states c(x), c(x_prev)
 // whose mean forms the momentum; it advances its counter by the mean K_m.
-func (a *MimeMVR) Tolerates() core.Effects { return core.Dropout | core.UnequalSteps | core.CompressedDown }
+func (a *MimeMVR) Tolerates() core.Effects {
+	return core.Dropout | core.UnequalSteps | core.CompressedDown
+}
 
 // Tolerates: Fast-FedDA averages the states (g, w̃); its time t advances by
 // the fixed local step count e, so every client must run e steps.
