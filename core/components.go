@@ -95,6 +95,13 @@ type Mirror interface {
 	Composite(dst, z []float64, step float64, psi Psi)
 }
 
+// CompositeChecker is implemented by mirror maps whose composite map
+// exists for some penalties only: NewProblem refuses the others when the
+// problem is built, instead of a run failing later.
+type CompositeChecker interface {
+	CheckComposite(p Penalty) error
+}
+
 // Euclidean is the mirror map h = ½‖w‖², for which ∇h is the identity and the
 // composite map is the proximal operator.
 type Euclidean struct{}

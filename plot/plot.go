@@ -264,6 +264,12 @@ func Save(base string, runs []experiment.Run, opts Options, formats []string) ([
 	if err != nil {
 		return nil, err
 	}
+	return write(p, base, formats)
+}
+
+// write renders p to base.FORMAT for each format (nil means Formats),
+// atomically, and returns the paths written.
+func write(p *gonum.Plot, base string, formats []string) ([]string, error) {
 	if formats == nil {
 		formats = Formats
 	}

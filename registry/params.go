@@ -225,7 +225,13 @@ func (s *Spec) Validate(raw map[string]any) (Args, error) {
 	if len(errs) > 0 {
 		return Args{}, errors.Join(errs...)
 	}
-	return Args{spec: s, vals: vals}, nil
+	a := Args{spec: s, vals: vals}
+	if s.crossCheck != nil {
+		if err := s.crossCheck(a); err != nil {
+			return Args{}, fmt.Errorf("%s: %w", s.Title(), err)
+		}
+	}
+	return a, nil
 }
 
 func (s *Spec) unknownKey(k string) error {
@@ -256,8 +262,11 @@ func (s *Spec) convert(p Param, v any) (any, error) {
 		if !ok {
 			return nil, bad("expected an integer, got %s", describe(v))
 		}
-		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		if x != math.Trunc(x) || math.IsInf(x, 0) {
 			return nil, bad("expected an integer, got %g", x)
+		}
+		if math.Abs(x) > 1<<53 {
+			return nil, bad("expected an integer, got %g, which is too large (integers lie within ±2^53)", x)
 		}
 		return int(x), s.inRange(p, x)
 	case Bool:

@@ -46,6 +46,8 @@ type Spec struct {
 	Name   string
 	Doc    string // one line
 	Params []Param
+
+	crossCheck func(Args) error // cross-parameter check after Validate (Define's Checker)
 }
 
 // Param returns the declaration of the named parameter.

@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -137,4 +138,32 @@ func TestDefinePanics(t *testing.T) {
 			t.Errorf("%s: panic %q, want %q", c.name, msg, c.want)
 		}
 	}
+}
+
+// checkedParams constrain each other: Lo ≤ Hi.
+type checkedParams struct {
+	Lo float64 `param:"lo" doc:"low"`
+	Hi float64 `param:"hi" doc:"high"`
+}
+
+func (p checkedParams) Check() error {
+	if p.Lo > p.Hi {
+		return errors.New("lo must not exceed hi")
+	}
+	return nil
+}
+
+func init() {
+	registry.Define(typedKind, "checked", "a component with a cross-parameter check", checkedParams{Hi: 1},
+		func(checkedParams) (widget, error) { return widget{}, nil })
+}
+
+// A params struct's Check runs at validation, after every parameter is
+// valid, and its error names the component.
+func TestDefineRunsCheckAtValidation(t *testing.T) {
+	if _, err := registry.Validate(typedKind, "checked", map[string]any{"lo": 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := registry.Validate(typedKind, "checked", map[string]any{"lo": 2})
+	wantAll(t, err, `test_typed_kind "checked"`, "lo must not exceed hi")
 }

@@ -24,6 +24,14 @@ type radius struct {
 	Radius float64 `param:"radius,required" min:"0" doc:"radius (> 0) of the ball each regularized block is constrained to"`
 }
 
+// Check refuses an empty ball.
+func (p radius) Check() error {
+	if p.Radius <= 0 {
+		return fmt.Errorf("parameter \"radius\" must be > 0, got %g", p.Radius)
+	}
+	return nil
+}
+
 // penalty registers a weighted penalty with the fixed regularizer r.
 func penalty(name, doc string, r core.Regularizer) {
 	registry.Define(registry.Regularizer, name, doc, weight{}, func(p weight) (core.Penalty, error) {
@@ -34,9 +42,6 @@ func penalty(name, doc string, r core.Regularizer) {
 // constraint registers a ball constraint of the given radius.
 func constraint(name, doc string, reg func(radius float64) core.Regularizer) {
 	registry.Define(registry.Regularizer, name, doc, radius{}, func(p radius) (core.Penalty, error) {
-		if p.Radius <= 0 {
-			return core.Penalty{}, fmt.Errorf("parameter \"radius\" must be > 0, got %g", p.Radius)
-		}
 		return core.Penalty{Name: name, Reg: reg(p.Radius), Lambda: sched.Constant(1)}, nil
 	})
 }

@@ -33,12 +33,7 @@ func init() {
 		})
 	registry.Define(registry.Schedule, "poly",
 		"scale / (offset + r)^power (e.g. power 1/3 for η_t = lr/(w+t)^{1/3}, 1/2 for 1/√t decay)",
-		Poly{Offset: 1, Power: 0.5}, func(p Poly) (sched.Schedule, error) {
-			if p.Offset == 0 && p.Power > 0 {
-				return nil, fmt.Errorf("offset must be > 0 when power > 0 (round 0 would divide by zero)")
-			}
-			return p, nil
-		})
+		Poly{Offset: 1, Power: 0.5}, func(p Poly) (sched.Schedule, error) { return p, nil })
 }
 
 // Geometric is Start·Factor^⌊r/Every⌋ clipped at Floor.
@@ -119,6 +114,14 @@ type Poly struct {
 	Scale  float64 `param:"scale,required" doc:"numerator"`
 	Offset float64 `param:"offset" min:"0" doc:"added to the round index; must make offset + r > 0"`
 	Power  float64 `param:"power" doc:"exponent of the decay"`
+}
+
+// Check refuses offset 0 with power > 0 (as a registered schedule).
+func (p Poly) Check() error {
+	if p.Offset == 0 && p.Power > 0 {
+		return fmt.Errorf("offset must be > 0 when power > 0 (round 0 would divide by zero)")
+	}
+	return nil
 }
 
 // At returns the value of round r.

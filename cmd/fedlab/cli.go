@@ -8,7 +8,7 @@ import (
 
 const usage = `usage:
   fedlab run SCRIPT.lua [--out DIR] [--jobs N] [--workers N] [--fresh | --update]
-                        [--shard I/N] [--quiet] [--unsafe]
+                        [--shard I/N] [--quiet] [--unsafe] [--timeout D] [--max-memory M]
                           run a Lua experiment script into a run directory
   fedlab plot DIR [--metric NAME]... [--x AXIS] [--call N] [--log] [--title T] [--out DIR] [--format F]...
                           draw the runs of a run directory (PNG and SVG)
@@ -36,7 +36,12 @@ run options:
                  call that needs runs of other shards (merge the shards, then run the
                  script into the merged directory)
   --quiet        no progress lines
-  --unsafe       give the script the os, io and package libraries
+  --unsafe       give the script the os, io and package libraries, and let it write
+                 outside its run directory
+  --timeout D    stop after D (e.g. 90s, 2h): runs stop at a round boundary, the
+                 completed ones are kept, and running the script again resumes it
+  --max-memory M memory ceiling, e.g. 4GB (default: half the available memory); data
+                 and state larger than the ceiling are refused before allocation
 
 plot options:
   --metric NAME  metric to draw (repeatable; default every metric)
@@ -58,9 +63,13 @@ func (e usageError) Error() string { return e.msg }
 func cli(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	var ue usageError
+	var xe exitError
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &xe):
+		fmt.Fprintf(stderr, "fedlab: %s\n", xe.msg)
+		return xe.code
 	case errors.As(err, &ue):
 		if ue.msg != "" {
 			fmt.Fprintf(stderr, "fedlab: %s\n", ue.msg)
