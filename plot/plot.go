@@ -88,7 +88,7 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 		}
 		xcol := slices.Index(r.Result.Metrics, x)
 		if !axis && xcol < 0 {
-			return nil, fmt.Errorf("x axis %q: want one of %s, or a metric the runs measured (they have: %s)",
+			return nil, fmt.Errorf(`key "x": %q is neither an axis (%s) nor a metric the runs measured (they have: %s)`,
 				x, strings.Join(XNames, ", "), strings.Join(r.Result.Metrics, ", "))
 		}
 		name := r.Name()
