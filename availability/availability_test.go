@@ -297,3 +297,21 @@ func TestFixedFractionEqualsFewerSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestEpsilonColumn: the engine reports the accountant's ε for the rounds
+// so far at q = clients_per_round / M.
+func TestEpsilonColumn(t *testing.T) {
+	p := lasso(t)
+	s := base
+	s.Privacy = privacy.Gaussian{C: 5, Sigma: 1.2, Delta: 1e-5}
+	res := run(t, p, "fedavg", s)
+	for _, r := range res.Records {
+		want, _ := privacy.Epsilon(8.0/20, 1.2, r.Round, 1e-5)
+		if got := r.Values[3]; got != want {
+			t.Fatalf("round %d: ε = %g, want %g", r.Round, got, want)
+		}
+	}
+	if eps := res.Records[len(res.Records)-1].Values[3]; !(eps > 1 && eps < 100) {
+		t.Fatalf("ε after 30 rounds = %g", eps)
+	}
+}
