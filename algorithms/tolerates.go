@@ -75,4 +75,6 @@ func (a *FastFedDA) Tolerates() core.Effects { return core.Dropout | core.Compre
 // estimator ν), not updates; the server's primal uses the mean step-size
 // sum e and its counter advances by the mean K_m, so unequal K_m are
 // accounted for.
-func (a *FedDA) Tolerates() core.Effects { return core.Dropout | core.UnequalSteps | core.CompressedDown }
+func (a *FedDA) Tolerates() core.Effects {
+	return core.Dropout | core.UnequalSteps | core.CompressedDown
+}
