@@ -25,7 +25,7 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 		return 0, fmt.Errorf("fedlab.plot: argument 2: expected a table of options { metric = NAME, ... }, got %s", typeText(L.Get(2)))
 	}
 	f := plotCall.read(t)
-	opts := plot.Options{Metric: f.str("metric", ""), X: f.str("x", "round", plot.XNames...),
+	opts := plot.Options{Metric: f.str("metric", ""), X: f.str("x", "round"),
 		Title: f.str("title", ""), LogY: f.boolean("log", false)}
 	formats := f.strings("formats")
 	file := f.str("file", "")

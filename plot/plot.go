@@ -44,7 +44,7 @@ var Formats = []string{"png", "svg"}
 // Options choose what a chart shows.
 type Options struct {
 	Metric string // the metric on the y axis (required)
-	X      string // one of XNames; "" means "round"
+	X      string // one of XNames, or a metric of the runs (e.g. "bits"); "" means "round"
 	Title  string // "" means the metric's name
 	LogY   bool   // logarithmic y axis (non-positive values are left out)
 }
@@ -69,9 +69,7 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 	if x == "" {
 		x = "round"
 	}
-	if _, ok := xAxes[x]; !ok {
-		return nil, fmt.Errorf("x axis %q: want one of %s", x, strings.Join(XNames, ", "))
-	}
+	_, axis := xAxes[x] // otherwise x names a metric of the runs (bits, epsilon, ...)
 	var out []Series
 	index := map[string]int{}
 	type point struct{ xs, ys []float64 }
@@ -87,6 +85,11 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 			if !slices.Contains(have, m) {
 				have = append(have, m)
 			}
+		}
+		xcol := slices.Index(r.Result.Metrics, x)
+		if !axis && xcol < 0 {
+			return nil, fmt.Errorf(`key "x": %q is neither an axis (%s) nor a metric the runs measured (they have: %s)`,
+				x, strings.Join(XNames, ", "), strings.Join(r.Result.Metrics, ", "))
 		}
 		name := r.Name()
 		g, ok := index[name]
@@ -115,6 +118,10 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 				xv = float64(rec.CommRounds)
 			case "samples":
 				xv = float64(rec.Samples)
+			default:
+				if !axis {
+					xv = rec.Values[xcol]
+				}
 			}
 			p.xs = append(p.xs, xv)
 			p.ys = append(p.ys, rec.Values[col])
@@ -155,6 +162,9 @@ func Chart(series []Series, opts Options) (*gonum.Plot, error) {
 		p.Title.Text = escape.Line(opts.Metric)
 	}
 	p.X.Label.Text = xAxes[x]
+	if p.X.Label.Text == "" {
+		p.X.Label.Text = escape.Line(x) // a metric
+	}
 	p.Y.Label.Text = escape.Line(opts.Metric)
 	p.X.Tick.Marker = shortTicks{gonum.DefaultTicks{}}
 	p.Y.Tick.Marker = shortTicks{gonum.DefaultTicks{}}

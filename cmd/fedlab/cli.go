@@ -19,8 +19,8 @@ const usage = `usage:
   fedlab docs             print the component reference (docs/components.md)
   fedlab help             show this help
 
-kinds: algorithm, loss, regularizer, mirror, dataset, metric, schedule, topology, optimizer
-(or the Lua names algo, loss, reg, mirror, data, metric, schedule, topology, opt)
+kinds: algorithm, loss, regularizer, mirror, dataset, metric, schedule, topology, optimizer, availability, compressor, privacy
+(or the Lua names algo, loss, reg, mirror, data, metric, schedule, topology, opt, availability, compressor, privacy)
 
 run options:
   --out DIR      run directory: manifest.json, records.csv, results/, models/ and the
