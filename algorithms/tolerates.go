@@ -70,3 +70,11 @@ func (a *MimeMVR) Tolerates() core.Effects {
 // Tolerates: Fast-FedDA averages the states (g, w̃); its time t advances by
 // the fixed local step count e, so every client must run e steps.
 func (a *FastFedDA) Tolerates() core.Effects { return core.Dropout | core.CompressedDown }
+
+// Tolerates: the FedDA family averages the clients' dual states z (and the
+// estimator ν), not updates; the server's primal uses the mean step-size
+// sum e and its counter advances by the mean K_m, so unequal K_m are
+// accounted for.
+func (a *FedDA) Tolerates() core.Effects {
+	return core.Dropout | core.UnequalSteps | core.CompressedDown
+}

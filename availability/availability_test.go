@@ -245,18 +245,25 @@ func TestBadInput(t *testing.T) {
 func TestLuaErrors(t *testing.T) {
 	head := `local data = fedlab.data.lasso{ variant = "custom", support = 2, dim = 8, clients = 4, samples = 10 }
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
+local weighted = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, weighted = true }
 `
-	call := "fedlab.run{ problem = problem, rounds = 2, local_steps = 1, algorithm = fedlab.algo.%s{}, %s }\n"
+	call := "fedlab.run{ rounds = 2, local_steps = 1, algorithm = fedlab.algo.%s{}, %s }\n"
 	for _, c := range []struct{ algo, settings, want string }{
-		{"fedavg", "availability = fedlab.availability.dropout{ p = 1 }", `script.lua:3: fedlab.run: availability "dropout": p must be in [0, 1)`},
-		{"fedavg", "availability = fedlab.availability.dropout{ p = -0.5 }", `script.lua:3: availability "dropout": parameter "p" = -0.5 is below its minimum 0`},
-		{"fedavg", "compress_up = fedlab.compressor.top_k{ k = 0 }", `script.lua:3: fedlab.run: compressor "top_k": give k ≥ 1`},
-		{"fedavg", "privacy = fedlab.privacy.gaussian{ clip = 1, noise = -1 }", `script.lua:3: privacy "gaussian": parameter "noise" = -1 is below its minimum 0`},
-		{"fedpd", "availability = fedlab.availability.dropout{ p = 0.2 }", `script.lua:3: fedlab.run: algorithm "fedpd" cannot take dropped clients`},
-		{"fedprox", "compress_up = fedlab.compressor.sign{}", `script.lua:3: fedlab.run: algorithm "fedprox" cannot take uplink compression (it declares support for: dropped clients, unequal local steps, downlink compression)`},
-		{"fedavg", "compress_up = fedlab.availability.dropout{ p = 0.1 }", `script.lua:3: fedlab.run: key "compress_up": expected a compressor (from fedlab.compressor.*), got availability "dropout"`},
+		{"fedavg", "availability = fedlab.availability.dropout{ p = 1 }", `script.lua:4: fedlab.run: availability "dropout": p must be in [0, 1)`},
+		{"fedavg", "availability = fedlab.availability.dropout{ p = -0.5 }", `script.lua:4: availability "dropout": parameter "p" = -0.5 is below its minimum 0`},
+		{"fedavg", "compress_up = fedlab.compressor.top_k{ k = 0 }", `script.lua:4: fedlab.run: compressor "top_k": give k ≥ 1`},
+		{"fedavg", "privacy = fedlab.privacy.gaussian{ clip = 1, noise = -1 }", `script.lua:4: privacy "gaussian": parameter "noise" = -1 is below its minimum 0`},
+		{"fedpd", "availability = fedlab.availability.dropout{ p = 0.2 }", `script.lua:4: fedlab.run: algorithm "fedpd" cannot take dropped clients`},
+		{"fedprox", "compress_up = fedlab.compressor.sign{}", `script.lua:4: fedlab.run: algorithm "fedprox" cannot take uplink compression (it declares support for: dropped clients, unequal local steps, downlink compression)`},
+		{"fedavg", "compress_down = fedlab.compressor.top_k{ k = 2, error_feedback = true }", `script.lua:4: fedlab.run: downlink compression always sends the change of the broadcast`},
+		{"fedavg", "privacy = fedlab.privacy.gaussian{ clip = 1, noise = 1 }, problem = weighted", `script.lua:4: fedlab.run: client-level DP needs equal client weights`},
+		{"fedavg", "compress_up = fedlab.availability.dropout{ p = 0.1 }", `script.lua:4: fedlab.run: key "compress_up": expected a compressor (from fedlab.compressor.*), got availability "dropout"`},
 	} {
-		src := head + fmt.Sprintf(call, c.algo, c.settings)
+		settings := c.settings
+		if !strings.Contains(settings, "problem =") {
+			settings += ", problem = problem"
+		}
+		src := head + fmt.Sprintf(call, c.algo, settings)
 		dir := t.TempDir()
 		path := filepath.Join(dir, "script.lua")
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
@@ -288,5 +295,23 @@ func TestFixedFractionEqualsFewerSteps(t *testing.T) {
 		if !identical(half, three) {
 			t.Fatalf("%s: half of 6 steps differs from 3 steps", algo)
 		}
+	}
+}
+
+// TestEpsilonColumn: the engine reports the accountant's ε for the rounds
+// so far at q = clients_per_round / M.
+func TestEpsilonColumn(t *testing.T) {
+	p := lasso(t)
+	s := base
+	s.Privacy = privacy.Gaussian{C: 5, Sigma: 1.2, Delta: 1e-5}
+	res := run(t, p, "fedavg", s)
+	for _, r := range res.Records {
+		want, _ := privacy.Epsilon(8.0/20, 1.2, r.Round, 1e-5)
+		if got := r.Values[3]; got != want {
+			t.Fatalf("round %d: ε = %g, want %g", r.Round, got, want)
+		}
+	}
+	if eps := res.Records[len(res.Records)-1].Values[3]; !(eps > 1 && eps < 100) {
+		t.Fatalf("ε after 30 rounds = %g", eps)
 	}
 }

@@ -113,7 +113,8 @@ func (s *Settings) effects() Effects {
 }
 
 // CheckEffects reports an error if alg cannot run under the system effects
-// of s (name is the algorithm's name, for the message; may be "").
+// of s (name is the algorithm's name, for the message; may be ""), or if
+// the effects are inconsistent (error feedback on the downlink).
 func CheckEffects(name string, alg Algorithm, s *Settings) error {
 	need := s.effects()
 	if need == 0 {
@@ -121,6 +122,9 @@ func CheckEffects(name string, alg Algorithm, s *Settings) error {
 	}
 	if name == "" {
 		name = fmt.Sprintf("%T", alg)
+	}
+	if s.CompressDown != nil && s.CompressDown.ErrorFeedback() {
+		return fmt.Errorf("downlink compression always sends the change of the broadcast against the clients' copy (its error is carried in that copy); error_feedback applies to the uplink only")
 	}
 	var have Effects
 	if t, ok := As[Tolerant](alg); ok {
@@ -191,9 +195,6 @@ func (e *engine) newSystem() error {
 	M := len(e.clients)
 	sys := &system{avail: s.Availability, up: s.CompressUp, down: s.CompressDown, dp: s.Privacy, q: 1,
 		bitsUp: s.Carry.Up * bitsPerFloat, bitsDown: s.Carry.Down * bitsPerFloat}
-	if s.CompressDown != nil && s.CompressDown.ErrorFeedback() {
-		return fmt.Errorf("downlink compression always sends the change of the broadcast against the clients' copy (its error is carried in that copy); error_feedback applies to the uplink only")
-	}
 	if sys.dp != nil {
 		for _, w := range e.weights[1:] {
 			if w != e.weights[0] {

@@ -47,11 +47,11 @@ func (h halving) ErrorFeedback() bool { return h.ef }
 
 // fixedDP clips and noises with the given parameters; its "ε" records the
 // accountant's inputs as q·1000 + rounds.
-type fixedDP struct{ c, sigma float64 }
+type fixedDP struct{ c, sigma, local float64 }
 
 func (p fixedDP) Clip() float64                    { return p.c }
 func (p fixedDP) Noise() float64                   { return p.sigma }
-func (p fixedDP) LocalNoise() float64              { return 0 }
+func (p fixedDP) LocalNoise() float64              { return p.local }
 func (p fixedDP) Epsilon(q float64, r int) float64 { return q*1000 + float64(r) }
 
 // evalMetric exposes a field of the evaluation context.
@@ -150,8 +150,8 @@ func TestDownlinkCompressionSendsTheChangeAgainstTheClientsCopy(t *testing.T) {
 	if want := float64(3 * (192 + 2*138)); last.Values[1] != want {
 		t.Fatalf("bits down %g, want %g", last.Values[1], want)
 	}
-	if err := CheckEffects("x", &tolerant{}, &Settings{CompressDown: halving{ef: true}}); err != nil {
-		t.Fatal(err)
+	if err := CheckEffects("x", &tolerant{}, &Settings{CompressDown: halving{ef: true}}); err == nil {
+		t.Fatal("downlink error feedback accepted")
 	}
 	res = Run(p, &tolerant{}, Settings{Rounds: 1, LocalSteps: 1, CompressDown: halving{ef: true}}, nil)
 	if res.Status != Failed || !strings.Contains(res.Err, "error_feedback applies to the uplink only") {
@@ -208,6 +208,20 @@ func TestClippingNoiseAndAccountantInputs(t *testing.T) {
 	want := math.Pow(0.8*10/2, 2)
 	if v := sq / rounds; math.Abs(v/want-1) > 0.1 {
 		t.Fatalf("noise variance %g, want %g ± 10%%", v, want)
+	}
+	// local noise only: each of the 2 replies gets N(0, (σ_l C)²), so the
+	// mean's error has variance (σ_l C)²/2
+	c := &tolerant{}
+	Run(p, c, Settings{Rounds: rounds, LocalSteps: 1, ClientsPerRound: 2, Seed: 5,
+		Privacy: fixedDP{c: 10, local: 0.3}}, nil)
+	sq = 0
+	for r, m := range c.means {
+		s := c.seen[r]
+		clean := float64(s[0]+s[1]+2) / 2
+		sq += (m - clean) * (m - clean)
+	}
+	if v, want := sq/rounds, 0.3*0.3*100/2; math.Abs(v/want-1) > 0.1 {
+		t.Fatalf("local noise variance of the mean %g, want %g ± 10%%", v, want)
 	}
 	// unequal client weights are refused
 	q := testProblem(t, sizes(1, 2))

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/registry"
@@ -51,6 +53,9 @@ func checkEffects(base experiment.Base, args registry.Args) error {
 	s := &base.Settings
 	if s.Availability == nil && s.CompressUp == nil && s.CompressDown == nil && s.Privacy == nil {
 		return nil
+	}
+	if s.Privacy != nil && base.Problem.WeightBySamples {
+		return fmt.Errorf("client-level DP needs equal client weights (the sensitivity of the mean is clip/n); remove weighted = true from the problem")
 	}
 	alg, err := registry.BuildArgs[core.Algorithm](args)
 	if err != nil {
