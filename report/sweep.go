@@ -127,9 +127,9 @@ func cellText(c experiment.Candidate, best bool) string {
 	}
 	parts := make([]string, len(c.Scores))
 	for i, v := range c.Scores {
-		parts[i] = fmt.Sprintf("%.4g", v)
+		parts[i] = FormatValue(v)
 		if len(c.Runs) > 1 {
-			parts[i] += fmt.Sprintf(" ± %.4g", c.Spread[i])
+			parts[i] = FormatMeanStd(v, c.Spread[i])
 		}
 	}
 	text := strings.Join(parts, "/")
@@ -148,7 +148,7 @@ func bestLine(s experiment.Selection, rules []experiment.Rule) string {
 	c := s.Candidates[s.Best]
 	var scores []string
 	for i, r := range rules {
-		scores = append(scores, fmt.Sprintf("%s %.4g", r.Metric, c.Scores[i]))
+		scores = append(scores, r.Metric+" "+FormatValue(c.Scores[i]))
 	}
 	cfg := c.Config.String()
 	if cfg == "" {
