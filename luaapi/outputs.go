@@ -7,32 +7,57 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-var tableKeys = []string{"rounds", "metrics", "title", "transpose"}
+var tableKeys = []string{"rounds", "metrics", "title", "transpose", "format", "file", "bold", "width"}
 
-// fnTable is fedlab.table(runs [, {rounds=, metrics=, title=, transpose=}]):
-// prints mean ± std across seeds per label and round.
+// fnTable is fedlab.table(runs [, {rounds=, metrics=, title=, transpose=,
+// format=, file=, bold=, width=}]): prints mean ± std across seeds per
+// label and round. With file, the table is also written there in format
+// (default: from the file's extension, .md, .tex or .csv; text otherwise)
+// and the path is returned.
 func (in *interp) fnTable(L *lua.LState) (int, error) {
 	runs, err := in.collect(L.Get(1), "fedlab.table")
 	if err != nil {
 		return 0, err
 	}
 	var opts report.TableOptions
+	file := ""
 	switch o := L.Get(2).(type) {
 	case *lua.LNilType:
 	case *lua.LTable:
 		f := newFields("fedlab.table", o, tableKeys)
 		opts = report.TableOptions{Rounds: f.integers("rounds", 0), Metrics: f.strings("metrics"),
-			Title: f.str("title", ""), Transpose: f.boolean("transpose", false)}
+			Title: f.str("title", ""), Transpose: f.boolean("transpose", false), Bold: f.boolean("bold", false),
+			Format: f.str("format", "", report.Formats...), Width: f.integer("width", 0, 20)}
+		file = f.str("file", "")
 		if f.err != nil {
 			return 0, f.err
 		}
 	default:
 		return 0, fmt.Errorf("fedlab.table: argument 2: expected a table of options, got %s", typeText(o))
 	}
-	if err := report.Table(in.opts.Stdout, runs, opts); err != nil {
+	if file == "" {
+		if err := report.Table(in.opts.Stdout, runs, opts); err != nil {
+			return 0, fmt.Errorf("fedlab.table: %w", err)
+		}
+		return 0, nil
+	}
+	path, err := in.output(file)
+	if err != nil {
 		return 0, fmt.Errorf("fedlab.table: %w", err)
 	}
-	return 0, nil
+	if opts.Format == "" {
+		opts.Format = report.FormatOf(path)
+	}
+	if err := report.SaveTable(path, runs, opts); err != nil {
+		return 0, fmt.Errorf("fedlab.table: %w", err)
+	}
+	text := opts
+	text.Format = ""
+	if err := report.Table(in.opts.Stdout, runs, text); err != nil {
+		return 0, fmt.Errorf("fedlab.table: %w", err)
+	}
+	L.Push(lua.LString(path))
+	return 1, nil
 }
 
 // fnCSV is fedlab.csv(runs, path): writes every record of every run and

@@ -35,6 +35,9 @@ type Options struct {
 	Unsafe        bool      // also open the os, io and package libraries, and keep dofile, loadfile and require
 	Stdout        io.Writer // print and fedlab.table output; nil = os.Stdout
 	Stderr        io.Writer // progress lines; nil = os.Stderr
+	// Args are the script's arguments, fedlab.args in Lua (fedlab run
+	// --set key=value; see ParseSet).
+	Args map[string]any
 }
 
 // interp is the state of one script.

@@ -80,7 +80,7 @@ func (g Grid) text(w io.Writer, width int) error {
 	}
 	for i, row := range g.Rows {
 		for j := range row {
-			widths[j] = max(widths[j], utf8.RuneCountInString(g.cellText(i, j)))
+			widths[j] = max(widths[j], utf8.RuneCountInString(g.CellText(i, j)))
 		}
 	}
 	right := make([]bool, len(g.Header)) // keys that are all integers align right, like numbers
@@ -140,17 +140,17 @@ func (g Grid) text(w io.Writer, width int) error {
 		line(func(j int) string { return g.Header[j] }, false)
 		line(func(j int) string { return strings.Repeat("─", widths[j]) }, true)
 		for i := range g.Rows {
-			line(func(j int) string { return g.cellText(i, j) }, false)
+			line(func(j int) string { return g.CellText(i, j) }, false)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// cellText is the text of the cell in row i and column j: a statistic
+// CellText is the text of the cell in row i and column j: a statistic
 // with its note, or a key, left blank where it repeats the row above
 // (with the keys before it).
-func (g Grid) cellText(i, j int) string {
+func (g Grid) CellText(i, j int) string {
 	if j >= g.Keys {
 		return g.Rows[i][j].String()
 	}
@@ -198,7 +198,7 @@ func (g Grid) markdown(w io.Writer) error {
 	for i, row := range g.Rows {
 		b.WriteString("|")
 		for j, c := range row {
-			s := esc(g.cellText(i, j))
+			s := esc(g.CellText(i, j))
 			if c.Bold {
 				s = "**" + s + "**"
 			}
@@ -232,7 +232,7 @@ func (g Grid) latex(w io.Writer) error {
 		cells := make([]string, len(row))
 		for j, c := range row {
 			if j < g.Keys || c.Text == "" {
-				cells[j] = latexText(g.cellText(i, j))
+				cells[j] = latexText(g.CellText(i, j))
 				continue
 			}
 			num := strings.ReplaceAll(c.Text, " ± ", ` \pm `)

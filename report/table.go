@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/atomicfile"
 	metricsPkg "github.com/fedlab/fedlab/metrics"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -222,4 +224,26 @@ func byLabel(runs []experiment.Run) ([]string, [][]experiment.Run) {
 		groups[i] = append(groups[i], r)
 	}
 	return labels, groups
+}
+
+// FormatOf is the table format a file name's extension implies: md for
+// .md, latex for .tex, csv for .csv, text otherwise.
+func FormatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown":
+		return "md"
+	case ".tex":
+		return "latex"
+	case ".csv":
+		return "csv"
+	}
+	return "text"
+}
+
+// SaveTable writes the table to path, atomically.
+func SaveTable(path string, runs []experiment.Run, opts TableOptions) error {
+	if _, err := Grids(runs, opts); err != nil { // report mistakes before creating the file
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return Table(w, runs, opts) })
 }
