@@ -83,15 +83,7 @@ func (g Grid) text(w io.Writer, width int) error {
 			widths[j] = max(widths[j], utf8.RuneCountInString(g.CellText(i, j)))
 		}
 	}
-	right := make([]bool, len(g.Header)) // keys that are all integers align right, like numbers
-	for j := range g.Keys {
-		right[j] = true
-		for _, row := range g.Rows {
-			if _, err := strconv.Atoi(row[j].Text); row[j].Text != "" && err != nil {
-				right[j] = false
-			}
-		}
-	}
+	right := g.rightAligned()
 	const gap = 2
 	keyWidth := 0
 	for j := range g.Keys {
@@ -129,7 +121,7 @@ func (g Grid) text(w io.Writer, width int) error {
 				}
 				s := cell(j)
 				pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(s))
-				if rule || (j < g.Keys && !right[j]) {
+				if rule || !right[j] {
 					l.WriteString(s + pad)
 				} else {
 					l.WriteString(pad + s)
@@ -166,6 +158,21 @@ func (g Grid) CellText(i, j int) string {
 	return g.Rows[i][j].Text
 }
 
+// rightAligned tells which columns align right: the statistics, and keys
+// that are all integers (rounds).
+func (g Grid) rightAligned() []bool {
+	right := make([]bool, len(g.Header))
+	for j := range right {
+		right[j] = true
+		for _, row := range g.Rows {
+			if _, err := strconv.Atoi(row[j].Text); j < g.Keys && row[j].Text != "" && err != nil {
+				right[j] = false
+			}
+		}
+	}
+	return right
+}
+
 // heading is "Title (caption)", the caption alone, or "".
 func (g Grid) heading() string {
 	switch {
@@ -187,8 +194,8 @@ func (g Grid) markdown(w io.Writer) error {
 		b.WriteString(" " + esc(h) + " |")
 	}
 	b.WriteString("\n|")
-	for j := range g.Header {
-		if j < g.Keys {
+	for _, right := range g.rightAligned() {
+		if !right {
 			b.WriteString(":---|")
 		} else {
 			b.WriteString("---:|")
@@ -222,7 +229,11 @@ func (g Grid) latex(w io.Writer) error {
 	if head := g.heading(); head != "" {
 		b.WriteString("\\caption{" + latexText(head) + "}\n")
 	}
-	b.WriteString("\\begin{tabular}{" + strings.Repeat("l", g.Keys) + strings.Repeat("r", len(g.Header)-g.Keys) + "}\n\\toprule\n")
+	b.WriteString("\\begin{tabular}{")
+	for _, right := range g.rightAligned() {
+		b.WriteString(map[bool]string{false: "l", true: "r"}[right])
+	}
+	b.WriteString("}\n\\toprule\n")
 	heads := make([]string, len(g.Header))
 	for j, h := range g.Header {
 		heads[j] = latexText(h)

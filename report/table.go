@@ -146,24 +146,26 @@ func captionOf(groups [][]experiment.Run) string {
 
 // markBest sets Bold on the best mean of each round among the labels
 // (cells[i][k]: label i, round k), all of them on ties; nothing when the
-// direction is unknown or fewer than two labels have a value.
+// direction is unknown, fewer than two labels have a value or all values
+// are equal (the common starting point at round 0).
 func markBest(cells [][]Cell, better metricsPkg.Better) {
 	if better == metricsPkg.Unknown || len(cells) == 0 {
 		return
 	}
 	for k := range cells[0] {
-		best, count := math.NaN(), 0
+		best, count, equal := math.NaN(), 0, true
 		for i := range cells {
 			c := cells[i][k]
 			if c.N == 0 || math.IsNaN(c.Mean) {
 				continue
 			}
+			equal = equal && (count == 0 || c.Mean == best)
 			count++
 			if math.IsNaN(best) || (better == metricsPkg.Lower && c.Mean < best) || (better == metricsPkg.Higher && c.Mean > best) {
 				best = c.Mean
 			}
 		}
-		if count < 2 {
+		if count < 2 || equal {
 			continue
 		}
 		for i := range cells {
