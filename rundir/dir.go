@@ -181,7 +181,8 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	}
 	var prog *experiment.Progress
 	if d.opts.Progress != nil {
-		prog = experiment.NewProgress(d.opts.Progress, d.opts.Interactive, fn, len(planned), found)
+		prog = experiment.NewProgress(d.opts.Progress, d.opts.Interactive,
+			fmt.Sprintf("call %d: %s at %s", len(d.m.Calls), fn, where), len(planned), found)
 	}
 	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Progress: prog,
 		Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
