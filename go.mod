@@ -3,7 +3,9 @@ module github.com/fedlab/fedlab
 go 1.26.8
 
 require (
+	github.com/klauspost/compress v1.20.3
 	github.com/olekukonko/tablewriter v1.1.5
+	github.com/ulikunitz/xz v0.5.17
 	github.com/yuin/gopher-lua v1.1.2
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0

@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"fmt"
 
 	"github.com/fedlab/fedlab/core"
@@ -8,29 +10,29 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
+// centralizedParams are the centralized baseline's parameters.
+type centralizedParams struct {
+	Eta    sched.Schedule `param:"eta" min:"0" doc:"step size; 0 = backtracking on the Lipschitz constant"`
+	Method string         `param:"method" choices:"fista|pgd" doc:"fista (accelerated, restarted) or pgd (plain proximal gradient)"`
+}
+
+// localParams are the local baseline's parameters.
+type localParams struct {
+	Client int `param:"client" min:"0" doc:"index of the client (0-based)"`
+	clientStep
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "centralized",
-		Doc:  "non-federated baseline: one full-batch proximal-gradient (or FISTA) step on the pooled data per round",
-		Params: []registry.Param{
-			{Name: "eta", Type: registry.Sched, Default: 0.0, Min: registry.Bound(0),
-				Doc: "step size; 0 = backtracking on the Lipschitz constant"},
-			{Name: "method", Type: registry.String, Default: "fista", Choices: []string{"fista", "pgd"},
-				Doc: "fista (accelerated, restarted) or pgd (plain proximal gradient)"},
-		},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &Centralized{eta: a.Schedule("eta"), accelerated: a.String("method") == "fista"}, nil
-	})
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "local",
-		Doc:  "non-federated baseline: one client alone runs proximal SGD on its own data, no communication",
-		Params: []registry.Param{
-			{Name: "client", Type: registry.Int, Default: 0, Min: registry.Bound(0), Doc: "index of the client (0-based)"},
-			etaCParam,
-		},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &Local{client: a.Int("client"), etaC: a.Schedule("eta_c")}, nil
-	})
+	registry.Define(registry.Algorithm, "centralized",
+		"non-federated baseline: one full-batch proximal-gradient (or FISTA) step on the pooled data per round",
+		centralizedParams{Eta: sched.Constant(0), Method: "fista"},
+		func(p centralizedParams) (core.Algorithm, error) {
+			return &Centralized{eta: p.Eta, accelerated: p.Method == "fista"}, nil
+		})
+	registry.Define(registry.Algorithm, "local",
+		"non-federated baseline: one client alone runs proximal SGD on its own data, no communication",
+		localParams{clientStep: defaultClientStep},
+		func(p localParams) (core.Algorithm, error) { return &Local{client: p.Client, etaC: p.EtaC}, nil })
 }
 
 // Centralized runs proximal gradient descent or FISTA on the pooled training
@@ -116,7 +118,7 @@ func (a *Local) ClientUpdate(rd *core.Round, c *core.Client, _, _ *core.Message)
 	for range c.Steps {
 		c.Gradient(a.w, g)
 		rd.Mirror.Grad(y, a.w)
-		axpy(-a.c, g, y)
+		floats.AddScaled(y, -a.c, g)
 		rd.Mirror.Composite(a.w, y, a.c, rd.Psi)
 	}
 }

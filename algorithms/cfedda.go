@@ -1,59 +1,69 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"fmt"
 	"math"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/regularizers"
 )
 
+// cfeddaCommon are the parameters shared by C-FedDA and MC-FedDA.
+type cfeddaCommon struct {
+	baoMu
+	L float64 `param:"L,required" min:"0" doc:"anchor weight: γ_r = (L+μ)·α_r (paper weights) or γ_r·E = L (constant weights, as in the authors' code)"`
+	baoWeighting
+	Model string `param:"model" choices:"last|average" doc:"evaluated model: the last server iterate (as the paper's plots) or the weighted average Σα_r w̄_{r+1}/A_R (the algorithm's output)"`
+}
+
+// base returns the C-FedDA these parameters describe (without a ball).
+func (p cfeddaCommon) base() CFedDA {
+	return CFedDA{mu: p.Mu, L: p.L, paper: p.Weights == "paper", average: p.Model == "average"}
+}
+
+// cfeddaParams are C-FedDA's parameters.
+type cfeddaParams struct {
+	cfeddaCommon
+	Radius float64 `param:"radius" min:"0" doc:"radius ε of the ball R(w − w_0) ≤ ε in the regularizer's norm (ℓ1 or nuclear) around the start point; 0 = no ball"`
+}
+
+// mcfeddaParams are MC-FedDA's parameters.
+type mcfeddaParams struct {
+	cfeddaCommon
+	Lambda0     float64   `param:"lambda0" min:"0" doc:"λ_0 of the first stage; 0 = λ·2^(M−1) with λ the problem's (target) λ, so the last stage runs at λ"`
+	StageRounds []float64 `param:"stage_rounds" min:"1" doc:"rounds of stages 0 … M−2 (M = length + 1); the last stage runs until the run ends"`
+	Radius0     float64   `param:"radius0" min:"0" doc:"ball radius ε_0 of the first stage, ε_m = ε_0·λ_m/λ_0 (∝ λ_m); 0 = no ball"`
+	Restart     string    `param:"restart" choices:"average|last" doc:"start point of stage m+1: stage m's weighted-average output (Alg. 3) or its last server iterate (the authors' code)"`
+}
+
 func init() {
-	lParam := registry.Param{Name: "L", Type: registry.Float, Min: registry.Bound(0),
-		Doc: "anchor weight: γ_r = (L+μ)·α_r (paper weights) or γ_r·E = L (constant weights, as in the authors' code)"}
-	modelParam := registry.Param{Name: "model", Type: registry.String, Default: "last", Choices: []string{"last", "average"},
-		Doc: "evaluated model: the last server iterate (as the paper's plots) or the weighted average Σα_r w̄_{r+1}/A_R (the algorithm's output)"}
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "cfedda",
-		Doc:  "C-FedDA (Bao et al. 2022, Alg. 2): round-weighted federated dual averaging with an exact constrained prox around the start point",
-		Params: []registry.Param{baoMuParam, lParam, baoWeightsParam,
-			{Name: "radius", Type: registry.Float, Default: 0.0, Min: registry.Bound(0),
-				Doc: "radius ε of the ball R(w − w_0) ≤ ε in the regularizer's norm (ℓ1 or nuclear) around the start point; 0 = no ball"},
-			modelParam,
-		},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &CFedDA{mu: a.Float("mu"), L: a.Float("L"), paper: a.String("weights") == "paper",
-			radius: a.Float("radius"), average: a.String("model") == "average"}, nil
-	})
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "mcfedda",
-		Doc:  "MC-FedDA (Bao et al. 2022, Alg. 3): C-FedDA stages with λ_m = max(λ_0 2^−m, λ), radius ∝ λ_m, restarted at each stage's output",
-		Params: []registry.Param{baoMuParam, lParam, baoWeightsParam, modelParam,
-			{Name: "lambda0", Type: registry.Float, Default: 0.0, Min: registry.Bound(0),
-				Doc: "λ_0 of the first stage; 0 = λ·2^(M−1) with λ the problem's (target) λ, so the last stage runs at λ"},
-			{Name: "stage_rounds", Type: registry.Floats, Default: []float64{250, 250}, Min: registry.Bound(1),
-				Doc: "rounds of stages 0 … M−2 (M = length + 1); the last stage runs until the run ends"},
-			{Name: "radius0", Type: registry.Float, Default: 0.0, Min: registry.Bound(0),
-				Doc: "ball radius ε_0 of the first stage, ε_m = ε_0·λ_m/λ_0 (∝ λ_m); 0 = no ball"},
-			{Name: "restart", Type: registry.String, Default: "average", Choices: []string{"average", "last"},
-				Doc: "start point of stage m+1: stage m's weighted-average output (Alg. 3) or its last server iterate (the authors' code)"},
-		},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		var bounds []int
-		end := 0
-		for i, v := range a.Floats("stage_rounds") {
-			if v != math.Trunc(v) {
-				return nil, fmt.Errorf("parameter \"stage_rounds\": element %d = %g is not an integer", i+1, v)
+	common := cfeddaCommon{baoMu: defaultBaoMu, baoWeighting: defaultBaoWeighting, Model: "last"}
+	registry.Define(registry.Algorithm, "cfedda",
+		"C-FedDA (Bao et al. 2022, Alg. 2): round-weighted federated dual averaging with an exact constrained prox around the start point",
+		cfeddaParams{cfeddaCommon: common},
+		func(p cfeddaParams) (core.Algorithm, error) {
+			a := p.base()
+			a.radius = p.Radius
+			return &a, nil
+		})
+	registry.Define(registry.Algorithm, "mcfedda",
+		"MC-FedDA (Bao et al. 2022, Alg. 3): C-FedDA stages with λ_m = max(λ_0 2^−m, λ), radius ∝ λ_m, restarted at each stage's output",
+		mcfeddaParams{cfeddaCommon: common, StageRounds: []float64{250, 250}, Restart: "average"},
+		func(p mcfeddaParams) (core.Algorithm, error) {
+			var bounds []int
+			end := 0
+			for i, v := range p.StageRounds {
+				if v != math.Trunc(v) {
+					return nil, fmt.Errorf("parameter \"stage_rounds\": element %d = %g is not an integer", i+1, v)
+				}
+				end += int(v)
+				bounds = append(bounds, end)
 			}
-			end += int(v)
-			bounds = append(bounds, end)
-		}
-		base := CFedDA{mu: a.Float("mu"), L: a.Float("L"), paper: a.String("weights") == "paper",
-			average: a.String("model") == "average"}
-		return &MCFedDA{base: base, lambda0: a.Float("lambda0"), ends: bounds,
-			radius0: a.Float("radius0"), restartLast: a.String("restart") == "last"}, nil
-	})
+			return &MCFedDA{base: p.base(), lambda0: p.Lambda0, ends: bounds,
+				radius0: p.Radius0, restartLast: p.Restart == "last"}, nil
+		})
 }
 
 // CFedDA is C-FedDA (Algorithm 2 of Bao et al. 2022). Round r (counted from
@@ -65,7 +75,7 @@ func init() {
 //	CProx_r(z) = argmin_{R(w−w_0)≤ε} ⟨w, z − γ_r E w_0⟩ + c_r‖w‖²/2 + A_r E λ R(w)
 //	           = argmin_{R(w−w_0)≤ε} ½‖w − u‖² + (A_r E λ/c_r) R(w),
 //
-// solved exactly by regularizers.ConstrainedProx (ℓ1: bisection on the
+// solved exactly by core.ConstrainedProx (ℓ1: bisection on the
 // ball's multiplier over a per-coordinate piecewise-linear prox; nuclear:
 // on singular values). Clients start at the server iterate w̄_r and step
 //
@@ -90,7 +100,7 @@ type CFedDA struct {
 	lambda        float64 // > 0: overrides the penalty's λ (MC-FedDA stages)
 
 	w      baoWeights
-	cp     regularizers.ConstrainedProx
+	cp     core.ConstrainedProx
 	e      float64
 	r      int
 	w0     []float64 // stage start point: anchor and ball centre
@@ -117,7 +127,7 @@ func (a *CFedDA) Init(env *core.Env) error {
 		return fmt.Errorf("parameter \"L\" must be > 0")
 	}
 	if a.radius > 0 {
-		cp, ok := p.Penalty.Reg.(regularizers.ConstrainedProx)
+		cp, ok := p.Penalty.Reg.(core.ConstrainedProx)
 		if !ok {
 			return fmt.Errorf("radius > 0 needs a norm regularizer with a constrained prox (l1 or nuclear), the problem has %q", p.Penalty.Name)
 		}
@@ -184,7 +194,7 @@ func (a *CFedDA) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.Mess
 	b := down.Vecs[1]
 	for k := range c.Steps {
 		c.Gradient(w, grad)
-		axpy(a.alphaR, grad, acc)
+		floats.AddScaled(acc, a.alphaR, grad)
 		if k < c.Steps-1 {
 			for i := range v {
 				v[i] = b[i] + acc[i]
@@ -204,10 +214,10 @@ func (a *CFedDA) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message)
 	}
 	a.cprox(a.wbar, a.b, a.w0)
 	baoPropagateNaN(a.wbar, a.g)
-	axpy(a.alphaR, a.wbar, a.sum)
+	floats.AddScaled(a.sum, a.alphaR, a.wbar)
 	a.sumA += a.alphaR
 	a.r++
-	axpy(a.w.alpha(float64(a.r)), a.wbar, a.wt)
+	floats.AddScaled(a.wt, a.w.alpha(float64(a.r)), a.wbar)
 }
 
 // cprox writes CProx_r(v) for the round's constants into dst; v is the

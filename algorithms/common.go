@@ -4,20 +4,33 @@
 // Zaheer & Reddi, "Federated Composite Optimization", ICML 2021; see
 // docs/algorithms/ for the update equations and the choices made on the
 // paper's typos.
+//
+// Parameters are declared once, as tagged fields of a params struct per
+// algorithm (registry.Define); shared groups (step sizes, Adam
+// coefficients) are embedded structs.
 package algorithms
 
 import (
-	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/sched"
 )
 
-// Step-size parameters shared by the federated algorithms.
-var (
-	etaCParam = registry.Param{Name: "eta_c", Type: registry.Sched, Default: 0.01, Min: registry.Bound(0),
-		Doc: "client learning rate η_c (number, schedule or function of the round)"}
-	etaSParam = registry.Param{Name: "eta_s", Type: registry.Sched, Default: 1.0, Min: registry.Bound(0),
-		Doc: "server learning rate η_s (number, schedule or function of the round)"}
-)
+// clientStep is the client step-size schedule.
+type clientStep struct {
+	EtaC sched.Schedule `param:"eta_c" min:"0" doc:"client learning rate η_c (number, schedule or function of the round)"`
+}
+
+// stepSizes are the client and server step-size schedules shared by the
+// federated algorithms.
+type stepSizes struct {
+	clientStep
+	EtaS sched.Schedule `param:"eta_s" min:"0" doc:"server learning rate η_s (number, schedule or function of the round)"`
+}
+
+// defaultClientStep is η_c = 0.01.
+var defaultClientStep = clientStep{EtaC: sched.Constant(0.01)}
+
+// defaultStepSizes are η_c = 0.01 and η_s = 1.
+var defaultStepSizes = stepSizes{clientStep: defaultClientStep, EtaS: sched.Constant(1)}
 
 // rates holds a run's client and server step-size schedules and their
 // values in the current round (set by Broadcast on the coordinator, read by
@@ -27,26 +40,11 @@ type rates struct {
 	c, s       float64
 }
 
-func newRates(a registry.Args) rates {
-	return rates{etaC: a.Schedule("eta_c"), etaS: a.Schedule("eta_s")}
-}
+// rates returns the schedules as a run's rates.
+func (p stepSizes) rates() rates { return rates{etaC: p.EtaC, etaS: p.EtaS} }
 
 // at fixes the step sizes of round r.
 func (rt *rates) at(r int) {
 	rt.c = rt.etaC.At(r)
 	rt.s = rt.etaS.At(r)
-}
-
-// axpy computes y += a·x.
-func axpy(a float64, x, y []float64) {
-	for i, v := range x {
-		y[i] += a * v
-	}
-}
-
-// sub writes a − b into dst.
-func sub(dst, a, b []float64) {
-	for i := range dst {
-		dst[i] = a[i] - b[i]
-	}
 }

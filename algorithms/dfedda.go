@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"fmt"
 
 	"github.com/fedlab/fedlab/core"
@@ -15,13 +17,22 @@ import (
 // docs/algorithms/dfedda.md for the update equations and the fixes of the
 // paper's typos.
 
-// gossipTopologyParam is the communication graph of a decentralized algorithm.
-var gossipTopologyParam = registry.Param{Name: "topology", Type: registry.Component, Kind: registry.Topology, Default: "complete",
-	Doc: "communication graph: a fedlab.topology.* value or its name (\"chain\", ...); complete = exact averaging"}
+// gossipParams are the step sizes and the communication graph of a
+// decentralized algorithm.
+type gossipParams struct {
+	stepSizes
+	Topology topology.Topology `param:"topology" kind:"topology" default:"complete" doc:"communication graph: a fedlab.topology.* value or its name (\"chain\", ...); complete = exact averaging"`
+}
+
+var defaultGossipParams = gossipParams{stepSizes: defaultStepSizes}
+
+// dfeddaParams are DFedDA's and DFedDA-GT's parameters.
+type dfeddaParams struct {
+	gossipParams
+	Output string `param:"output" choices:"last|average" doc:"evaluated node model: the last round-start iterate w^m_{r,0} (the authors' code) or the time average of the round-start iterates (the theorems' ŵ^m)"`
+}
 
 func init() {
-	output := registry.Param{Name: "output", Type: registry.String, Default: "last", Choices: []string{"last", "average"},
-		Doc: "evaluated node model: the last round-start iterate w^m_{r,0} (the authors' code) or the time average of the round-start iterates (the theorems' ŵ^m)"}
 	for _, v := range []struct {
 		name, doc string
 		tracking  bool
@@ -30,15 +41,11 @@ func init() {
 		{"dfedda_gt", "DFedDA-GT (Liang et al. Alg. 1): decentralized dual averaging with gradient tracking; trackers are gossiped with the dual states", true},
 	} {
 		tracking := v.tracking
-		registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-			Name: v.name, Doc: v.doc, Params: []registry.Param{etaCParam, etaSParam, gossipTopologyParam, output},
-		}, func(a registry.Args) (core.Algorithm, error) {
-			net, err := newGossipNet(a)
-			if err != nil {
-				return nil, err
-			}
-			return &DFedDA{rates: newRates(a), gossipNet: net, Tracking: tracking, Average: a.String("output") == "average"}, nil
-		})
+		registry.Define(registry.Algorithm, v.name, v.doc,
+			dfeddaParams{gossipParams: defaultGossipParams, Output: "last"},
+			func(p dfeddaParams) (core.Algorithm, error) {
+				return &DFedDA{rates: p.rates(), gossipNet: gossipNet{top: p.Topology}, Tracking: tracking, Average: p.Output == "average"}, nil
+			})
 	}
 }
 
@@ -50,16 +57,6 @@ type gossipNet struct {
 	u         *topology.Matrix
 	dim       int
 	extraSent int64 // floats of an exchange outside the gossip rounds (tracker set-up, restarts), counted with the next round
-}
-
-// newGossipNet reads the topology parameter (the matrix is built in init,
-// when M is known).
-func newGossipNet(a registry.Args) (gossipNet, error) {
-	v, err := a.Component("topology")
-	if err != nil {
-		return gossipNet{}, err
-	}
-	return gossipNet{top: v.(topology.Topology)}, nil
 }
 
 // init builds the gossip matrix for the problem's clients. Decentralized
@@ -204,10 +201,10 @@ func (a *DFedDA) ClientUpdate(rd *core.Round, c *core.Client, _, up *core.Messag
 		rd.Mirror.Composite(w, z, eta, rd.Psi)
 		c.Gradient(w, g)
 		if a.Tracking {
-			axpy(1, a.track[m], g)
-			axpy(1, g, acc)
+			floats.AddScaled(g, 1, a.track[m])
+			floats.AddScaled(acc, 1, g)
 		}
-		axpy(-a.c, g, z)
+		floats.AddScaled(z, -a.c, g)
 		eta += a.c
 	}
 	msg := up.Vecs[0]
@@ -229,7 +226,7 @@ func (a *DFedDA) Aggregate(rd *core.Round, _ *core.Message, ups []*core.Message)
 	if a.Average {
 		for m := range a.z {
 			a.mirror.Composite(a.scratch, a.z[m], a.elapsed[m], a.psi)
-			axpy(1, a.scratch, a.sum[m])
+			floats.AddScaled(a.sum[m], 1, a.scratch)
 		}
 		a.rounds++
 	}
@@ -284,6 +281,6 @@ func meanOfNodes(n core.Nodes, dst, scratch []float64) {
 	M := n.Nodes()
 	for m := range M {
 		n.NodeModel(m, scratch)
-		axpy(1/float64(M), scratch, dst)
+		floats.AddScaled(dst, 1/float64(M), scratch)
 	}
 }

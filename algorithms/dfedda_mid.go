@@ -1,22 +1,18 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 )
 
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "dfedmid",
-		Doc:    "DFedMiD (Liang et al.'s baseline): decentralized FedMiD, nodes gossip their mirror-prox updates",
-		Params: []registry.Param{etaCParam, etaSParam, gossipTopologyParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		net, err := newGossipNet(a)
-		if err != nil {
-			return nil, err
-		}
-		return &DFedMiD{rates: newRates(a), gossipNet: net}, nil
-	})
+	registry.Define(registry.Algorithm, "dfedmid",
+		"DFedMiD (Liang et al.'s baseline): decentralized FedMiD, nodes gossip their mirror-prox updates",
+		defaultGossipParams, func(p gossipParams) (core.Algorithm, error) {
+			return &DFedMiD{rates: p.rates(), gossipNet: gossipNet{top: p.Topology}}, nil
+		})
 }
 
 // DFedMiD is decentralized Federated Mirror Descent, the baseline of Liang,
@@ -70,7 +66,7 @@ func (a *DFedMiD) ClientUpdate(rd *core.Round, c *core.Client, _, up *core.Messa
 	for range c.Steps {
 		c.Gradient(w, g)
 		h.Grad(y, w)
-		axpy(-a.c, g, y)
+		floats.AddScaled(y, -a.c, g)
 		h.Composite(w, y, a.c, rd.Psi)
 	}
 	h.Grad(y, w)

@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"fmt"
 	"math"
 	"slices"
@@ -9,37 +11,26 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// refeddaParams are the parameters of ReFedDA-GT and Multistep ReFedDA-GT.
+type refeddaParams struct {
+	gossipParams
+	Q           float64 `param:"Q,required" min:"0" doc:"initial squared radius Q_0 of the ball ‖w − centre‖_q ≤ √Q (the theory needs ‖w_0 − w*‖₁² ≤ Q_0); +Inf: no ball"`
+	StageRounds int     `param:"stage_rounds" min:"0" doc:"rounds R_n per stage; after each, the centre becomes the stage's sparse output, Q halves and the duals and trackers restart at 0 (0 = a single stage)"`
+	Sparsity    int     `param:"sparsity" min:"0" doc:"s of Sparse(·; s): a stage's output keeps its s largest regularized weights (0 = keep all)"`
+	Restart     string  `param:"restart" choices:"last|average" doc:"a stage's output before Sparse: node average of the last iterates (the authors' code) or of the time-averaged round-start iterates (Alg. 2's w̄)"`
+}
+
 func init() {
-	params := func(stages int) []registry.Param {
-		return []registry.Param{etaCParam, etaSParam, gossipTopologyParam,
-			{Name: "Q", Type: registry.Float, Min: registry.Bound(0),
-				Doc: "initial squared radius Q_0 of the ball ‖w − centre‖_q ≤ √Q (the theory needs ‖w_0 − w*‖₁² ≤ Q_0); +Inf: no ball"},
-			{Name: "stage_rounds", Type: registry.Int, Default: stages, Min: registry.Bound(0),
-				Doc: "rounds R_n per stage; after each, the centre becomes the stage's sparse output, Q halves and the duals and trackers restart at 0 (0 = a single stage)"},
-			{Name: "sparsity", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "s of Sparse(·; s): a stage's output keeps its s largest regularized weights (0 = keep all)"},
-			{Name: "restart", Type: registry.String, Default: "last", Choices: []string{"last", "average"},
-				Doc: "a stage's output before Sparse: node average of the last iterates (the authors' code) or of the time-averaged round-start iterates (Alg. 2's w̄)"},
-		}
+	build := func(p refeddaParams) (core.Algorithm, error) {
+		return &ReFedDA{rates: p.rates(), gossipNet: gossipNet{top: p.Topology}, Q0: p.Q, StageRounds: p.StageRounds,
+			Sparsity: p.Sparsity, RestartAverage: p.Restart == "average"}, nil
 	}
-	build := func(a registry.Args) (core.Algorithm, error) {
-		net, err := newGossipNet(a)
-		if err != nil {
-			return nil, err
-		}
-		return &ReFedDA{rates: newRates(a), gossipNet: net, Q0: a.Float("Q"), StageRounds: a.Int("stage_rounds"),
-			Sparsity: a.Int("sparsity"), RestartAverage: a.String("restart") == "average"}, nil
-	}
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "refedda_gt",
-		Doc:    "ReFedDA-GT (Liang et al. Alg. 2): restricted dual averaging in a q-norm ball around a centre, with gradient tracking, over a topology",
-		Params: params(0),
-	}, build)
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "mrefedda_gt",
-		Doc:    "Multistep ReFedDA-GT (Liang et al. Alg. 3): ReFedDA-GT stages, each recentred at the previous sparse output with Q halved",
-		Params: params(2000),
-	}, build)
+	registry.Define(registry.Algorithm, "refedda_gt",
+		"ReFedDA-GT (Liang et al. Alg. 2): restricted dual averaging in a q-norm ball around a centre, with gradient tracking, over a topology",
+		refeddaParams{gossipParams: defaultGossipParams, Restart: "last"}, build)
+	registry.Define(registry.Algorithm, "mrefedda_gt",
+		"Multistep ReFedDA-GT (Liang et al. Alg. 3): ReFedDA-GT stages, each recentred at the previous sparse output with Q halved",
+		refeddaParams{gossipParams: defaultGossipParams, StageRounds: 2000, Restart: "last"}, build)
 }
 
 // restrictedMirror is a mirror map with a closed-form restricted prox, eq. (3)
@@ -155,9 +146,9 @@ func (a *ReFedDA) ClientUpdate(_ *core.Round, c *core.Client, _, up *core.Messag
 	for range c.Steps {
 		a.ball.Ball(w, a.centre, z, a.radius)
 		c.Gradient(w, g)
-		axpy(1, a.track[m], g)
-		axpy(1, g, acc)
-		axpy(-a.c, g, z)
+		floats.AddScaled(g, 1, a.track[m])
+		floats.AddScaled(acc, 1, g)
+		floats.AddScaled(z, -a.c, g)
 	}
 	msg, delta := up.Vecs[0], up.Vecs[1]
 	for i, v := range z {
@@ -172,7 +163,7 @@ func (a *ReFedDA) Aggregate(rd *core.Round, _ *core.Message, ups []*core.Message
 	if a.RestartAverage {
 		for m := range a.z {
 			a.ball.Ball(a.scratch, a.centre, a.z[m], a.radius)
-			axpy(1, a.scratch, a.sum[m])
+			floats.AddScaled(a.sum[m], 1, a.scratch)
 		}
 	}
 	a.stageLen++
@@ -203,11 +194,11 @@ func (a *ReFedDA) restart() {
 	M := len(a.z)
 	for m := range M {
 		if a.RestartAverage {
-			axpy(1/(float64(M)*float64(a.stageLen)), a.sum[m], out)
+			floats.AddScaled(out, 1/(float64(M)*float64(a.stageLen)), a.sum[m])
 			clear(a.sum[m])
 		} else {
 			a.NodeModel(m, a.scratch)
-			axpy(1/float64(M), a.scratch, out)
+			floats.AddScaled(out, 1/float64(M), a.scratch)
 		}
 	}
 	a.sparsify(out)

@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"fmt"
 	"math"
 
@@ -11,28 +13,38 @@ import (
 // Parameters shared by Fast-FedDA, C-FedDA and MC-FedDA (Bao, Crawshaw, Luo
 // & Liu, "Fast Composite Optimization and Statistical Recovery in Federated
 // Learning", ICML 2022).
+
+// baoMu is the strong convexity weight shared by Fast-FedDA, C-FedDA and
+// MC-FedDA (Bao et al. 2022).
+type baoMu struct {
+	Mu float64 `param:"mu" min:"0" doc:"strong convexity weight μ of the dual-averaging regularizer (a tuned constant; 0.1 in the paper's synthetic runs)"`
+}
+
+// baoWeighting chooses the dual-averaging weights of the same algorithms.
+type baoWeighting struct {
+	Weights string `param:"weights" choices:"paper|constant" doc:"paper: α = index+1 and the anchor weight γ grows with α (the theorems); constant: α ≡ 1 and a constant anchor L (the authors' code)"`
+}
+
 var (
-	baoMuParam = registry.Param{Name: "mu", Type: registry.Float, Default: 0.1, Min: registry.Bound(0),
-		Doc: "strong convexity weight μ of the dual-averaging regularizer (a tuned constant; 0.1 in the paper's synthetic runs)"}
-	baoWeightsParam = registry.Param{Name: "weights", Type: registry.String, Default: "paper", Choices: []string{"paper", "constant"},
-		Doc: "paper: α = index+1 and the anchor weight γ grows with α (the theorems); constant: α ≡ 1 and a constant anchor L (the authors' code)"}
+	defaultBaoMu        = baoMu{Mu: 0.1}
+	defaultBaoWeighting = baoWeighting{Weights: "paper"}
 )
 
+// fastFedDAParams are Fast-FedDA's parameters.
+type fastFedDAParams struct {
+	baoMu
+	L float64 `param:"L,required" min:"0" doc:"anchor weight: γ_t = L·α_t (paper weights) or γ_t = L (constant weights); the smoothness constant in the theory"`
+	baoWeighting
+	Rho float64 `param:"rho" min:"0" doc:"radius ρ of the domain W = {‖w‖₂ ≤ ρ} (whole model); 0 = no ball (W = R^d)"`
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "fastfedda",
-		Doc:  "Fast-FedDA (Bao et al. 2022, Alg. 1): strongly convex federated dual averaging; clients send weighted gradient and iterate sums",
-		Params: []registry.Param{
-			baoMuParam,
-			{Name: "L", Type: registry.Float, Min: registry.Bound(0),
-				Doc: "anchor weight: γ_t = L·α_t (paper weights) or γ_t = L (constant weights); the smoothness constant in the theory"},
-			baoWeightsParam,
-			{Name: "rho", Type: registry.Float, Default: 0.0, Min: registry.Bound(0),
-				Doc: "radius ρ of the domain W = {‖w‖₂ ≤ ρ} (whole model); 0 = no ball (W = R^d)"},
-		},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FastFedDA{mu: a.Float("mu"), L: a.Float("L"), paper: a.String("weights") == "paper", rho: a.Float("rho")}, nil
-	})
+	registry.Define(registry.Algorithm, "fastfedda",
+		"Fast-FedDA (Bao et al. 2022, Alg. 1): strongly convex federated dual averaging; clients send weighted gradient and iterate sums",
+		fastFedDAParams{baoMu: defaultBaoMu, baoWeighting: defaultBaoWeighting},
+		func(p fastFedDAParams) (core.Algorithm, error) {
+			return &FastFedDA{mu: p.Mu, L: p.L, paper: p.Weights == "paper", rho: p.Rho}, nil
+		})
 }
 
 // baoWeights are the dual-averaging weights of the paper: α_i = i+1 with
@@ -142,14 +154,14 @@ func (a *FastFedDA) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.M
 	} else {
 		a.prox(w, g, down.Vecs[1], t-1, a.psiSrv)
 		copy(wt, down.Vecs[1])
-		axpy(a.w.alpha(t), w, wt)
+		floats.AddScaled(wt, a.w.alpha(t), w)
 	}
 	for k := range c.Steps {
 		c.Gradient(w, grad)
-		axpy(a.w.alpha(t), grad, g)
+		floats.AddScaled(g, a.w.alpha(t), grad)
 		if k < c.Steps-1 {
 			a.prox(w, g, wt, t, a.psi)
-			axpy(a.w.alpha(t+1), w, wt)
+			floats.AddScaled(wt, a.w.alpha(t+1), w)
 		}
 		t++
 	}

@@ -1,25 +1,32 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 )
 
+// serverParams are the step sizes and the server optimizer of the
+// FedAvg-style algorithms.
+type serverParams struct {
+	stepSizes
+	Server core.ServerOptimizer `param:"server" kind:"optimizer" default:"sgd" doc:"server optimizer (fedlab.opt.*) applied to the averaged update, its step scaled by η_s: sgd (default, lr 1: plain FedAvg), momentum (FedAvgM), adam, yogi, adagrad (FedAdam, FedYogi, FedAdagrad)"`
+}
+
+var defaultServerParams = serverParams{stepSizes: defaultStepSizes}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "fedavg",
-		Doc:    "FedAvg with a server learning rate: local SGD, server step w += η_s·mean(w_K − w_r); ignores ψ",
-		Params: []registry.Param{etaCParam, etaSParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedAvg{rates: newRates(a)}, nil
-	})
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "fedavg_subgrad",
-		Doc:    "FedAvg(∂): local SGD step then a subgradient step w −= η_c·λ·sign(w) for ψ; no prox anywhere",
-		Params: []registry.Param{etaCParam, etaSParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedAvg{rates: newRates(a), Subgradient: true}, nil
-	})
+	registry.Define(registry.Algorithm, "fedavg",
+		"FedAvg with a server optimizer: local SGD, server step on Δ = mean(w_K − w_r), w += η_s·Δ with the default sgd; ignores ψ",
+		defaultServerParams, func(p serverParams) (core.Algorithm, error) {
+			return &FedAvg{rates: p.rates(), Server: p.Server}, nil
+		})
+	registry.Define(registry.Algorithm, "fedavg_subgrad",
+		"FedAvg(∂): local SGD step then a subgradient step w −= η_c·λ·sign(w) for ψ; no prox anywhere",
+		defaultServerParams, func(p serverParams) (core.Algorithm, error) {
+			return &FedAvg{rates: p.rates(), Server: p.Server, Subgradient: true}, nil
+		})
 }
 
 // FedAvg is federated averaging with client and server learning rates
@@ -27,15 +34,22 @@ func init() {
 // is the paper's FedAvg(∂): after each SGD step the client takes the step
 // w ← w − η_c·∂ψ(w), with the subgradient evaluated at the post-gradient
 // point and sign(0) = 0, as the authors' code does.
+//
+// The server step hands Δ_r to the server optimizer, which takes the step
+// η_s·u(Δ_r): with sgd{lr = 1} it is the paper's w_{r+1} = w_r + η_s·Δ_r;
+// with adam it is FedAdam (Reddi et al. 2021), with momentum FedAvgM.
 type FedAvg struct {
 	rates
+	Server      core.ServerOptimizer
 	Subgradient bool
 	w           []float64
+	step        core.ServerStepper
 }
 
-// Init copies the initial model.
+// Init copies the initial model and starts the server optimizer.
 func (a *FedAvg) Init(env *core.Env) error {
 	a.w = append([]float64(nil), env.W0...)
+	a.step = a.Server.Start(len(a.w))
 	return nil
 }
 
@@ -56,18 +70,18 @@ func (a *FedAvg) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mes
 	copy(w, down.Vecs[0])
 	for range c.Steps {
 		c.Gradient(w, g)
-		axpy(-a.c, g, w)
+		floats.AddScaled(w, -a.c, g)
 		if a.Subgradient {
 			rd.Psi.Subgradient(g, w)
-			axpy(-a.c, g, w)
+			floats.AddScaled(w, -a.c, g)
 		}
 	}
-	sub(up.Vecs[0], w, down.Vecs[0])
+	floats.SubTo(up.Vecs[0], w, down.Vecs[0])
 }
 
-// Aggregate applies w_{r+1} = w_r + η_s·Δ_r.
-func (a *FedAvg) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Message) {
-	axpy(a.s, mean.Vecs[0], a.w)
+// Aggregate takes the server optimizer's step on Δ_r (w_{r+1} = w_r + η_s·Δ_r for sgd).
+func (a *FedAvg) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message) {
+	a.step.Step(a.w, mean.Vecs[0], a.s)
 }
 
 // Model is the server model.

@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"math"
 
 	"github.com/fedlab/fedlab/core"
@@ -8,20 +10,20 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
+// fedavgDecayParams are FedAvg-GD/SGD's parameters.
+type fedavgDecayParams struct {
+	clientStep
+	Power  float64 `param:"power" min:"0" doc:"decay exponent over the global local-step count (0.5: the paper's 4/√(Qr + q + 1); 0: constant, FedAvg-GD)"`
+	Offset float64 `param:"offset" min:"0" doc:"added to the step count K·r + q; offset + K·r > 0 is needed when power > 0"`
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "fedavg_decay",
-		Doc:  "FedAvg-GD/SGD of the FedPD paper (Alg. 1): local steps η_c/(offset + K·r + q)^power, the server averages models",
-		Params: []registry.Param{
-			etaCParam,
-			{Name: "power", Type: registry.Float, Default: 0.5, Min: registry.Bound(0),
-				Doc: "decay exponent over the global local-step count (0.5: the paper's 4/√(Qr + q + 1); 0: constant, FedAvg-GD)"},
-			{Name: "offset", Type: registry.Float, Default: 1.0, Min: registry.Bound(0),
-				Doc: "added to the step count K·r + q; offset + K·r > 0 is needed when power > 0"},
-		},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedAvgDecay{etaC: a.Schedule("eta_c"), power: a.Float("power"), offset: a.Float("offset")}, nil
-	})
+	registry.Define(registry.Algorithm, "fedavg_decay",
+		"FedAvg-GD/SGD of the FedPD paper (Alg. 1): local steps η_c/(offset + K·r + q)^power, the server averages models",
+		fedavgDecayParams{clientStep: defaultClientStep, Power: 0.5, Offset: 1},
+		func(p fedavgDecayParams) (core.Algorithm, error) {
+			return &FedAvgDecay{etaC: p.EtaC, power: p.Power, offset: p.Offset}, nil
+		})
 }
 
 // FedAvgDecay is FedAvg as the FedPD paper analyses it (Alg. 1, after Local
@@ -70,7 +72,7 @@ func (a *FedAvgDecay) ClientUpdate(rd *core.Round, c *core.Client, down, up *cor
 			step /= math.Pow(t0+float64(q), a.power)
 		}
 		c.Gradient(x, g)
-		axpy(-step, g, x)
+		floats.AddScaled(x, -step, g)
 	}
 }
 

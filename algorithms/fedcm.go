@@ -1,20 +1,23 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 )
 
+// fedcmParams are FedCM's parameters.
+type fedcmParams struct {
+	stepSizes
+	Alpha float64 `param:"alpha" min:"0" max:"1" doc:"weight α of the fresh gradient (FedCM's convention; the FedDA paper's \"α 0.9\" is 1 − α in Adam's convention)"`
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "fedcm",
-		Doc:  "FedCM (Xu et al. 2021): local steps along α·g + (1−α)·Δ with Δ the last round's average update direction; ignores ψ",
-		Params: []registry.Param{etaCParam, etaSParam,
-			{Name: "alpha", Type: registry.Float, Default: 0.1, Min: registry.Bound(0), Max: registry.Bound(1),
-				Doc: "weight α of the fresh gradient (FedCM's convention; the FedDA paper's \"α 0.9\" is 1 − α in Adam's convention)"}},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedCM{rates: newRates(a), alpha: a.Float("alpha")}, nil
-	})
+	registry.Define(registry.Algorithm, "fedcm",
+		"FedCM (Xu et al. 2021): local steps along α·g + (1−α)·Δ with Δ the last round's average update direction; ignores ψ",
+		fedcmParams{stepSizes: defaultStepSizes, Alpha: 0.1},
+		func(p fedcmParams) (core.Algorithm, error) { return &FedCM{rates: p.rates(), alpha: p.Alpha}, nil })
 }
 
 // FedCM is federated averaging with client-level momentum, after Xu, Wang,
@@ -68,7 +71,7 @@ func (a *FedCM) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.Messa
 			x[i] -= a.c * (a.alpha*g[i] + (1-a.alpha)*dir[i])
 		}
 	}
-	sub(up.Vecs[0], x, down.Vecs[0])
+	floats.SubTo(up.Vecs[0], x, down.Vecs[0])
 	up.Scalars[0] = float64(c.Steps)
 }
 
@@ -80,7 +83,7 @@ func (a *FedCM) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message) 
 			a.dir[i] = -v / (a.c * steps)
 		}
 	}
-	axpy(a.s, u, a.x)
+	floats.AddScaled(a.x, a.s, u)
 }
 
 // Model is the server model.

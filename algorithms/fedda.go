@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"fmt"
 	"math"
 
@@ -9,116 +11,123 @@ import (
 	"github.com/fedlab/fedlab/schedules"
 )
 
-// Gradient-estimator rules U of the FedDA paper.
+// estimator is a gradient-estimator rule U of the FedDA paper, chosen when
+// the algorithm is built.
+type estimator int
+
 const (
 	// estimatorMVR is eq. 5 (STORM / momentum-based variance reduction).
-	estimatorMVR = "mvr"
+	estimatorMVR estimator = iota
 	// estimatorMomentum is eq. 6 (an exponential moving average of gradients).
-	estimatorMomentum = "momentum"
+	estimatorMomentum
 	// estimatorSGD is the plain stochastic gradient.
-	estimatorSGD = "sgd"
+	estimatorSGD
 )
 
-// EMA conventions for β (the H state) and α (the momentum estimator).
-const (
-	// conventionAdam: the coefficient weights the OLD state,
-	// μ ← βμ + (1−β)·new and ν ← αν + (1−α)g (as in Adam, eq. 4).
-	conventionAdam = "adam"
-	// conventionPaper: as printed in eqs. 6–8, the coefficient weights the
-	// NEW term, μ ← β·new + (1−β)μ and ν ← αg + (1−α)ν.
-	conventionPaper = "paper"
-)
+// estimatorNames are the parameter values of the estimators.
+var estimatorNames = map[string]estimator{"mvr": estimatorMVR, "momentum": estimatorMomentum, "sgd": estimatorSGD}
 
 // feddaVariant is a named instantiation FedDA-i-j of the paper (Sec. 8):
 // i picks the estimator (1 = MVR, 2 = momentum), j the adaptive matrix
 // (1 = diagonal eq. 7, 2 = scalar eq. 8). Defaults are the paper's CIFAR-10
 // hyper-parameters.
 type feddaVariant struct {
-	name, doc          string
-	estimator, precond string
-	lr, w, power       float64
-	c, alpha           float64
+	name, doc string
+	estimator estimator
+	precond   precondRule
+	rate      stepRule
+	c, alpha  float64
 }
 
 var feddaVariants = []feddaVariant{
-	{"fedda_mvr", "FedDA-MVR = FedDA-1-1: MVR estimator, diagonal adaptive matrix from the averaged dual state (eq. 5 + eq. 7)",
-		estimatorMVR, precondDiag, 0.02, 1e5, 1.0 / 3, 1e6, 0},
-	{"fedda_1_2", "FedDA-1-2: MVR estimator, scalar norm-based adaptive matrix (eq. 5 + eq. 8)",
-		estimatorMVR, precondNorm, 1, 5000, 1.0 / 3, 100, 0},
-	{"fedda_2_1", "FedDA-2-1: momentum estimator, diagonal adaptive matrix (eq. 6 + eq. 7)",
-		estimatorMomentum, precondDiag, 0.001, 0, 0, 0, 0.9},
-	{"fedda_2_2", "FedDA-2-2: momentum estimator, scalar norm-based adaptive matrix (eq. 6 + eq. 8)",
-		estimatorMomentum, precondNorm, 0.01, 0, 0, 0, 0.9},
+	{name: "fedda_mvr", doc: "FedDA-MVR = FedDA-1-1: MVR estimator, diagonal adaptive matrix from the averaged dual state (eq. 5 + eq. 7)",
+		estimator: estimatorMVR, precond: precondDiag, rate: stepRule{LR: 0.02, W: 1e5, Power: 1.0 / 3}, c: 1e6},
+	{name: "fedda_1_2", doc: "FedDA-1-2: MVR estimator, scalar norm-based adaptive matrix (eq. 5 + eq. 8)",
+		estimator: estimatorMVR, precond: precondNorm, rate: stepRule{LR: 1, W: 5000, Power: 1.0 / 3}, c: 100},
+	{name: "fedda_2_1", doc: "FedDA-2-1: momentum estimator, diagonal adaptive matrix (eq. 6 + eq. 7)",
+		estimator: estimatorMomentum, precond: precondDiag, rate: stepRule{LR: 0.001}, alpha: 0.9},
+	{name: "fedda_2_2", doc: "FedDA-2-2: momentum estimator, scalar norm-based adaptive matrix (eq. 6 + eq. 8)",
+		estimator: estimatorMomentum, precond: precondNorm, rate: stepRule{LR: 0.01}, alpha: 0.9},
+}
+
+// momentumWeight is the coefficient of the momentum estimator.
+type momentumWeight struct {
+	Alpha float64 `param:"alpha" min:"0" max:"1" doc:"momentum coefficient α of eq. 6 (see convention)"`
+}
+
+// feddaCommon are the parameters of every FedDA instance.
+type feddaCommon struct {
+	Beta           float64 `param:"beta" min:"0" max:"1" doc:"EMA coefficient β of the adaptive-matrix state μ (see convention)"`
+	Eps            float64 `param:"eps" min:"0" doc:"ε of H = Diag(√μ + ε) or (μ + ε)I, > 0 (the paper's \"τ\"); H₀ = εI"`
+	MirrorScale    float64 `param:"mirror_scale" min:"0" doc:"λ of the mirror map ½λ⁻¹(x − x_τ)ᵀH(x − x_τ), > 0 (unreported in the paper; 1)"`
+	Convention     string  `param:"convention" choices:"adam|paper" doc:"adam: β and α weight the old state (μ ← βμ + (1−β)new); paper: they weight the new term, as eqs. 6–8 are printed"`
+	BiasCorrection bool    `param:"bias_correction" doc:"divide μ by 1 − (old-state weight)^rounds as Adam does (the paper has none)"`
+	initBatch
+}
+
+var defaultFedDACommon = feddaCommon{Beta: 0.999, Eps: 0.01, MirrorScale: 1, Convention: "adam"}
+
+// feddaParams are the parameters of the generic fedda: the estimator, the
+// H rule and every coefficient.
+type feddaParams struct {
+	Estimator string `param:"estimator" choices:"mvr|momentum|sgd" doc:"gradient estimator U: mvr (eq. 5, two gradients on one minibatch), momentum (eq. 6) or sgd"`
+	Precond   string `param:"precond" choices:"diag|norm|identity" doc:"adaptive matrix V: diag (eq. 7), norm (eq. 8) or identity (H = I)"`
+	stepRule
+	mvrWeight
+	momentumWeight
+	feddaCommon
+}
+
+// feddaMVRParams are the parameters of a named variant with the MVR estimator.
+type feddaMVRParams struct {
+	stepRule
+	mvrWeight
+	feddaCommon
+}
+
+// feddaMomentumParams are the parameters of a named variant with the momentum estimator.
+type feddaMomentumParams struct {
+	stepRule
+	momentumWeight
+	feddaCommon
 }
 
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "fedda",
-		Doc:  "FedDA framework: restarted dual averaging with a server-side adaptive matrix H frozen during local steps; estimator and H rule as parameters",
-		Params: feddaParams(feddaVariant{estimator: estimatorMVR, precond: precondDiag,
-			lr: 0.02, w: 1e5, power: 1.0 / 3, c: 1e6, alpha: 0.9}, true),
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return newFedDA(a, a.String("estimator"), a.String("precond"))
-	})
+	registry.Define(registry.Algorithm, "fedda",
+		"FedDA framework: restarted dual averaging with a server-side adaptive matrix H frozen during local steps; estimator and H rule as parameters",
+		feddaParams{Estimator: "mvr", Precond: "diag", stepRule: stepRule{LR: 0.02, W: 1e5, Power: 1.0 / 3},
+			mvrWeight: mvrWeight{C: 1e6}, momentumWeight: momentumWeight{Alpha: 0.9}, feddaCommon: defaultFedDACommon},
+		func(p feddaParams) (core.Algorithm, error) {
+			return newFedDA(estimatorNames[p.Estimator], precondNames[p.Precond], p.stepRule, p.C, p.Alpha, p.feddaCommon)
+		})
 	for _, v := range feddaVariants {
-		registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-			Name: v.name, Doc: v.doc, Params: feddaParams(v, false),
-		}, func(a registry.Args) (core.Algorithm, error) { return newFedDA(a, v.estimator, v.precond) })
+		switch v.estimator {
+		case estimatorMVR:
+			registry.Define(registry.Algorithm, v.name, v.doc,
+				feddaMVRParams{stepRule: v.rate, mvrWeight: mvrWeight{C: v.c}, feddaCommon: defaultFedDACommon},
+				func(p feddaMVRParams) (core.Algorithm, error) {
+					return newFedDA(v.estimator, v.precond, p.stepRule, p.C, 0, p.feddaCommon)
+				})
+		case estimatorMomentum:
+			registry.Define(registry.Algorithm, v.name, v.doc,
+				feddaMomentumParams{stepRule: v.rate, momentumWeight: momentumWeight{Alpha: v.alpha}, feddaCommon: defaultFedDACommon},
+				func(p feddaMomentumParams) (core.Algorithm, error) {
+					return newFedDA(v.estimator, v.precond, p.stepRule, 0, p.Alpha, p.feddaCommon)
+				})
+		}
 	}
 }
 
-// feddaParams declares FedDA's parameters with v's defaults. The generic
-// algorithm also takes the estimator and the H rule and every coefficient;
-// a named variant takes only the coefficients its estimator uses.
-func feddaParams(v feddaVariant, generic bool) []registry.Param {
-	var ps []registry.Param
-	if generic {
-		ps = append(ps,
-			registry.Param{Name: "estimator", Type: registry.String, Default: v.estimator,
-				Choices: []string{estimatorMVR, estimatorMomentum, estimatorSGD},
-				Doc:     "gradient estimator U: mvr (eq. 5, two gradients on one minibatch), momentum (eq. 6) or sgd"},
-			registry.Param{Name: "precond", Type: registry.String, Default: v.precond,
-				Choices: []string{precondDiag, precondNorm, precondIdentity},
-				Doc:     "adaptive matrix V: diag (eq. 7), norm (eq. 8) or identity (H = I)"})
-	}
-	ps = append(ps, rateParams(v.lr, v.w, v.power)...)
-	if generic || v.estimator == estimatorMVR {
-		ps = append(ps, cParam(v.c))
-	}
-	if generic || v.estimator == estimatorMomentum {
-		ps = append(ps, registry.Param{Name: "alpha", Type: registry.Float, Default: v.alpha, Min: registry.Bound(0), Max: registry.Bound(1),
-			Doc: "momentum coefficient α of eq. 6 (see convention)"})
-	}
-	return append(ps,
-		registry.Param{Name: "beta", Type: registry.Float, Default: 0.999, Min: registry.Bound(0), Max: registry.Bound(1),
-			Doc: "EMA coefficient β of the adaptive-matrix state μ (see convention)"},
-		registry.Param{Name: "eps", Type: registry.Float, Default: 0.01, Min: registry.Bound(0),
-			Doc: "ε of H = Diag(√μ + ε) or (μ + ε)I, > 0 (the paper's \"τ\"); H₀ = εI"},
-		registry.Param{Name: "mirror_scale", Type: registry.Float, Default: 1.0, Min: registry.Bound(0),
-			Doc: "λ of the mirror map ½λ⁻¹(x − x_τ)ᵀH(x − x_τ), > 0 (unreported in the paper; 1)"},
-		registry.Param{Name: "convention", Type: registry.String, Default: conventionAdam, Choices: []string{conventionAdam, conventionPaper},
-			Doc: "adam: β and α weight the old state (μ ← βμ + (1−β)new); paper: they weight the new term, as eqs. 6–8 are printed"},
-		registry.Param{Name: "bias_correction", Type: registry.Bool, Default: false,
-			Doc: "divide μ by 1 − (old-state weight)^rounds as Adam does (the paper has none)"},
-		initBatchParam)
-}
-
-// newFedDA builds FedDA with the given estimator and H rule from a.
-func newFedDA(a registry.Args, estimator, precond string) (*FedDA, error) {
-	rate, err := rateFrom(a)
+// newFedDA builds FedDA with the given estimator, H rule and coefficients.
+func newFedDA(est estimator, precond precondRule, rule stepRule, c, alpha float64, p feddaCommon) (*FedDA, error) {
+	rate, err := rule.poly()
 	if err != nil {
 		return nil, err
 	}
-	f := &FedDA{Estimator: estimator, Precond: precond, rate: rate,
-		muKeep: a.Float("beta"), eps: a.Float("eps"), lambda: a.Float("mirror_scale"),
-		biasCorrection: a.Bool("bias_correction"), initBatch: a.Int("init_batch")}
-	if a.Has("c") {
-		f.c = a.Float("c")
-	}
-	if a.Has("alpha") {
-		f.nuKeep = a.Float("alpha")
-	}
-	if a.String("convention") == conventionPaper {
+	f := &FedDA{Estimator: est, Precond: precond, rate: rate, c: c, nuKeep: alpha,
+		muKeep: p.Beta, eps: p.Eps, lambda: p.MirrorScale,
+		biasCorrection: p.BiasCorrection, initBatch: p.InitBatch}
+	if p.Convention == "paper" {
 		f.muKeep, f.nuKeep = 1-f.muKeep, 1-f.nuKeep
 	}
 	switch {
@@ -168,7 +177,7 @@ func newFedDA(a registry.Args, estimator, precond string) (*FedDA, error) {
 // Step sizes η_t = lr/(w + t)^power, t counting local steps over the run
 // (the paper's MVR runs: power 1/3; its momentum runs: constant lr).
 //
-// Choices where the paper is ambiguous (docs/reproductions-fedda.md):
+// Choices where the paper is ambiguous (docs/reproductions.md):
 //   - β and α: the printed eqs. 6–8 weight the NEW term by β (α), which with
 //     the reported β = 0.999, α = 0.9 makes μ and ν nearly memoryless; the
 //     default convention "adam" weights the old state, as eq. 4 and the
@@ -187,7 +196,8 @@ func newFedDA(a registry.Args, estimator, precond string) (*FedDA, error) {
 // Messages: down x_τ, ν_τ (not for sgd) and diag(H) (a scalar for norm);
 // up z_I, ν_I (not for sgd) and three scalars (Σ η, η_last, I).
 type FedDA struct {
-	Estimator, Precond string
+	Estimator estimator
+	Precond   precondRule
 
 	rate           schedules.Poly
 	c              float64 // MVR: α = min(1, cη²)
@@ -198,7 +208,8 @@ type FedDA struct {
 
 	x, nu []float64
 	h     *adaptive
-	t     int // local steps taken so far (the step counter of η_t)
+	diag  core.DiagonalProx // the H-norm prox of ψ for a diagonal H
+	t     int               // local steps taken so far (the step counter of η_t)
 }
 
 // Init sets x₀ = w₀, ν₀ (see initialEstimate) and H₀.
@@ -207,8 +218,12 @@ func (a *FedDA) Init(env *core.Env) error {
 	if _, ok := p.Mirror.(core.Euclidean); !ok {
 		return fmt.Errorf("fedda uses its own mirror map ½λ⁻¹‖x − x_τ‖²_H; the problem's mirror map must be euclidean")
 	}
-	if a.Precond == precondDiag && !diagProxSupported(p.Penalty.Reg) {
-		return fmt.Errorf("fedda with precond = \"diag\" has the H-norm prox of none, l1, l2sq and elastic_net only; use precond = \"norm\" or \"identity\" for %q", p.Penalty.Name)
+	if a.Precond == precondDiag {
+		d, ok := p.Penalty.Reg.(core.DiagonalProx)
+		if !ok {
+			return fmt.Errorf("fedda with precond = \"diag\" needs a regularizer with a prox in a diagonal metric (none, l1, l2sq, elastic_net); use precond = \"norm\" or \"identity\" for %q", p.Penalty.Name)
+		}
+		a.diag = d
 	}
 	a.x = append([]float64(nil), env.W0...)
 	if a.Estimator != estimatorSGD {
@@ -276,9 +291,9 @@ func (a *FedDA) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mess
 	e, eta := 0.0, 0.0
 	for i := range c.Steps {
 		eta = a.rate.At(a.t + i)
-		axpy(-eta, nu, z)
+		floats.AddScaled(z, -eta, nu)
 		e += eta
-		feddaPrimal(xn, x0, z, h, hs, a.lambda, e, rd.Psi)
+		feddaPrimal(xn, x0, z, h, hs, a.lambda, e, rd.Psi, a.diag)
 		switch a.Estimator {
 		case estimatorMVR:
 			batch := c.NextBatch()
@@ -287,9 +302,8 @@ func (a *FedDA) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mess
 			mvrUpdate(nu, g, gOld, mvrAlpha(a.c, eta))
 		case estimatorMomentum:
 			c.Gradient(xn, g)
-			for j := range nu {
-				nu[j] = a.nuKeep*nu[j] + (1-a.nuKeep)*g[j]
-			}
+			floats.Scale(a.nuKeep, nu)
+			floats.AddScaled(nu, 1-a.nuKeep, g)
 		case estimatorSGD:
 			if i < c.Steps-1 {
 				c.Gradient(xn, nu)
@@ -308,7 +322,7 @@ func (a *FedDA) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Message)
 		h = nil
 	}
 	z := mean.Vecs[0]
-	feddaPrimal(a.x, a.x, z, h, hs, a.lambda, mean.Scalars[0], rd.Psi)
+	feddaPrimal(a.x, a.x, z, h, hs, a.lambda, mean.Scalars[0], rd.Psi, a.diag)
 	if a.nu != nil {
 		copy(a.nu, mean.Vecs[1])
 	}

@@ -66,10 +66,11 @@ func TestScaffoldHand(t *testing.T) {
 	}
 }
 
+// FedAdam by hand, with Reddi et al.'s initialisation v₋₁ = τ² (Alg. 2).
 func TestFedAdamHand(t *testing.T) {
 	const etaC, etaS, b1, b2, tau = 0.1, 0.05, 0.9, 0.99, 1e-3
 	x := slices.Clone(handX0)
-	m, v := []float64{0, 0}, []float64{0, 0}
+	m, v := []float64{0, 0}, []float64{tau * tau, tau * tau}
 	for range 2 {
 		y0, y1 := localSteps(x, handMu[0], []float64{0, 0}, etaC), localSteps(x, handMu[1], []float64{0, 0}, etaC)
 		for j := range 2 {
@@ -141,7 +142,7 @@ func TestLocalAMSGradHand(t *testing.T) {
 func TestLocalAdaptHand(t *testing.T) {
 	const etaC, etaS, b1, b2, eps, tau = 0.05, 0.1, 0.8, 0.95, 1e-3, 1e-2
 	x := slices.Clone(handX0)
-	ms, vs := []float64{0, 0}, []float64{0, 0}
+	ms, vs := []float64{0, 0}, []float64{tau * tau, tau * tau} // v₋₁ = τ², as FedAdam
 	for range 2 {
 		d := []float64{0, 0}
 		for i := range 2 {

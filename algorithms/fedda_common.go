@@ -3,8 +3,9 @@ package algorithms
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/schedules"
 )
 
@@ -13,38 +14,33 @@ import (
 // global local-step counter, the MVR (STORM) estimator update and the
 // initial gradient estimate.
 
-// rateParams declares the step-size rule η_t = lr/(w + t)^power with the
-// given defaults. t counts the local steps of the run (t = τI + i), as in
-// STEM and the FedDA paper's MVR variants; power = 0 is a constant step.
-func rateParams(lr, w, power float64) []registry.Param {
-	return []registry.Param{
-		{Name: "lr", Type: registry.Float, Default: lr, Min: registry.Bound(0),
-			Doc: "step-size scale (the paper's learning rate κ): η_t = lr/(w + t)^power"},
-		{Name: "w", Type: registry.Float, Default: w, Min: registry.Bound(0),
-			Doc: "offset w of η_t = lr/(w + t)^power; t counts local steps over the run (must be > 0 if power > 0)"},
-		{Name: "power", Type: registry.Float, Default: power, Min: registry.Bound(0),
-			Doc: "decay exponent of η_t: 1/3 for the MVR methods, 0 for a constant step lr"},
-	}
+// stepRule is the step-size rule η_t = lr/(w + t)^power. t counts the
+// local steps of the run (t = τI + i), as in STEM and the FedDA paper's MVR
+// variants; power = 0 is a constant step.
+type stepRule struct {
+	LR    float64 `param:"lr" min:"0" doc:"step-size scale (the paper's learning rate κ): η_t = lr/(w + t)^power"`
+	W     float64 `param:"w" min:"0" doc:"offset w of η_t = lr/(w + t)^power; t counts local steps over the run (must be > 0 if power > 0)"`
+	Power float64 `param:"power" min:"0" doc:"decay exponent of η_t: 1/3 for the MVR methods, 0 for a constant step lr"`
 }
 
-// cParam is the MVR coefficient: α_{t+1} = min(1, c·η_t²).
-func cParam(c float64) registry.Param {
-	return registry.Param{Name: "c", Type: registry.Float, Default: c, Min: registry.Bound(0),
-		Doc: "MVR weight α = min(1, c·η_t²) on fresh information, as in STORM/STEM"}
-}
-
-// initBatchParam sets the sample size of the initial estimate ν₀.
-var initBatchParam = registry.Param{Name: "init_batch", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-	Doc: "samples per client for the initial estimate ν₀ at w₀ (every client, before round 0); 0 = all local data"}
-
-// rateFrom reads lr, w and power as the registered poly schedule, which is
+// poly returns the rule as the registered poly schedule, which is
 // evaluated at the local-step counter t rather than at the round.
-func rateFrom(a registry.Args) (schedules.Poly, error) {
-	p := schedules.Poly{Scale: a.Float("lr"), Offset: a.Float("w"), Power: a.Float("power")}
-	if p.Power > 0 && p.Offset == 0 {
-		return p, fmt.Errorf("parameter \"w\" must be > 0 when power > 0 (η_0 = lr/w^power)")
+func (p stepRule) poly() (schedules.Poly, error) {
+	r := schedules.Poly{Scale: p.LR, Offset: p.W, Power: p.Power}
+	if r.Power > 0 && r.Offset == 0 {
+		return r, fmt.Errorf("parameter \"w\" must be > 0 when power > 0 (η_0 = lr/w^power)")
 	}
-	return p, nil
+	return r, nil
+}
+
+// mvrWeight is the MVR coefficient: α_{t+1} = min(1, c·η_t²).
+type mvrWeight struct {
+	C float64 `param:"c" min:"0" doc:"MVR weight α = min(1, c·η_t²) on fresh information, as in STORM/STEM"`
+}
+
+// initBatch sets the sample size of the initial estimate ν₀.
+type initBatch struct {
+	InitBatch int `param:"init_batch" min:"0" doc:"samples per client for the initial estimate ν₀ at w₀ (every client, before round 0); 0 = all local data"`
 }
 
 // mvrAlpha is the MVR weight α = min(1, c·η²).
@@ -78,7 +74,7 @@ func initialEstimate(env *core.Env, batch int) []float64 {
 		c := core.NewClient(p, m, &s)
 		c.StartRound(s.Seed, s.Run, -1)
 		c.Gradient(env.W0, g)
-		axpy(weight, g, nu)
+		floats.AddScaled(nu, weight, g)
 	}
 	return nu
 }

@@ -158,7 +158,7 @@ func TestFedDAHNormL1Prox(t *testing.T) {
 			hh, hs = nil, 2.5
 		}
 		u := make([]float64, n)
-		feddaPrimal(u, x0, z, hh, hs, lambda, e, psi)
+		feddaPrimal(u, x0, z, hh, hs, lambda, e, psi, psi.Reg.(core.DiagonalProx))
 		zeros := 0
 		for i := range n {
 			hi := hs

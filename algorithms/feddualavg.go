@@ -1,25 +1,21 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 )
 
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "feddualavg",
-		Doc:    "FedDualAvg (federated dual averaging): dual states averaged, primal retrieved with a cumulative prox",
-		Params: []registry.Param{etaCParam, etaSParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedDualAvg{rates: newRates(a)}, nil
-	})
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "feddualavg_osp",
-		Doc:    "FedDualAvg-OSP: clients skip the prox (w = ∇h*(z)); ψ enters only the server's primal",
-		Params: []registry.Param{etaCParam, etaSParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedDualAvg{rates: newRates(a), OnlyServerProx: true}, nil
-	})
+	registry.Define(registry.Algorithm, "feddualavg",
+		"FedDualAvg (federated dual averaging): dual states averaged, primal retrieved with a cumulative prox",
+		defaultStepSizes, func(p stepSizes) (core.Algorithm, error) { return &FedDualAvg{rates: p.rates()}, nil })
+	registry.Define(registry.Algorithm, "feddualavg_osp",
+		"FedDualAvg-OSP: clients skip the prox (w = ∇h*(z)); ψ enters only the server's primal",
+		defaultStepSizes, func(p stepSizes) (core.Algorithm, error) {
+			return &FedDualAvg{rates: p.rates(), OnlyServerProx: true}, nil
+		})
 }
 
 // FedDualAvg is Federated Dual Averaging (Alg. 3 of the FCO paper); with
@@ -79,16 +75,16 @@ func (a *FedDualAvg) ClientUpdate(rd *core.Round, c *core.Client, down, up *core
 			rd.Mirror.Composite(w, z, eta, rd.Psi)
 		}
 		c.Gradient(w, g)
-		axpy(-a.c, g, z)
+		floats.AddScaled(z, -a.c, g)
 		eta += a.c
 	}
-	sub(up.Vecs[0], z, down.Vecs[0])
+	floats.SubTo(up.Vecs[0], z, down.Vecs[0])
 	up.Scalars[0] = a.c * float64(c.Steps)
 }
 
 // Aggregate applies the server dual step and advances the elapsed step size.
 func (a *FedDualAvg) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Message) {
-	axpy(a.s, mean.Vecs[0], a.z)
+	floats.AddScaled(a.z, a.s, mean.Vecs[0])
 	a.elapsed += a.s * mean.Scalars[0]
 	a.psi = rd.Psi
 }

@@ -1,25 +1,40 @@
 package algorithms
 
 import (
+	"fmt"
+
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 )
 
+// mirrorServerParams are FedMiD's step sizes and server optimizer.
+type mirrorServerParams struct {
+	stepSizes
+	Server core.ServerOptimizer `param:"server" kind:"optimizer" default:"sgd" doc:"server optimizer (fedlab.opt.*) applied to the averaged dual update before the server prox, its step scaled by η_s: sgd (default, lr 1: the paper's FedMiD) or momentum; adaptive ones are refused"`
+}
+
+var defaultMirrorServerParams = mirrorServerParams{stepSizes: defaultStepSizes}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "fedmid",
-		Doc:    "FedMiD (federated mirror descent): client prox-SGD steps, server prox of the averaged primal update",
-		Params: []registry.Param{etaCParam, etaSParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedMiD{rates: newRates(a)}, nil
-	})
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "fedmid_osp",
-		Doc:    "FedMiD-OSP: plain mirror-descent (SGD) client steps, prox only at the server",
-		Params: []registry.Param{etaCParam, etaSParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedMiD{rates: newRates(a), OnlyServerProx: true}, nil
-	})
+	registry.Define(registry.Algorithm, "fedmid",
+		"FedMiD (federated mirror descent): client prox-SGD steps, server prox of the averaged update after a sgd or momentum server step",
+		defaultMirrorServerParams, func(p mirrorServerParams) (core.Algorithm, error) { return newFedMiD(p, false) })
+	registry.Define(registry.Algorithm, "fedmid_osp",
+		"FedMiD-OSP: plain mirror-descent (SGD) client steps, prox only at the server",
+		defaultMirrorServerParams, func(p mirrorServerParams) (core.Algorithm, error) { return newFedMiD(p, true) })
+}
+
+// newFedMiD checks that the server optimizer takes scalar steps: the
+// server prox needs one step size (adaptive optimizers would need a prox
+// in their diagonal metric, which FedMiD does not define).
+func newFedMiD(p mirrorServerParams, osp bool) (*FedMiD, error) {
+	opt, ok := p.Server.(core.ScalarStep)
+	if !ok {
+		return nil, fmt.Errorf("server optimizer %T scales each coordinate, but FedMiD's server prox takes one step size: use fedlab.opt.sgd or fedlab.opt.momentum", p.Server)
+	}
+	return &FedMiD{rates: p.rates(), Server: opt, OnlyServerProx: osp}, nil
 }
 
 // FedMiD is Federated Mirror Descent (Alg. 2 of the FCO paper); with
@@ -32,16 +47,24 @@ func init() {
 // The paper writes Δ_r with primal differences; that agrees for Euclidean h
 // (the only h in its experiments) and is inconsistent otherwise, so the
 // dual-space difference is used (documented in docs/algorithms/fedmid.md).
+//
+// The server optimizer acts on the dual pseudo-gradient Δ_r: z = ∇h(w_r)
+// moves by the optimizer's step (η_s·lr·Δ_r for sgd, η_s·lr·m_r for
+// momentum with m_r = βm_{r−1} + Δ_r) and the prox threshold is
+// η_s·lr·ē. With sgd{lr = 1} this is the paper's step bit for bit.
 type FedMiD struct {
 	rates
+	Server         core.ScalarStep
 	OnlyServerProx bool
 	w, z           []float64 // server primal and its mirror image ∇h(w)
+	step           core.ServerStepper
 }
 
-// Init copies the initial model.
+// Init copies the initial model and starts the server optimizer.
 func (a *FedMiD) Init(env *core.Env) error {
 	a.w = append([]float64(nil), env.W0...)
 	a.z = make([]float64, len(a.w))
+	a.step = a.Server.Start(len(a.w))
 	return nil
 }
 
@@ -64,7 +87,7 @@ func (a *FedMiD) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mes
 	for range c.Steps {
 		c.Gradient(w, g)
 		h.Grad(y, w)
-		axpy(-a.c, g, y)
+		floats.AddScaled(y, -a.c, g)
 		if a.OnlyServerProx {
 			h.GradConj(w, y)
 		} else {
@@ -73,15 +96,15 @@ func (a *FedMiD) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mes
 	}
 	h.Grad(y, w)
 	h.Grad(g, down.Vecs[0])
-	sub(up.Vecs[0], y, g)
+	floats.SubTo(up.Vecs[0], y, g)
 	up.Scalars[0] = a.c * float64(c.Steps)
 }
 
 // Aggregate applies the server mirror-prox step.
 func (a *FedMiD) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Message) {
 	rd.Mirror.Grad(a.z, a.w)
-	axpy(a.s, mean.Vecs[0], a.z)
-	rd.Mirror.Composite(a.w, a.z, a.s*mean.Scalars[0], rd.Psi)
+	a.step.Step(a.z, mean.Vecs[0], a.s)
+	rd.Mirror.Composite(a.w, a.z, a.s*a.Server.Rate()*mean.Scalars[0], rd.Psi)
 }
 
 // Model is the server model.

@@ -10,42 +10,39 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "fedpd",
-		Doc:  "FedPD (Zhang et al. 2021, Alg. 2): local augmented-Lagrangian oracle, dual step, averaging skipped with probability p",
-		Params: []registry.Param{
-			{Name: "eta", Type: registry.Sched, Default: 0.1, Min: registry.Bound(0),
-				Doc: "η > 0: augmented-Lagrangian parameter, an inverse penalty ‖x_i − x_0‖²/(2η); the dual step is 1/η"},
-			{Name: "oracle", Type: registry.String, Default: "I", Choices: []string{"I", "II"},
-				Doc: "I: Alg. 3, K gradient steps on the local AL (GD with batch = 0, SGD otherwise); II: Alg. 4, FedPD-VR"},
-			{Name: "eta1", Type: registry.Sched, Default: 0.0, Min: registry.Bound(0),
-				Doc: "oracle I local step η₁; 0 = η (the authors' code, making a GD step x ← x_{0,i} − η(∇f_i + λ_i))"},
-			{Name: "eps1", Type: registry.Float, Default: 0.0, Min: registry.Bound(0),
-				Doc: "oracle I: stop the local steps once ‖∇L_i‖² ≤ ε₁ (the step's own gradient estimate); 0 = always K steps"},
-			{Name: "gamma", Type: registry.Sched, Default: math.Inf(1), Min: registry.Bound(0),
-				Doc: "oracle II proximal constant γ > 0 of the linearized AL; math.huge (default) = the code's x ← x_{0,i} − η(g + λ_i)"},
-			{Name: "period", Type: registry.Int, Default: 1, Min: registry.Bound(1),
-				Doc: "oracle II: a full local gradient every `period` rounds (the paper's I); the estimator is carried in between"},
-			{Name: "p", Type: registry.Sched, Default: 0.0, Min: registry.Bound(0), Max: registry.Bound(1),
-				Doc: "probability of SKIPPING communication in a round (one coin per round, shared by all clients)"},
-			{Name: "order", Type: registry.String, Default: "paper", Choices: []string{"paper", "matlab"},
-				Doc: "x_{0,i} ← x_i + η·λ_i^{r+1} (paper, Alg. 2) or x_{0,i} + η·λ_i^{r+1} = x_i + η·λ_i^r (authors' MATLAB)"},
-		},
-	}, newFedPD)
+// fedpdParams are FedPD's parameters.
+type fedpdParams struct {
+	Eta    sched.Schedule `param:"eta" min:"0" doc:"η > 0: augmented-Lagrangian parameter, an inverse penalty ‖x_i − x_0‖²/(2η); the dual step is 1/η"`
+	Oracle string         `param:"oracle" choices:"I|II" doc:"I: Alg. 3, K gradient steps on the local AL (GD with batch = 0, SGD otherwise); II: Alg. 4, FedPD-VR"`
+	Eta1   sched.Schedule `param:"eta1" min:"0" doc:"oracle I local step η₁; 0 = η (the authors' code, making a GD step x ← x_{0,i} − η(∇f_i + λ_i))"`
+	Eps1   float64        `param:"eps1" min:"0" doc:"oracle I: stop the local steps once ‖∇L_i‖² ≤ ε₁ (the step's own gradient estimate); 0 = always K steps"`
+	Gamma  sched.Schedule `param:"gamma" min:"0" doc:"oracle II proximal constant γ > 0 of the linearized AL; math.huge (default) = the code's x ← x_{0,i} − η(g + λ_i)"`
+	Period int            `param:"period" min:"1" doc:"oracle II: a full local gradient every \"period\" rounds (the paper's I); the estimator is carried in between"`
+	P      sched.Schedule `param:"p" min:"0" max:"1" doc:"probability of SKIPPING communication in a round (one coin per round, shared by all clients)"`
+	Order  string         `param:"order" choices:"paper|matlab" doc:"x_{0,i} ← x_i + η·λ_i^{r+1} (paper, Alg. 2) or x_{0,i} + η·λ_i^{r+1} = x_i + η·λ_i^r (authors' MATLAB)"`
 }
 
-func newFedPD(a registry.Args) (core.Algorithm, error) {
-	for _, name := range []string{"eta", "gamma"} {
-		if b, ok := a.Schedule(name).(sched.Bounded); ok {
+func init() {
+	registry.Define(registry.Algorithm, "fedpd",
+		"FedPD (Zhang et al. 2021, Alg. 2): local augmented-Lagrangian oracle, dual step, averaging skipped with probability p",
+		fedpdParams{Eta: sched.Constant(0.1), Oracle: "I", Eta1: sched.Constant(0), Gamma: sched.Constant(math.Inf(1)),
+			Period: 1, P: sched.Constant(0), Order: "paper"},
+		newFedPD)
+}
+
+func newFedPD(p fedpdParams) (core.Algorithm, error) {
+	for _, s := range []struct {
+		name string
+		s    sched.Schedule
+	}{{"eta", p.Eta}, {"gamma", p.Gamma}} {
+		if b, ok := s.s.(sched.Bounded); ok {
 			if lo, _ := b.Range(); lo <= 0 {
-				return nil, fmt.Errorf("parameter %q must be > 0, got %g", name, lo)
+				return nil, fmt.Errorf("parameter %q must be > 0, got %g", s.name, lo)
 			}
 		}
 	}
-	return &FedPD{eta: a.Schedule("eta"), eta1: a.Schedule("eta1"), gamma: a.Schedule("gamma"), skip: a.Schedule("p"),
-		vr: a.String("oracle") == "II", matlab: a.String("order") == "matlab",
-		eps1: a.Float("eps1"), period: a.Int("period")}, nil
+	return &FedPD{eta: p.Eta, eta1: p.Eta1, gamma: p.Gamma, skip: p.P,
+		vr: p.Oracle == "II", matlab: p.Order == "matlab", eps1: p.Eps1, period: p.Period}, nil
 }
 
 // FedPD is the federated primal-dual algorithm (Zhang, Hong, Dhople, Yin &

@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
@@ -107,7 +109,7 @@ func (d *pdDriver) round() bool {
 	for j, v := range d.mean.Vecs {
 		clear(v)
 		for m, up := range d.ups {
-			axpy(rd.Weights[m], up.Vecs[j], v)
+			floats.AddScaled(v, rd.Weights[m], up.Vecs[j])
 		}
 	}
 	d.a.Aggregate(rd, d.mean, d.ups)

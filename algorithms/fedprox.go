@@ -1,25 +1,27 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/sched"
 )
 
+// fedproxParams are FedProx's parameters.
+type fedproxParams struct {
+	clientStep
+	Rho    float64 `param:"rho" min:"0" doc:"ρ: weight of the proximal term (ρ/2)‖x − x_r‖²"`
+	Solver string  `param:"solver" choices:"sgd|sarah" doc:"sgd: K (stochastic) gradient steps (GD with batch = 0); sarah: SARAH estimator from the full local gradient"`
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "fedprox",
-		Doc:  "FedProx: clients minimize f_i(x) + (ρ/2)‖x − x_r‖² with K GD/SGD or SARAH steps from x_r; the server averages",
-		Params: []registry.Param{
-			etaCParam,
-			{Name: "rho", Type: registry.Float, Default: 1.0, Min: registry.Bound(0),
-				Doc: "ρ: weight of the proximal term (ρ/2)‖x − x_r‖²"},
-			{Name: "solver", Type: registry.String, Default: "sgd", Choices: []string{"sgd", "sarah"},
-				Doc: "sgd: K (stochastic) gradient steps (GD with batch = 0); sarah: SARAH estimator from the full local gradient"},
-		},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &FedProx{etaC: a.Schedule("eta_c"), rho: a.Float("rho"), sarah: a.String("solver") == "sarah"}, nil
-	})
+	registry.Define(registry.Algorithm, "fedprox",
+		"FedProx: clients minimize f_i(x) + (ρ/2)‖x − x_r‖² with K GD/SGD or SARAH steps from x_r; the server averages",
+		fedproxParams{clientStep: defaultClientStep, Rho: 1, Solver: "sgd"},
+		func(p fedproxParams) (core.Algorithm, error) {
+			return &FedProx{etaC: p.EtaC, rho: p.Rho, sarah: p.Solver == "sarah"}, nil
+		})
 }
 
 // FedProx (Li et al. 2020) as the FedPD paper runs it: client i starts from
@@ -80,9 +82,9 @@ func (a *FedProx) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.Mes
 		if a.sarah && k < c.Steps-1 {
 			idx := c.NextBatch()
 			c.GradientOn(idx, x, h)
-			axpy(1, h, v)
+			floats.AddScaled(v, 1, h)
 			c.GradientOn(idx, old, h)
-			axpy(-1, h, v)
+			floats.AddScaled(v, -1, h)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"math"
 	"reflect"
 	"testing"
@@ -43,7 +45,7 @@ func (a *parallelProjectedSGD) ClientUpdate(rd *core.Round, c *core.Client, down
 	copy(w, down.Vecs[0])
 	for range c.Steps {
 		c.Gradient(w, g)
-		axpy(-a.eta, g, w)
+		floats.AddScaled(w, -a.eta, g)
 		rd.Psi.Prox(w, w, 1)
 	}
 }

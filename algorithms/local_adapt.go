@@ -1,21 +1,29 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 )
 
+// localAdaptParams are Local-Adapt's parameters.
+type localAdaptParams struct {
+	stepSizes
+	adamCoefficients
+	amsgradEps
+	Tau float64 `param:"tau" min:"0" doc:"adaptivity constant τ of the server step x += η_s·m/(√v + τ); v starts at τ²"`
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "local_adapt",
-		Doc:  "Local-Adapt (Wang, Lin & Chen 2021): local AMSGrad restarted every round, server Adam step on the averaged update; ignores ψ",
-		Params: []registry.Param{etaCParam, etaSParam, beta1Param, beta2Param, epsParam,
-			{Name: "tau", Type: registry.Float, Default: 1e-3, Min: registry.Bound(0),
-				Doc: "adaptivity constant τ of the server step x += η_s·m/(√v + τ)"}},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &LocalAdapt{rates: newRates(a), beta1: a.Float("beta1"), beta2: a.Float("beta2"),
-			eps: a.Float("eps"), tau: a.Float("tau")}, nil
-	})
+	registry.Define(registry.Algorithm, "local_adapt",
+		"Local-Adapt (Wang, Lin & Chen 2021): local AMSGrad restarted every round, server Adam step on the averaged update; ignores ψ",
+		localAdaptParams{stepSizes: defaultStepSizes, adamCoefficients: defaultAdamCoefficients,
+			amsgradEps: defaultAMSGradEps, Tau: 1e-3},
+		func(p localAdaptParams) (core.Algorithm, error) {
+			return &LocalAdapt{rates: p.rates(), beta1: p.Beta1, beta2: p.Beta2, eps: p.Eps,
+				server: serverAdam(p.adamCoefficients, p.Tau)}, nil
+		})
 }
 
 // LocalAdapt combines local and global adaptivity, after Wang, Lin & Chen,
@@ -28,21 +36,23 @@ func init() {
 //	m ← β₁m + (1−β₁)g,  v ← β₂v + (1−β₂)g²,  v̂ ← max(v̂, v),  x ← x − η_c·m/(√v̂ + ε),
 //
 // and replies x_K − x_r; the server takes FedAdam's step on their mean Δ
-// (m_s ← β₁m_s + (1−β₁)Δ, v_s ← β₂v_s + (1−β₂)Δ², x ← x + η_s·m_s/(√v_s + τ)).
+// (m_s ← β₁m_s + (1−β₁)Δ, v_s ← β₂v_s + (1−β₂)Δ², x ← x + η_s·m_s/(√v_s + τ),
+// v_s starting at τ² as in Reddi et al.'s Alg. 2).
 // The same β₁, β₂ serve both levels. This is a reconstruction from the
 // two papers' descriptions; Wang et al. also study other local optimizers
 // and correction terms, which are not implemented.
 type LocalAdapt struct {
 	rates
-	beta1, beta2, eps, tau float64
-	x, m, v                []float64
+	beta1, beta2, eps float64
+	server            core.ServerOptimizer
+	x                 []float64
+	step              core.ServerStepper
 }
 
-// Init sets x₀ = w₀ and zero server moments.
+// Init sets x₀ = w₀ and starts the server Adam state.
 func (a *LocalAdapt) Init(env *core.Env) error {
 	a.x = append([]float64(nil), env.W0...)
-	a.m = make([]float64, len(a.x))
-	a.v = make([]float64, len(a.x))
+	a.step = a.server.Start(len(a.x))
 	return nil
 }
 
@@ -68,12 +78,12 @@ func (a *LocalAdapt) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.
 		c.Gradient(x, g)
 		amsgradStep(x, g, m, v, vhat, a.c, a.beta1, a.beta2, a.eps)
 	}
-	sub(up.Vecs[0], x, down.Vecs[0])
+	floats.SubTo(up.Vecs[0], x, down.Vecs[0])
 }
 
 // Aggregate takes the server Adam step.
 func (a *LocalAdapt) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message) {
-	serverAdam(a.x, a.m, a.v, mean.Vecs[0], a.s, a.beta1, a.beta2, a.tau)
+	a.step.Step(a.x, mean.Vecs[0], a.s)
 }
 
 // Model is the server model.

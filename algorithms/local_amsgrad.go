@@ -8,18 +8,27 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-// epsParam is the ε of the clients' AMSGrad step x −= η·m/(√v̂ + ε).
-var epsParam = registry.Param{Name: "eps", Type: registry.Float, Default: 1e-8, Min: registry.Bound(0),
-	Doc: "ε of the local AMSGrad step x −= η_c·m/(√v̂ + ε)"}
+// amsgradEps is the ε of the clients' AMSGrad step x −= η·m/(√v̂ + ε).
+type amsgradEps struct {
+	Eps float64 `param:"eps" min:"0" doc:"ε of the local AMSGrad step x −= η_c·m/(√v̂ + ε)"`
+}
+
+var defaultAMSGradEps = amsgradEps{Eps: 1e-8}
+
+// localAMSGradParams are Local-AMSGrad's parameters.
+type localAMSGradParams struct {
+	clientStep
+	adamCoefficients
+	amsgradEps
+}
 
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "local_amsgrad",
-		Doc:    "Local-AMSGrad (Chen, Li & Li 2020): clients run AMSGrad; the server averages models and optimizer states; ignores ψ",
-		Params: []registry.Param{etaCParam, beta1Param, beta2Param, epsParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &LocalAMSGrad{etaC: a.Schedule("eta_c"), beta1: a.Float("beta1"), beta2: a.Float("beta2"), eps: a.Float("eps")}, nil
-	})
+	registry.Define(registry.Algorithm, "local_amsgrad",
+		"Local-AMSGrad (Chen, Li & Li 2020): clients run AMSGrad; the server averages models and optimizer states; ignores ψ",
+		localAMSGradParams{defaultClientStep, defaultAdamCoefficients, defaultAMSGradEps},
+		func(p localAMSGradParams) (core.Algorithm, error) {
+			return &LocalAMSGrad{etaC: p.EtaC, beta1: p.Beta1, beta2: p.Beta2, eps: p.Eps}, nil
+		})
 }
 
 // LocalAMSGrad is local AMSGrad with periodic averaging of the model and of

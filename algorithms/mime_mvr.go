@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"math"
 
 	"github.com/fedlab/fedlab/core"
@@ -8,21 +10,25 @@ import (
 	"github.com/fedlab/fedlab/schedules"
 )
 
+// mimeParams are MIME-MVR's parameters.
+type mimeParams struct {
+	stepRule
+	mvrWeight
+	AnchorBatches int `param:"anchor_batches" min:"0" doc:"minibatches per client for the server-state gradients at x_τ and x_{τ−1}; 0 = all local data (Mime's full-batch c_i)"`
+	initBatch
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "mime_mvr",
-		Doc:  "MIME-MVR (Karimireddy et al. 2020): local steps with the server's MVR momentum frozen, server momentum from anchor gradients; ignores ψ",
-		Params: append(append(rateParams(1, 1e4, 1.0/3), cParam(400)),
-			registry.Param{Name: "anchor_batches", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "minibatches per client for the server-state gradients at x_τ and x_{τ−1}; 0 = all local data (Mime's full-batch c_i)"},
-			initBatchParam),
-	}, func(a registry.Args) (core.Algorithm, error) {
-		rate, err := rateFrom(a)
-		if err != nil {
-			return nil, err
-		}
-		return &MimeMVR{rate: rate, c: a.Float("c"), anchorBatches: a.Int("anchor_batches"), initBatch: a.Int("init_batch")}, nil
-	})
+	registry.Define(registry.Algorithm, "mime_mvr",
+		"MIME-MVR (Karimireddy et al. 2020): local steps with the server's MVR momentum frozen, server momentum from anchor gradients; ignores ψ",
+		mimeParams{stepRule: stepRule{LR: 1, W: 1e4, Power: 1.0 / 3}, mvrWeight: mvrWeight{C: 400}},
+		func(p mimeParams) (core.Algorithm, error) {
+			rate, err := p.poly()
+			if err != nil {
+				return nil, err
+			}
+			return &MimeMVR{rate: rate, c: p.C, anchorBatches: p.AnchorBatches, initBatch: p.InitBatch}, nil
+		})
 }
 
 // MimeMVR is Mime with the MVR (STORM) base optimizer, after Karimireddy,
@@ -118,14 +124,14 @@ func (a *MimeMVR) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.Mes
 			y[j] -= eta * (g[j] + (1-al)*(m[j]-g0[j]))
 		}
 	}
-	sub(up.Vecs[0], y, x0)
+	floats.SubTo(up.Vecs[0], y, x0)
 	up.Scalars[0] = float64(c.Steps)
 }
 
 // Aggregate averages the models and updates the server momentum.
 func (a *MimeMVR) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message) {
 	copy(a.xPrev, a.x)
-	axpy(1, mean.Vecs[0], a.x)
+	floats.AddScaled(a.x, 1, mean.Vecs[0])
 	cx, cPrev := mean.Vecs[1], mean.Vecs[2]
 	for j := range a.m {
 		a.m[j] = a.aRound*cx[j] + (1-a.aRound)*(a.m[j]+cx[j]-cPrev[j])

@@ -1,18 +1,16 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 )
 
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "scaffold",
-		Doc:    "SCAFFOLD (Karimireddy et al. 2020, option II): local SGD corrected by control variates c − c_i; ignores ψ",
-		Params: []registry.Param{etaCParam, etaSParam},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &Scaffold{rates: newRates(a)}, nil
-	})
+	registry.Define(registry.Algorithm, "scaffold",
+		"SCAFFOLD (Karimireddy et al. 2020, option II): local SGD corrected by control variates c − c_i; ignores ψ",
+		defaultStepSizes, func(p stepSizes) (core.Algorithm, error) { return &Scaffold{rates: p.rates()}, nil })
 }
 
 // Scaffold is SCAFFOLD, Algorithm 1 of Karimireddy, Kale, Mohri, Reddi,
@@ -77,7 +75,7 @@ func (a *Scaffold) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.Me
 		}
 	}
 	dy, dc := up.Vecs[0], up.Vecs[1]
-	sub(dy, y, x0)
+	floats.SubTo(dy, y, x0)
 	scale := 1 / (float64(c.Steps) * a.c)
 	for j := range dc {
 		dc[j] = -cg[j] - dy[j]*scale // c_i⁺ − c_i = −c + (x − y_K)/(Kη_c)
@@ -87,12 +85,12 @@ func (a *Scaffold) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.Me
 
 // Aggregate takes the server steps on x and c.
 func (a *Scaffold) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Message) {
-	axpy(a.s, mean.Vecs[0], a.x)
+	floats.AddScaled(a.x, a.s, mean.Vecs[0])
 	share := 0.0
 	for _, m := range rd.Sampled {
 		share += a.weight[m]
 	}
-	axpy(share, mean.Vecs[1], a.ctrl)
+	floats.AddScaled(a.ctrl, share, mean.Vecs[1])
 }
 
 // Model is the server model.

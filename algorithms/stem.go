@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"gonum.org/v1/gonum/floats"
+
 	"math"
 
 	"github.com/fedlab/fedlab/core"
@@ -8,18 +10,24 @@ import (
 	"github.com/fedlab/fedlab/schedules"
 )
 
+// stemParams are STEM's parameters.
+type stemParams struct {
+	stepRule
+	mvrWeight
+	initBatch
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name:   "stem",
-		Doc:    "STEM (Khanduri et al. 2021): local SGD along a STORM/MVR estimator; server averages models and estimators; ignores ψ",
-		Params: append(append(rateParams(1, 1e4, 1.0/3), cParam(400)), initBatchParam),
-	}, func(a registry.Args) (core.Algorithm, error) {
-		rate, err := rateFrom(a)
-		if err != nil {
-			return nil, err
-		}
-		return &STEM{rate: rate, c: a.Float("c"), initBatch: a.Int("init_batch")}, nil
-	})
+	registry.Define(registry.Algorithm, "stem",
+		"STEM (Khanduri et al. 2021): local SGD along a STORM/MVR estimator; server averages models and estimators; ignores ψ",
+		stemParams{stepRule: stepRule{LR: 1, W: 1e4, Power: 1.0 / 3}, mvrWeight: mvrWeight{C: 400}},
+		func(p stemParams) (core.Algorithm, error) {
+			rate, err := p.poly()
+			if err != nil {
+				return nil, err
+			}
+			return &STEM{rate: rate, c: p.C, initBatch: p.InitBatch}, nil
+		})
 }
 
 // STEM is the stochastic two-sided momentum method of Khanduri, Sharma,
@@ -74,7 +82,7 @@ func (a *STEM) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.Messag
 	for i := range c.Steps {
 		eta := a.rate.At(a.t + i)
 		copy(prev, x)
-		axpy(-eta, d, x)
+		floats.AddScaled(x, -eta, d)
 		batch := c.NextBatch()
 		c.GradientOn(batch, x, g)
 		c.GradientOn(batch, prev, gOld)

@@ -1,6 +1,6 @@
 // Package all links every component package into a binary, so that their
 // init functions register algorithms, losses, regularizers and mirror maps,
-// datasets, metrics, schedules and topologies. Import it for its side effects:
+// datasets, metrics, schedules, topologies and server optimizers. Import it for its side effects:
 //
 //	import _ "github.com/fedlab/fedlab/all"
 package all
@@ -12,5 +12,6 @@ import (
 	_ "github.com/fedlab/fedlab/metrics"
 	_ "github.com/fedlab/fedlab/regularizers"
 	_ "github.com/fedlab/fedlab/schedules"
+	_ "github.com/fedlab/fedlab/serveropt"
 	_ "github.com/fedlab/fedlab/topology"
 )

@@ -6,6 +6,11 @@ import (
 
 // Client is one client's view during a round: its data, its minibatch
 // stream, scratch vectors and any state an algorithm keeps across rounds.
+//
+// The scratch (vectors and the loss evaluator) belongs to the engine's
+// worker running the client, not to the client: the engine lends each
+// worker's scratch to the client it runs, so memory does not grow with the
+// number of clients (10,000 clients cost what one per worker does).
 type Client struct {
 	ID    int
 	Data  *Data
@@ -15,7 +20,7 @@ type Client struct {
 	// Accessed counts samples whose gradient was evaluated (cumulative).
 	Accessed int64
 
-	eval      Evaluator
+	s         *Scratch
 	pcg       *rand.PCG
 	rng       *rand.Rand
 	batchSize int  // 0: full local batch
@@ -23,24 +28,40 @@ type Client struct {
 	perm      []int
 	pos       int
 	batch     []int
-	vecs      [][]float64
-	dim       int
+}
+
+// Scratch is the memory a client update works in: model-sized vectors,
+// indexed vectors and counters (allocated on first use) and a loss
+// evaluator. One goroutine uses it at a time.
+type Scratch struct {
+	eval Evaluator
+	dim  int
+	vecs [][]float64
+	idx  []*Indexed
+	ints [][]int32
+}
+
+// NewScratch makes scratch memory for models of problem p.
+func NewScratch(p *Problem) *Scratch {
+	return &Scratch{eval: p.Loss.NewEvaluator(p.Layout), dim: p.Dim()}
 }
 
 // NewClient makes client m of problem p as the engine would, for testing or
 // benchmarking an algorithm's ClientUpdate in isolation. Call StartRound
 // before each round.
 func NewClient(p *Problem, m int, s *Settings) *Client {
-	return newClient(m, p.Data.Train[m], p.Loss.NewEvaluator(p.Layout), p.Dim(), s)
+	c := newClient(m, p.Data.Train[m], s)
+	c.s = NewScratch(p)
+	return c
 }
 
 // StartRound prepares the client's random stream for round r of the run
 // (seed, run), as the engine does.
 func (c *Client) StartRound(seed, run uint64, r int) { c.startRound(streamKey{seed, run}, r) }
 
-func newClient(id int, d *Data, ev Evaluator, dim int, s *Settings) *Client {
+func newClient(id int, d *Data, s *Settings) *Client {
 	pcg := rand.NewPCG(0, 0)
-	c := &Client{ID: id, Data: d, eval: ev, pcg: pcg, rng: rand.New(pcg), dim: dim,
+	c := &Client{ID: id, Data: d, pcg: pcg, rng: rand.New(pcg),
 		batchSize: s.Batch, epochs: s.LocalEpochs > 0}
 	if c.batchSize >= d.N {
 		c.batchSize = 0
@@ -105,7 +126,33 @@ func (c *Client) GradientOn(idx []int, w, grad []float64) float64 {
 	} else {
 		c.Accessed += int64(len(idx))
 	}
-	return c.eval.Eval(w, c.Data, idx, grad)
+	return c.s.eval.Eval(w, c.Data, idx, grad)
+}
+
+// SparseGradients reports whether the client's data are sparse and its
+// loss computes minibatch gradients in O(nonzeros) (SupportOf and
+// SparseGradientOn may be used).
+func (c *Client) SparseGradients() bool {
+	_, ok := c.s.eval.(SparseEvaluator)
+	return ok && c.Data.Sparse != nil
+}
+
+// SupportOf touches in g the model coordinates the loss on rows idx reads
+// (see SparseEvaluator.Support).
+func (c *Client) SupportOf(idx []int, g *Indexed) {
+	c.s.eval.(SparseEvaluator).Support(c.Data, idx, g)
+}
+
+// SparseGradientOn writes the gradient of the mean loss over rows idx (all
+// rows if nil) at w into g, on g's touched coordinates (which must include
+// SupportOf(idx)), and returns the loss; it reads w only there.
+func (c *Client) SparseGradientOn(idx []int, w []float64, g *Indexed) float64 {
+	if idx == nil {
+		c.Accessed += int64(c.Data.N)
+	} else {
+		c.Accessed += int64(len(idx))
+	}
+	return c.s.eval.(SparseEvaluator).EvalSparse(w, c.Data, idx, g)
 }
 
 // Gradient draws the next minibatch and writes its gradient at w into grad.
@@ -113,14 +160,38 @@ func (c *Client) Gradient(w, grad []float64) float64 {
 	return c.GradientOn(c.NextBatch(), w, grad)
 }
 
-// Vec returns the client's scratch vector i (model-sized), allocated on
-// first use and reused afterwards. Contents persist between calls.
+// Vec returns scratch vector i (model-sized), allocated on first use and
+// reused afterwards. Contents persist during one ClientUpdate only: the
+// next client run by the same worker shares them (keep state across rounds
+// in State).
 func (c *Client) Vec(i int) []float64 {
-	for len(c.vecs) <= i {
-		c.vecs = append(c.vecs, make([]float64, c.dim))
+	s := c.s
+	for len(s.vecs) <= i {
+		s.vecs = append(s.vecs, make([]float64, s.dim))
 	}
-	return c.vecs[i]
+	return s.vecs[i]
 }
+
+// Indexed returns scratch indexed vector i (model-sized), like Vec.
+func (c *Client) Indexed(i int) *Indexed {
+	s := c.s
+	for len(s.idx) <= i {
+		s.idx = append(s.idx, NewIndexed(s.dim))
+	}
+	return s.idx[i]
+}
+
+// Counters returns scratch counter vector i (model-sized), like Vec.
+func (c *Client) Counters(i int) []int32 {
+	s := c.s
+	for len(s.ints) <= i {
+		s.ints = append(s.ints, make([]int32, s.dim))
+	}
+	return s.ints[i]
+}
+
+// use lends scratch s to the client for its next update.
+func (c *Client) use(s *Scratch) { c.s = s }
 
 // streamKey identifies a run's random streams: (seed, run).
 type streamKey struct{ seed, run uint64 }

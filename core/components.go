@@ -103,3 +103,28 @@ func (Euclidean) GradConj(dst, z []float64) { copy(dst, z) }
 
 // Composite is prox_{step·ψ}(z).
 func (Euclidean) Composite(dst, z []float64, step float64, psi Psi) { psi.Prox(dst, z, step) }
+
+// DiagonalProx is implemented by regularizers whose proximal map in a
+// diagonal metric has a closed form (separable ones: ℓ1, ℓ2², elastic net,
+// none). Algorithms with a diagonal preconditioner (FedDA's eq. 7) need it.
+type DiagonalProx interface {
+	Regularizer
+	// ProxDiag writes argmin_u Σ_j (h_j/2)(u_j − z_j)² + t·ψ₁(u) into dst
+	// (on the regularized blocks: the scalar prox with step t/h_j per
+	// coordinate), copying unregularized blocks unchanged. dst may alias z.
+	ProxDiag(dst, z, h []float64, t float64, l Layout)
+}
+
+// ConstrainedProx is implemented by norm regularizers ψ₁ = R that also
+// solve the constrained proximal problem of C-FedDA (Bao et al. 2022):
+//
+//	CProx(z; c, ε, t) = argmin_u ½‖u − z‖² + t·R(u)  subject to  R(u − c) ≤ ε,
+//
+// the prox of t·R restricted to the R-norm ball of radius ε centred at c.
+// Like Prox it acts on the regularized blocks only (R sums over them and the
+// ball is one joint ball) and copies the other blocks of z into dst. dst may
+// alias z but not c. ε = +Inf is the plain Prox; ε ≤ 0 gives the centre.
+type ConstrainedProx interface {
+	Regularizer
+	CProx(dst, z, c []float64, t, eps float64, l Layout)
+}

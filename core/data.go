@@ -5,20 +5,36 @@ import (
 	"math"
 )
 
-// Data is one client's samples: a dense row-major design matrix and labels
-// (regression targets, or class indices 0..Classes-1 stored as floats).
+// Data is one client's samples: a design matrix, stored densely (row-major
+// X) or in compressed rows (Sparse), and labels (regression targets, or
+// class indices 0..Classes-1 stored as floats). Exactly one of X and Sparse
+// is used: Sparse != nil marks sparse data, whose memory is O(nonzeros).
 type Data struct {
-	X        []float64 // N×Features, row-major
+	X        []float64 // N×Features, row-major; nil for sparse data
+	Sparse   *CSR      // compressed rows; nil for dense data
 	Y        []float64 // N labels
 	N        int
 	Features int
 }
 
-// Row returns sample i's features.
+// Row returns sample i's features; only for dense data (see Dot and AddRow
+// for code that handles both formats).
 func (d *Data) Row(i int) []float64 { return d.X[i*d.Features : (i+1)*d.Features] }
 
 // Check verifies the shapes and that every value is finite.
 func (d *Data) Check() error {
+	if d.Features < 0 || d.Features > MaxFeatures {
+		return fmt.Errorf("data has %d features; fedlab accepts 0..%d", d.Features, MaxFeatures)
+	}
+	if d.Sparse != nil {
+		if d.X != nil {
+			return fmt.Errorf("data is both dense and sparse")
+		}
+		if len(d.Y) != d.N {
+			return fmt.Errorf("data shape mismatch: %d samples but %d labels", d.N, len(d.Y))
+		}
+		return d.Sparse.check(d.N, d.Features)
+	}
 	if len(d.X) != d.N*d.Features || len(d.Y) != d.N {
 		return fmt.Errorf("data shape mismatch: %d features × %d samples but %d values and %d labels", d.Features, d.N, len(d.X), len(d.Y))
 	}
@@ -68,13 +84,25 @@ func (f *Federated) Pooled(test bool) *Data {
 		parts = f.Test
 	}
 	out := &Data{Features: f.Features}
+	if len(parts) > 0 && parts[0].Sparse != nil {
+		out.Sparse = &CSR{Ptr: []int{0}}
+	}
 	for _, d := range parts {
-		out.X = append(out.X, d.X...)
+		if out.Sparse != nil {
+			for i := range d.N {
+				out.Sparse.AppendRow(d.Sparse.Row(i))
+			}
+		} else {
+			out.X = append(out.X, d.X...)
+		}
 		out.Y = append(out.Y, d.Y...)
 		out.N += d.N
 	}
 	return out
 }
+
+// IsSparse reports whether the clients' data are stored in compressed rows.
+func (f *Federated) IsSparse() bool { return len(f.Train) > 0 && f.Train[0].Sparse != nil }
 
 // Check verifies every client's data.
 func (f *Federated) Check() error {
@@ -88,9 +116,20 @@ func (f *Federated) Check() error {
 		if d.N == 0 {
 			return fmt.Errorf("dataset %q: client %d has no training samples", f.Name, m)
 		}
+		if (d.Sparse != nil) != f.IsSparse() {
+			return fmt.Errorf("dataset %q: client %d is stored %s, client 0 %s (store every client the same way)", f.Name, m, format(d), format(f.Train[0]))
+		}
 		if err := d.Check(); err != nil {
 			return fmt.Errorf("dataset %q: client %d: %w", f.Name, m, err)
 		}
 	}
 	return nil
+}
+
+// format names the storage of d ("sparse" or "dense").
+func format(d *Data) string {
+	if d.Sparse != nil {
+		return "sparse"
+	}
+	return "dense"
 }

@@ -46,7 +46,7 @@ type Result struct {
 func Run(p *Problem, alg Algorithm, s Settings, metrics []Metric) (res *Result) {
 	start := time.Now()
 	res = &Result{Status: Done}
-	_, nodes := alg.(Nodes)
+	_, nodes := As[Nodes](alg)
 	for _, m := range metrics {
 		res.Metrics = append(res.Metrics, m.Name())
 		if nodes {
@@ -83,8 +83,8 @@ type engine struct {
 	clients    []*Client
 	weights    []float64
 	downMsg    *Message
-	ups        []*Message // one per client, reused
-	sampledUps []*Message
+	ups        []*Message // one per sampled slot, reused
+	scratch    []*Scratch // one per worker
 	mean       *Message
 	upShape    MessageShape
 	dnShape    MessageShape
@@ -100,12 +100,14 @@ type engine struct {
 	nodes      Nodes       // nil unless the algorithm keeps one model per node
 	nodeModels [][]float64 // scratch for the nodes' models
 	nodeMean   []float64
+	evalAt     []bool // evalAt[t]: evaluate after t rounds
 }
 
 func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Result) (*engine, error) {
 	dim := p.Dim()
 	e := &engine{p: p, alg: alg, s: s, metrics: metrics, res: res, dim: dim,
-		key: streamKey{seed: s.Seed, run: s.Run}, weights: p.ClientWeights()}
+		key: streamKey{seed: s.Seed, run: s.Run}, weights: p.ClientWeights(),
+		up: s.Carry.Up, down: s.Carry.Down, commRounds: s.Carry.CommRounds, evalAt: s.evaluated()}
 	w0 := make([]float64, dim)
 	switch {
 	case s.W0 != nil:
@@ -126,14 +128,16 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 	e.dnShape, e.upShape = alg.Shape()
 	M := p.Data.Clients()
 	for m, d := range p.Data.Train {
-		e.clients = append(e.clients, newClient(m, d, p.Loss.NewEvaluator(p.Layout), dim, s))
+		e.clients = append(e.clients, newClient(m, d, s))
 	}
-	e.ups = make([]*Message, M)
+	for range max(s.Workers, 1) {
+		e.scratch = append(e.scratch, NewScratch(p))
+	}
 	e.downMsg = NewMessage(e.dnShape, dim)
 	e.mean = NewMessage(e.upShape, dim)
 	e.model = make([]float64, dim)
 	e.evalEv = p.Loss.NewEvaluator(p.Layout)
-	if f, ok := alg.(Participants); ok {
+	if f, ok := As[Participants](alg); ok {
 		e.fixed = f.Participants(M)
 		for _, m := range e.fixed {
 			if m < 0 || m >= M {
@@ -142,8 +146,8 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 		}
 	}
 	e.round.Mirror = p.Mirror
-	e.gossip, _ = alg.(Gossiper)
-	if n, ok := alg.(Nodes); ok {
+	e.gossip, _ = As[Gossiper](alg)
+	if n, ok := As[Nodes](alg); ok {
 		e.nodes = n
 		e.nodeModels = make([][]float64, n.Nodes())
 		for i := range e.nodeModels {
@@ -161,7 +165,7 @@ func (e *engine) loop() {
 	var wg sync.WaitGroup
 	var failMu sync.Mutex
 	var failure any
-	for range workers {
+	for wk := range workers {
 		go func() {
 			for i := range jobs {
 				func() {
@@ -173,8 +177,9 @@ func (e *engine) loop() {
 						}
 						wg.Done()
 					}()
-					m := e.round.Sampled[i]
-					e.alg.ClientUpdate(&e.round, e.clients[m], e.downMsg, e.ups[m])
+					c := e.clients[e.round.Sampled[i]]
+					c.use(e.scratch[wk])
+					e.alg.ClientUpdate(&e.round, c, e.downMsg, e.ups[i])
 				}()
 			}
 		}()
@@ -182,7 +187,9 @@ func (e *engine) loop() {
 	defer close(jobs)
 
 	e.alg.Model(e.model)
-	e.evaluate(s.RoundOffset, s.RoundOffset)
+	if e.evalAt[0] {
+		e.evaluate(s.RoundOffset, s.RoundOffset)
+	}
 	for t := 0; t < s.Rounds; t++ {
 		r := s.RoundOffset + t
 		e.prepareRound(r)
@@ -196,11 +203,7 @@ func (e *engine) loop() {
 			panic(failure)
 		}
 		e.averageReplies()
-		e.sampledUps = e.sampledUps[:0]
-		for _, m := range e.round.Sampled {
-			e.sampledUps = append(e.sampledUps, e.ups[m])
-		}
-		e.alg.Aggregate(&e.round, e.mean, e.sampledUps)
+		e.alg.Aggregate(&e.round, e.mean, e.ups[:len(e.round.Sampled)])
 		if !e.round.Local {
 			if e.gossip != nil {
 				e.up += e.gossip.EdgeFloats(&e.round)
@@ -218,7 +221,7 @@ func (e *engine) loop() {
 			e.res.Err = fmt.Sprintf("diverged at round %d: the model has NaN or Inf entries", r+1)
 			break
 		}
-		if t == s.Rounds-1 || (s.EvalEvery > 0 && (t+1)%s.EvalEvery == 0) {
+		if e.evalAt[t+1] {
 			e.evaluate(r+1, r)
 		}
 		if s.Progress != nil {
@@ -270,11 +273,10 @@ func (e *engine) prepareRound(r int) {
 		rd.Weights = append(rd.Weights, e.weights[m]/total)
 	}
 	for _, m := range rd.Sampled {
-		c := e.clients[m]
-		c.startRound(e.key, r)
-		if e.ups[m] == nil {
-			e.ups[m] = NewMessage(e.upShape, e.dim)
-		}
+		e.clients[m].startRound(e.key, r)
+	}
+	for len(e.ups) < len(rd.Sampled) {
+		e.ups = append(e.ups, NewMessage(e.upShape, e.dim))
 	}
 }
 
@@ -285,9 +287,9 @@ func (e *engine) averageReplies() {
 		clear(v)
 	}
 	clear(e.mean.Scalars)
-	for i, m := range e.round.Sampled {
+	for i := range e.round.Sampled {
 		w := e.round.Weights[i]
-		up := e.ups[m]
+		up := e.ups[i]
 		for j, v := range up.Vecs {
 			dst := e.mean.Vecs[j]
 			for k, x := range v {
@@ -303,6 +305,7 @@ func (e *engine) averageReplies() {
 func (e *engine) evaluate(round, psiRound int) {
 	ev := NewEval(e.p, e.evalEv, e.model, round, e.p.Penalty.At(psiRound, e.p.Layout))
 	ev.Up, ev.Down, ev.CommRounds = e.up, e.down, e.commRounds
+	ev.Samples = e.s.Carry.Samples
 	for _, c := range e.clients {
 		ev.Samples += c.Accessed
 	}

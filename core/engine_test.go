@@ -74,7 +74,7 @@ func (c constant) At(int) float64 { return float64(c) }
 func TestEpochBatchesKeepLastPartialBatchAndReshuffle(t *testing.T) {
 	s := &Settings{LocalEpochs: 2, Batch: 3}
 	d := sizes(7).Train[0]
-	c := newClient(0, d, meanEval{}, 1, s)
+	c := newClient(0, d, s)
 	if c.Steps != 6 {
 		t.Fatalf("K = %d, want 2·⌈7/3⌉ = 6", c.Steps)
 	}
@@ -102,7 +102,7 @@ func TestEpochBatchesKeepLastPartialBatchAndReshuffle(t *testing.T) {
 
 func TestStepBatchesAreDistinctUniformDraws(t *testing.T) {
 	s := &Settings{LocalSteps: 1, Batch: 4}
-	c := newClient(0, sizes(10).Train[0], meanEval{}, 1, s)
+	c := newClient(0, sizes(10).Train[0], s)
 	counts := make([]int, 10)
 	for r := range 2000 {
 		c.startRound(streamKey{seed: 3}, r)

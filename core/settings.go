@@ -20,6 +20,14 @@ type Settings struct {
 	Init            string  // "zeros" (default) or "normal"
 	InitScale       float64 // standard deviation for Init = "normal"
 	RoundOffset     int     // first round index (pipelines continue counting across stages)
+	// Carry are the counts the run continues from: its records count
+	// communication, communication rounds and samples on from them (a
+	// pipeline stage continues its pipeline's totals).
+	Carry Counts
+	// EvalRounds, if not nil, lists the rounds evaluated (global indices
+	// in [RoundOffset, RoundOffset+Rounds], any order) in place of
+	// EvalEvery's grid and the first and last rounds.
+	EvalRounds []int
 	// Progress, if set, is called by the coordinator after every round.
 	Progress func(done, total int)
 }
@@ -36,7 +44,37 @@ func (s *Settings) Check() error {
 	case s.Init != "" && s.Init != "zeros" && s.Init != "normal":
 		return fmt.Errorf("init must be \"zeros\" or \"normal\", got %q", s.Init)
 	}
+	for _, r := range s.EvalRounds {
+		if r < s.RoundOffset || r > s.RoundOffset+s.Rounds {
+			return fmt.Errorf("evaluation round %d is outside the run's rounds %d to %d", r, s.RoundOffset, s.RoundOffset+s.Rounds)
+		}
+	}
 	return nil
+}
+
+// Counts are cumulative totals of a run: floats sent up and down, rounds
+// that communicated and samples accessed.
+type Counts struct {
+	Up, Down   int64
+	CommRounds int
+	Samples    int64
+}
+
+// evaluated returns, for t = 0 … Rounds, whether the engine evaluates the
+// model after t rounds (round RoundOffset+t).
+func (s *Settings) evaluated() []bool {
+	at := make([]bool, s.Rounds+1)
+	if s.EvalRounds != nil {
+		for _, r := range s.EvalRounds {
+			at[r-s.RoundOffset] = true
+		}
+		return at
+	}
+	at[0], at[s.Rounds] = true, true
+	for t := 1; s.EvalEvery > 0 && t < s.Rounds; t++ {
+		at[t] = t%s.EvalEvery == 0
+	}
+	return at
 }
 
 // stepsFor returns the local steps of a client with n samples.

@@ -161,15 +161,8 @@ func checkCounts(n, clients, perClient int) error {
 	return nil
 }
 
-// Subset returns a copy of the rows idx of d, in that order.
-func Subset(d *core.Data, idx []int) *core.Data {
-	out := &core.Data{X: make([]float64, 0, len(idx)*d.Features), Y: make([]float64, 0, len(idx)), N: len(idx), Features: d.Features}
-	for _, i := range idx {
-		out.X = append(out.X, d.Row(i)...)
-		out.Y = append(out.Y, d.Y[i])
-	}
-	return out
-}
+// Subset returns a copy of the rows idx of d, in that order, stored as d is.
+func Subset(d *core.Data, idx []int) *core.Data { return d.Subset(idx) }
 
 // Split shuffles d's rows and puts the last round(fraction·N) of them, at most
 // N−1, into test and the rest into train; both keep d's row order. fraction

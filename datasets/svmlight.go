@@ -14,66 +14,113 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// Storage formats of the svmlight loader's format parameter.
+const (
+	FormatSparse = "sparse"
+	FormatDense  = "dense"
+)
+
+// maxDenseFloats bounds the size of a dense copy of a file (2 GiB of floats);
+// beyond it the loader asks for sparse storage instead of allocating.
+const maxDenseFloats = 1 << 28
+
 func init() {
 	params := append([]registry.Param{
-		{Name: "path", Type: registry.String, Doc: "svmlight/libsvm file: `label [qid:N] idx:val ...` per line"},
-		{Name: "features", Type: registry.Int, Default: 0, Min: registry.Bound(0),
+		{Name: "path", Type: registry.String, Doc: "svmlight/libsvm file `label [qid:N] idx:val ...` per line; .gz, .bz2, .xz and .zst files are decompressed while reading"},
+		{Name: "features", Type: registry.Int, Default: 0, Min: registry.Bound(0), Max: registry.Bound(core.MaxFeatures),
 			Doc: "number of features; 0 = infer from the largest index"},
 		{Name: "zero_based", Type: registry.Bool, Default: false,
 			Doc: "feature indices start at 0 instead of 1"},
+		{Name: "format", Type: registry.String, Default: FormatSparse, Choices: []string{FormatSparse, FormatDense},
+			Doc: "storage: sparse (compressed rows, memory O(nonzeros); O(nnz) gradients) or dense (needed by mlp and quadratic)"},
+		scaleParam,
 	}, loaderParams()...)
 	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
 		Name:   "svmlight",
-		Doc:    "svmlight/libsvm text file, stored densely; qid:N gives the client, else the samples are partitioned",
+		Doc:    "svmlight/libsvm text file (optionally compressed), stored sparse or dense; qid:N gives the client, else the samples are partitioned",
 		Params: params,
 	}, func(a registry.Args) (*core.Federated, error) {
 		t, err := LoadSVMLight(a.String("path"), a.Int("features"), a.Bool("zero_based"))
 		if err != nil {
 			return nil, err
 		}
-		return t.Federate(optionsFrom(a))
+		if a.String("format") == FormatDense {
+			if err := t.densify(); err != nil {
+				return nil, err
+			}
+		}
+		f, err := t.Federate(optionsFrom(a))
+		if err != nil {
+			return nil, err
+		}
+		if err := Scale(f, a.String("scaling")); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		return f, nil
 	})
 }
 
-// LoadSVMLight reads an svmlight/libsvm file (see ReadSVMLight).
+// densify stores the table's data densely, refusing sizes beyond maxDenseFloats.
+func (t *Table) densify() error {
+	if n := float64(t.Data.N) * float64(t.Data.Features); n > maxDenseFloats {
+		return fmt.Errorf("%s: dense storage of %d samples × %d features needs %.1f GiB; use format = %q",
+			t.Name, t.Data.N, t.Data.Features, n*8/(1<<30), FormatSparse)
+	}
+	t.Data = t.Data.ToDense()
+	return nil
+}
+
+// LoadSVMLight reads an svmlight/libsvm file, decompressing it on the fly
+// (see Decompress), into sparse storage (see ReadSVMLight).
 func LoadSVMLight(path string, features int, zeroBased bool) (*Table, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return ReadSVMLight(fh, path, features, zeroBased)
+	r, err := Decompress(fh, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return ReadSVMLight(r, path, features, zeroBased)
 }
 
-type sparseRow struct {
-	idx []int
-	val []float64
-}
-
-// ReadSVMLight parses svmlight/libsvm text: one sample per line, `label
-// [qid:N] idx:val idx:val ...`, indices strictly increasing and 1-based (or
-// 0-based if zeroBased). A qid token right after the label names the sample's
-// client; either every sample has one or none does. Text after '#' and blank
-// lines are ignored. features = 0 infers the count from the largest index.
-// Errors name the file and line, e.g. `data.svm:17: bad feature "3:abc": ...`.
+// ReadSVMLight parses svmlight/libsvm text into compressed sparse rows,
+// streaming (no dense intermediate, memory O(samples + nonzeros)): one
+// sample per line, `label [qid:N] idx:val idx:val ...`, indices strictly
+// increasing and 1-based (or 0-based if zeroBased). A qid token right after
+// the label names the sample's client; either every sample has one or none
+// does. Text after '#' and blank lines are ignored; multi-label lines
+// (`1,3 idx:val ...`) are refused. features = 0 infers the count from the
+// largest index; indices beyond core.MaxFeatures are refused. Errors name the
+// file and line, e.g. `data.svm:17: bad feature "3:abc": ...`, including read
+// errors of a damaged compressed file.
 func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Table, error) {
+	if features < 0 || features > core.MaxFeatures {
+		return nil, fmt.Errorf("%s: features = %d outside 0..%d", name, features, core.MaxFeatures)
+	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	t := &Table{Name: name}
 	var (
-		rows     []sparseRow
+		sp       = &core.CSR{Ptr: []int{0}}
 		labels   []float64
 		clientOf = map[string]int{}
 		qidLine  int // first line with (qid > 0) or without (qid < 0) a qid
 		maxIdx   = -1
 		base     = 1
+		limit    = core.MaxFeatures
 	)
 	if zeroBased {
 		base = 0
 	}
+	if features > 0 {
+		limit = features
+	}
 	for line := 1; ; line++ {
 		text, err := br.ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("%s:%d: reading: %w (is the file truncated or damaged?)", name, line, err)
 		}
 		if text == "" && err != nil {
 			break
@@ -84,16 +131,23 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 		if i := strings.IndexByte(text, '#'); i >= 0 {
 			text = text[:i]
 		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
+		rest := text
+		tok, rest := nextField(rest)
+		if tok == "" {
 			continue
 		}
-		label, perr := strconv.ParseFloat(fields[0], 64)
-		if perr != nil || math.IsNaN(label) || math.IsInf(label, 0) {
-			return nil, bad("bad label %q: %s", fields[0], numError(perr))
+		if strings.Contains(tok, ",") {
+			return nil, bad("multi-label line (labels %q): fedlab reads one label per sample", tok)
 		}
-		fields = fields[1:]
-		hasQid := len(fields) > 0 && strings.HasPrefix(fields[0], "qid:")
+		if strings.Contains(tok, ":") {
+			return nil, bad("missing label: the line starts with feature %q", tok)
+		}
+		label, perr := strconv.ParseFloat(tok, 64)
+		if perr != nil || math.IsNaN(label) || math.IsInf(label, 0) {
+			return nil, bad("bad label %q: %s", tok, numError(perr))
+		}
+		tok, rest = nextField(rest)
+		hasQid := strings.HasPrefix(tok, "qid:")
 		switch {
 		case qidLine == 0 && hasQid:
 			qidLine = line
@@ -102,55 +156,62 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 		case qidLine > 0 && !hasQid:
 			return nil, bad("no qid, but line %d has one (give every sample a qid or none)", qidLine)
 		case qidLine < 0 && hasQid:
-			return nil, bad("qid %q, but line %d has none (give every sample a qid or none)", fields[0], -qidLine)
+			return nil, bad("qid %q, but line %d has none (give every sample a qid or none)", tok, -qidLine)
 		}
 		if hasQid {
-			q := strings.TrimPrefix(fields[0], "qid:")
+			q := strings.TrimPrefix(tok, "qid:")
 			if _, qerr := strconv.ParseInt(q, 10, 64); qerr != nil {
-				return nil, bad("bad qid %q: %s", fields[0], numError(qerr))
+				return nil, bad("bad qid %q: %s", tok, numError(qerr))
 			}
 			c, ok := clientOf[q]
 			if !ok {
 				c = len(t.ClientIDs)
 				clientOf[q] = c
-				t.ClientIDs = append(t.ClientIDs, q)
+				t.ClientIDs = append(t.ClientIDs, strings.Clone(q))
 			}
 			t.Client = append(t.Client, c)
-			fields = fields[1:]
+			tok, rest = nextField(rest)
 		}
-		var row sparseRow
-		for _, f := range fields {
-			is, vs, ok := strings.Cut(f, ":")
+		prev := int64(-1)
+		for ; tok != ""; tok, rest = nextField(rest) {
+			is, vs, ok := strings.Cut(tok, ":")
 			if !ok {
-				return nil, bad("bad feature %q: want index:value", f)
+				return nil, bad("bad feature %q: want index:value", tok)
 			}
-			idx, ierr := strconv.Atoi(is)
+			idx, ierr := strconv.ParseInt(is, 10, 64)
 			if ierr != nil {
-				return nil, bad("bad feature %q: index: %s", f, numError(ierr))
+				return nil, bad("bad feature %q: index: %s", tok, numError(ierr))
 			}
-			if idx < base {
-				return nil, bad("bad feature %q: index below %d (zero_based = %v)", f, base, zeroBased)
+			if idx < int64(base) {
+				return nil, bad("bad feature %q: index below %d (zero_based = %v)", tok, base, zeroBased)
 			}
-			idx -= base
-			if n := len(row.idx); n > 0 && idx <= row.idx[n-1] {
-				return nil, bad("bad feature %q: index not greater than the previous %d", f, row.idx[n-1]+base)
+			j := idx - int64(base)
+			if j <= prev {
+				return nil, bad("bad feature %q: index not greater than the previous %d", tok, prev+int64(base))
 			}
-			if features > 0 && idx >= features {
-				return nil, bad("bad feature %q: index beyond features = %d", f, features)
+			prev = j
+			if j >= int64(limit) {
+				if features > 0 {
+					return nil, bad("bad feature %q: index beyond features = %d", tok, features)
+				}
+				return nil, bad("bad feature %q: index beyond fedlab's limit of %d features", tok, core.MaxFeatures)
 			}
 			v, verr := strconv.ParseFloat(vs, 64)
 			if verr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, bad("bad feature %q: value: %s", f, numError(verr))
+				return nil, bad("bad feature %q: value: %s", tok, numError(verr))
 			}
-			row.idx = append(row.idx, idx)
-			row.val = append(row.val, v)
-			maxIdx = max(maxIdx, idx)
+			if v == 0 {
+				continue // an explicit zero is not stored
+			}
+			sp.Ind = append(sp.Ind, int32(j))
+			sp.Val = append(sp.Val, v)
+			maxIdx = max(maxIdx, int(j))
 		}
-		rows = append(rows, row)
+		sp.Ptr = append(sp.Ptr, len(sp.Ind))
 		labels = append(labels, label)
 		t.Lines = append(t.Lines, line)
 	}
-	if len(rows) == 0 {
+	if len(labels) == 0 {
 		return nil, fmt.Errorf("%s: no samples", name)
 	}
 	if features == 0 {
@@ -159,15 +220,18 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 			return nil, fmt.Errorf("%s: no features in any sample (set features to use a bias-only model)", name)
 		}
 	}
-	d := &core.Data{X: make([]float64, len(rows)*features), Y: labels, N: len(rows), Features: features}
-	for i, row := range rows {
-		x := d.Row(i)
-		for k, j := range row.idx {
-			x[j] = row.val[k]
-		}
-	}
-	t.Data = d
+	t.Data = &core.Data{Sparse: sp, Y: labels, N: len(labels), Features: features}
 	return t, nil
+}
+
+// nextField splits off the first whitespace-separated field of s.
+func nextField(s string) (field, rest string) {
+	s = strings.TrimLeft(s, " \t\r\n\v\f")
+	i := strings.IndexAny(s, " \t\r\n\v\f")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
 }
 
 // numError describes a number parse failure briefly ("invalid syntax",

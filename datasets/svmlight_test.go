@@ -27,7 +27,7 @@ const svmFixture = `# a comment line
 
 func TestSVMLightQid(t *testing.T) {
 	p := writeFile(t, "tiny.svm", svmFixture)
-	f := build(t, "svmlight", map[string]any{"path": p, "classes": 2, "clients": 99})
+	f := build(t, "svmlight", map[string]any{"path": p, "classes": 2, "clients": 99, "format": "dense"})
 	if f.Name != "tiny.svm" || f.Features != 4 || f.Classes != 2 || f.Clients() != 3 || f.Test != nil {
 		t.Fatalf("name %q features %d classes %d clients %d", f.Name, f.Features, f.Classes, f.Clients())
 	}
@@ -46,7 +46,7 @@ func TestSVMLightQid(t *testing.T) {
 		t.Errorf("client ids %v lines %v", tab.ClientIDs, tab.Lines)
 	}
 	// Regression keeps the raw labels; features can be padded.
-	f = build(t, "svmlight", map[string]any{"path": p, "features": 6})
+	f = build(t, "svmlight", map[string]any{"path": p, "features": 6, "format": "dense"})
 	if f.Features != 6 || f.Train[0].Y[1] != -1 || f.Train[0].X[2] != -2 {
 		t.Errorf("regression: features %d Y %v X %v", f.Features, f.Train[0].Y, f.Train[0].X)
 	}
@@ -58,7 +58,7 @@ func TestSVMLightZeroBasedAndPartition(t *testing.T) {
 		b.WriteString([]string{"0 0:1 2:3\n", "2 1:-1\n", "1 0:2\n"}[i%3])
 	}
 	p := writeFile(t, "z.svm", b.String())
-	f := build(t, "svmlight", map[string]any{"path": p, "zero_based": true, "classes": 3, "clients": 4, "test_fraction": 0.2})
+	f := build(t, "svmlight", map[string]any{"path": p, "zero_based": true, "classes": 3, "clients": 4, "test_fraction": 0.2, "format": "dense"})
 	if f.Features != 3 || f.Clients() != 4 || len(f.Test) != 4 {
 		t.Fatalf("features %d clients %d", f.Features, f.Clients())
 	}
@@ -74,7 +74,7 @@ func TestSVMLightZeroBasedAndPartition(t *testing.T) {
 			}
 		}
 	}
-	again := build(t, "svmlight", map[string]any{"path": p, "zero_based": true, "classes": 3, "clients": 4, "test_fraction": 0.2})
+	again := build(t, "svmlight", map[string]any{"path": p, "zero_based": true, "classes": 3, "clients": 4, "test_fraction": 0.2, "format": "dense"})
 	if !reflect.DeepEqual(f, again) {
 		t.Error("same seed gave different partitions")
 	}

@@ -56,9 +56,10 @@ func syntheticParams(sizeName, sizeDoc string, dimParam registry.Param) []regist
 }
 
 func init() {
-	lp := syntheticParams("support", "support size d1 (the first d1 true weights are 1, the rest 0)",
-		registry.Param{Name: "dim", Type: registry.Int, Default: 1024, Min: registry.Bound(1),
-			Doc: "feature dimension d = d1 + d0"})
+	lp := append(syntheticParams("support", "support size d1 (the first d1 true weights are 1, the rest 0)",
+		registry.Param{Name: "dim", Type: registry.Int, Default: 1024, Min: registry.Bound(1), Max: registry.Bound(1 << 20),
+			Doc: "feature dimension d = d1 + d0 (up to 2^20; beyond about 2^14 use density < 1 and format = \"sparse\")"}),
+		lassoSparseParams...)
 	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
 		Name:   "lasso",
 		Doc:    "FCO paper's synthetic federated LASSO: y = 1_{d1}ᵀx + b + ε with client-shifted Gaussian x",
@@ -136,8 +137,15 @@ func buildLasso(a registry.Args) (*core.Federated, error) {
 	for i := range p.support {
 		w[i] = 1
 	}
-	f, _ := GenerateShifted(ShiftedSpec{Name: name, Weights: w, Clients: p.clients, Samples: p.samples,
-		TestSamples: a.Int("test_samples"), Scale: scale, Seed: a.Int("seed")})
+	spec := ShiftedSpec{Name: name, Weights: w, Clients: p.clients, Samples: p.samples,
+		TestSamples: a.Int("test_samples"), Scale: scale, Seed: a.Int("seed")}
+	if density, format := a.Float("density"), a.String("format"); density < 1 || format != FormatDense {
+		return lassoSparse(spec, density, format)
+	}
+	if err := denseFits(spec); err != nil {
+		return nil, err
+	}
+	f, _ := GenerateShifted(spec)
 	return f, f.Check()
 }
 

@@ -99,7 +99,7 @@ func (e *logisticEval) Eval(w []float64, d *core.Data, idx []int, grad []float64
 	}
 	inv := 1 / float64(n)
 	sum, gb := 0.0, 0.0
-	if idx == nil {
+	if idx == nil && d.Sparse == nil {
 		z := e.margins(wk, b, d)
 		for i, zi := range z {
 			l, dz := sampleLoss(zi, d.Y[i])
@@ -113,18 +113,46 @@ func (e *logisticEval) Eval(w []float64, d *core.Data, idx []int, grad []float64
 			blas64.Gemv(blas.Trans, 1, X, blas64.Vector{N: n, Inc: 1, Data: z}, 0, blas64.Vector{N: F, Inc: 1, Data: gk})
 		}
 	} else {
-		for _, i := range idx {
-			x := d.Row(i)
-			l, dz := sampleLoss(floats.Dot(x, wk)+b, d.Y[i])
-			sum += l
-			if grad != nil {
-				floats.AddScaled(gk, dz*inv, x)
-				gb += dz * inv
-			}
-		}
+		sum, gb = e.rows(wk, b, d, idx, gk, inv)
 	}
 	if grad != nil && e.hasBias {
 		e.bias.Of(grad)[0] = gb
+	}
+	return sum * inv
+}
+
+// rows returns the summed loss over the rows idx (all if nil) and, if gk is
+// not nil, adds scale times the summed kernel gradient to gk and returns
+// scale times the summed bias gradient.
+func (e *logisticEval) rows(wk []float64, b float64, d *core.Data, idx []int, gk []float64, scale float64) (sum, gb float64) {
+	for k := range rows(d, idx) {
+		i := row(idx, k)
+		l, dz := sampleLoss(dot(d, i, wk)+b, d.Y[i])
+		sum += l
+		if gk != nil {
+			addRow(gk, dz*scale, d, i)
+			gb += dz * scale
+		}
+	}
+	return sum, gb
+}
+
+// Support touches the kernel entries of the rows' features and the bias.
+func (e *logisticEval) Support(d *core.Data, idx []int, g *core.Indexed) { e.support(d, idx, g) }
+
+// EvalSparse returns the mean loss over the rows idx of sparse d and writes
+// its gradient into g on g's touched coordinates, in O(nonzeros of the rows).
+func (e *logisticEval) EvalSparse(w []float64, d *core.Data, idx []int, g *core.Indexed) float64 {
+	e.clearTouched(w, d, e.features, g)
+	n := rows(d, idx)
+	if n == 0 {
+		return 0
+	}
+	wk, b := e.params(w)
+	inv := 1 / float64(n)
+	sum, gb := e.rows(wk, b, d, idx, e.kernel.Of(g.Val), inv)
+	if e.hasBias {
+		e.bias.Of(g.Val)[0] = gb
 	}
 	return sum * inv
 }
@@ -138,8 +166,16 @@ func (e *logisticEval) Accuracy(w []float64, d *core.Data) float64 {
 		return math.NaN()
 	}
 	wk, b := e.params(w)
-	z := e.margins(wk, b, d)
 	correct := 0
+	if d.Sparse != nil {
+		for i := range d.N {
+			if (d.Dot(i, wk)+b > 0) == (d.Y[i] > 0) {
+				correct++
+			}
+		}
+		return float64(correct) / float64(d.N)
+	}
+	z := e.margins(wk, b, d)
 	for i, zi := range z {
 		if (zi > 0) == (d.Y[i] > 0) {
 			correct++

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 )
 
@@ -121,4 +123,69 @@ func sigmoid(t float64) float64 {
 	}
 	e := math.Exp(t)
 	return e / (1 + e)
+}
+
+// denseOnly rejects sparse data for a loss that has no sparse path.
+func denseOnly(loss string, f *core.Federated) error {
+	if f.IsSparse() {
+		return fmt.Errorf("loss %q needs dense data, but dataset %q is stored sparse (give the dataset format = \"dense\")", loss, f.Name)
+	}
+	return nil
+}
+
+// row returns the k-th row of a batch: idx[k], or k when idx is nil (all rows).
+func row(idx []int, k int) int {
+	if idx == nil {
+		return k
+	}
+	return idx[k]
+}
+
+// dot returns xᵢᵀw for row i of d, in either storage.
+func dot(d *core.Data, i int, w []float64) float64 {
+	if d.Sparse != nil {
+		return d.Dot(i, w)
+	}
+	return floats.Dot(d.Row(i), w)
+}
+
+// addRow adds a·xᵢ to dst for row i of d, in either storage.
+func addRow(dst []float64, a float64, d *core.Data, i int) {
+	if d.Sparse != nil {
+		d.AddRow(dst, a, i)
+		return
+	}
+	floats.AddScaled(dst, a, d.Row(i))
+}
+
+// support touches in g the kernel entries (cols per feature) of the
+// nonzero features of rows idx of sparse d, and the bias.
+func (m *model) support(d *core.Data, idx []int, g *core.Indexed) {
+	cols, off := m.kernel.Cols, m.kernel.Offset
+	for k := range rows(d, idx) {
+		ind, _ := d.Sparse.Row(row(idx, k))
+		for _, j := range ind {
+			base := off + int(j)*cols
+			for c := range cols {
+				g.Touch(base + c)
+			}
+		}
+	}
+	if m.hasBias {
+		for j := range m.bias.Size() {
+			g.Touch(m.bias.Offset + j)
+		}
+	}
+}
+
+// clearTouched zeroes g on its touched coordinates and checks the
+// arguments of EvalSparse.
+func (m *model) clearTouched(w []float64, d *core.Data, features int, g *core.Indexed) {
+	m.check(w, d, features, g.Val)
+	if d.Sparse == nil {
+		panic(fmt.Sprintf("losses: %s: EvalSparse needs sparse data", m.loss))
+	}
+	for _, j := range g.Idx {
+		g.Val[j] = 0
+	}
 }

@@ -68,6 +68,9 @@ func (m MLP) Layout(f *core.Federated) (core.Layout, error) {
 	if f.Classes < 2 {
 		return core.Layout{}, fmt.Errorf("loss %q: the dataset %q has %d classes; a classification dataset with at least 2 is needed", "mlp", f.Name, f.Classes)
 	}
+	if err := denseOnly("mlp", f); err != nil {
+		return core.Layout{}, err
+	}
 	for _, h := range m.Hidden {
 		if h < 1 {
 			return core.Layout{}, fmt.Errorf("loss %q: hidden layer widths must be positive, got %v", "mlp", m.Hidden)

@@ -137,6 +137,16 @@ func (e *multinomialEval) Eval(w []float64, d *core.Data, idx []int, grad []floa
 	if n == 0 {
 		return 0
 	}
+	if d.Sparse != nil {
+		var gk, gb []float64
+		if hasGrad {
+			gk = e.kernel.Of(grad)
+			if e.hasBias {
+				gb = e.bias.Of(grad)
+			}
+		}
+		return e.sparseRows(w, d, idx, gk, gb)
+	}
 	e.prepare(w)
 	var bias []float64
 	if e.hasBias {
@@ -180,6 +190,15 @@ func (e *multinomialEval) Accuracy(w []float64, d *core.Data) float64 {
 	if d.N == 0 {
 		return math.NaN()
 	}
+	if d.Sparse != nil {
+		correct := 0
+		for i := range d.N {
+			if floats.MaxIdx(e.sparseLogits(w, d, i)) == e.label(d.Y[i]) {
+				correct++
+			}
+		}
+		return float64(correct) / float64(d.N)
+	}
 	e.prepare(w)
 	var bias []float64
 	if e.hasBias {
@@ -193,4 +212,81 @@ func (e *multinomialEval) Accuracy(w []float64, d *core.Data) float64 {
 		}
 	}
 	return float64(correct) / float64(d.N)
+}
+
+// sparseLogits writes zₖ = Σⱼ xᵢⱼ Wⱼₖ + bₖ for sparse row i into e.z, reading
+// the row-major kernel directly (K contiguous weights per feature).
+func (e *multinomialEval) sparseLogits(w []float64, d *core.Data, i int) []float64 {
+	K := e.classes
+	e.z = grow(e.z, K)
+	z := e.z
+	if e.hasBias {
+		copy(z, e.bias.Of(w))
+	} else {
+		clear(z)
+	}
+	wk := e.kernel.Of(w)
+	ind, val := d.Sparse.Row(i)
+	for t, j := range ind {
+		floats.AddScaled(z, val[t], wk[int(j)*K:int(j)*K+K])
+	}
+	return z
+}
+
+// sparseRows returns the mean loss over the rows idx (all if nil) of sparse
+// d and, if gk is not nil, adds its kernel gradient to gk (row-major F×K)
+// and its bias gradient to gb (if not nil), in O(K · nonzeros of the rows).
+func (e *multinomialEval) sparseRows(w []float64, d *core.Data, idx []int, gk, gb []float64) float64 {
+	K := e.classes
+	n := rows(d, idx)
+	inv := 1 / float64(n)
+	sum := 0.0
+	for r := range n {
+		i := row(idx, r)
+		c := e.label(d.Y[i])
+		z := e.sparseLogits(w, d, i)
+		zmax := floats.Max(z)
+		s := 0.0
+		for _, v := range z {
+			s += math.Exp(v - zmax)
+		}
+		lse := zmax + math.Log(s)
+		sum += lse - z[c]
+		if gk == nil {
+			continue
+		}
+		for k, v := range z {
+			p := math.Exp(v - lse)
+			if k == c {
+				p -= 1
+			}
+			z[k] = p * inv
+		}
+		if gb != nil {
+			floats.Add(gb, z)
+		}
+		ind, val := d.Sparse.Row(i)
+		for t, j := range ind {
+			floats.AddScaled(gk[int(j)*K:int(j)*K+K], val[t], z)
+		}
+	}
+	return sum * inv
+}
+
+// Support touches the K kernel entries of each of the rows' features and
+// the bias.
+func (e *multinomialEval) Support(d *core.Data, idx []int, g *core.Indexed) { e.support(d, idx, g) }
+
+// EvalSparse returns the mean loss over the rows idx of sparse d and writes
+// its gradient into g on g's touched coordinates, in O(K · nonzeros).
+func (e *multinomialEval) EvalSparse(w []float64, d *core.Data, idx []int, g *core.Indexed) float64 {
+	e.clearTouched(w, d, e.features, g)
+	if rows(d, idx) == 0 {
+		return 0
+	}
+	var gb []float64
+	if e.hasBias {
+		gb = e.bias.Of(g.Val)
+	}
+	return e.sparseRows(w, d, idx, e.kernel.Of(g.Val), gb)
 }

@@ -61,28 +61,33 @@ func (l NonconvexLogistic) Layout(f *core.Federated) (core.Layout, error) {
 // It also implements core.Predictor.
 func (l NonconvexLogistic) NewEvaluator(lay core.Layout) core.Evaluator {
 	inner := Logistic{Intercept: l.Intercept}.NewEvaluator(lay).(*logisticEval)
-	return &nonconvexEval{logisticEval: inner, alpha: l.Alpha, beta: l.Beta}
+	return &nonconvexEval{lg: inner, alpha: l.Alpha, beta: l.Beta}
 }
 
 // nonconvexEval adds the penalty to the logistic evaluator's loss and
-// gradient; Accuracy is the logistic one.
+// gradient; Accuracy is the logistic one. The logistic evaluator is a named
+// field, not embedded, so that its O(nnz) sparse gradient (which lacks the
+// dense penalty) is not promoted.
 type nonconvexEval struct {
-	*logisticEval
+	lg          *logisticEval
 	alpha, beta float64
 }
+
+// Accuracy is the logistic regression accuracy of w on d.
+func (e *nonconvexEval) Accuracy(w []float64, d *core.Data) float64 { return e.lg.Accuracy(w, d) }
 
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
 // and, if grad is not nil, overwrites grad with the gradient. With no rows
 // it returns 0 and a zero gradient.
 func (e *nonconvexEval) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
-	v := e.logisticEval.Eval(w, d, idx, grad)
+	v := e.lg.Eval(w, d, idx, grad)
 	if rows(d, idx) == 0 {
 		return 0
 	}
-	wk := e.kernel.Of(w)
+	wk := e.lg.kernel.Of(w)
 	var gk []float64
 	if grad != nil {
-		gk = e.kernel.Of(grad)
+		gk = e.lg.kernel.Of(grad)
 	}
 	for i, x := range wk {
 		t := 1 + e.alpha*x*x

@@ -31,6 +31,9 @@ func (Quadratic) Layout(f *core.Federated) (core.Layout, error) {
 	if f.Features <= 0 {
 		return core.Layout{}, fmt.Errorf("loss %q: the dataset has no features", "quadratic")
 	}
+	if err := denseOnly("quadratic", f); err != nil {
+		return core.Layout{}, err
+	}
 	if err := checkLabels("quadratic", f, "curvatures must be finite", finite); err != nil {
 		return core.Layout{}, err
 	}

@@ -110,7 +110,7 @@ func (e *squaredEval) Eval(w []float64, d *core.Data, idx []int, grad []float64)
 	scale := 2 * e.c / float64(n) // ∂/∂r of (c/n) r²  is scale·r
 	F := e.features
 	sum, gb := 0.0, 0.0
-	if idx == nil {
+	if idx == nil && d.Sparse == nil {
 		// r = X w + b − y, loss = (c/n)‖r‖², ∇_w = (2c/n) Xᵀ r.
 		e.r = grow(e.r, n)
 		r := e.r
@@ -126,18 +126,48 @@ func (e *squaredEval) Eval(w []float64, d *core.Data, idx []int, grad []float64)
 			gb = scale * floats.Sum(r)
 		}
 	} else {
-		for _, i := range idx {
-			x := d.Row(i)
-			ri := floats.Dot(x, wk) + b - d.Y[i]
-			sum += ri * ri
-			if grad != nil {
-				floats.AddScaled(gk, scale*ri, x)
-				gb += scale * ri
-			}
-		}
+		sum, gb = e.rows(wk, b, d, idx, gk, scale)
 	}
 	if grad != nil && e.hasBias {
 		e.bias.Of(grad)[0] = gb
+	}
+	return e.c * sum / float64(n)
+}
+
+// rows returns Σ rᵢ² over the rows idx (all if nil) with rᵢ = xᵢᵀw + b − yᵢ
+// and, if gk is not nil, adds scale·Σ rᵢxᵢ to gk and returns scale·Σ rᵢ as
+// the bias gradient.
+func (e *squaredEval) rows(wk []float64, b float64, d *core.Data, idx []int, gk []float64, scale float64) (sum, gb float64) {
+	for k := range rows(d, idx) {
+		i := row(idx, k)
+		ri := dot(d, i, wk) + b - d.Y[i]
+		sum += ri * ri
+		if gk != nil {
+			addRow(gk, scale*ri, d, i)
+			gb += scale * ri
+		}
+	}
+	return sum, gb
+}
+
+// Support touches the kernel entries of the rows' features and the bias.
+func (e *squaredEval) Support(d *core.Data, idx []int, g *core.Indexed) { e.support(d, idx, g) }
+
+// EvalSparse returns the mean loss over the rows idx of sparse d and writes
+// its gradient into g on g's touched coordinates, in O(nonzeros of the rows).
+func (e *squaredEval) EvalSparse(w []float64, d *core.Data, idx []int, g *core.Indexed) float64 {
+	e.clearTouched(w, d, e.features, g)
+	n := rows(d, idx)
+	if n == 0 {
+		return 0
+	}
+	b := 0.0
+	if e.hasBias {
+		b = e.bias.Of(w)[0]
+	}
+	sum, gb := e.rows(e.kernel.Of(w), b, d, idx, e.kernel.Of(g.Val), 2*e.c/float64(n))
+	if e.hasBias {
+		e.bias.Of(g.Val)[0] = gb
 	}
 	return e.c * sum / float64(n)
 }

@@ -18,7 +18,7 @@ var namespaces = []struct {
 }{
 	{"algo", registry.Algorithm}, {"loss", registry.Loss}, {"reg", registry.Regularizer},
 	{"mirror", registry.Mirror}, {"data", registry.Dataset}, {"metric", registry.Metric},
-	{"schedule", registry.Schedule}, {"topology", registry.Topology},
+	{"schedule", registry.Schedule}, {"topology", registry.Topology}, {"opt", registry.Optimizer},
 }
 
 // labelKey is the reserved key of fedlab.algo.* for the display name.
@@ -31,6 +31,7 @@ type component struct {
 	label string         // algorithms: display name
 	raw   map[string]any // decoded parameters; Lua functions and schedules built from them are pending
 	value any            // built at construction: datasets (*core.Federated) and schedules without Lua functions
+	dir   string         // datasets: the directory relative input paths resolve against (see inputArgs)
 }
 
 // pendingParams reports whether some parameter waits for the round count
@@ -132,7 +133,7 @@ func (in *interp) constructor(spec *registry.Spec, fn string) goFunc {
 		if L.GetTop() > 1 {
 			return 0, fmt.Errorf("%s takes one table of parameters, got %d arguments", fn, L.GetTop())
 		}
-		c, err := newComponent(spec, t)
+		c, err := newComponent(spec, t, in.scriptDir)
 		if err != nil {
 			return 0, err
 		}
@@ -143,8 +144,8 @@ func (in *interp) constructor(spec *registry.Spec, fn string) goFunc {
 
 // newComponent decodes and validates the parameters; datasets, and
 // schedules without Lua functions, are built at once.
-func newComponent(spec *registry.Spec, t *lua.LTable) (*component, error) {
-	c := &component{spec: spec, label: spec.Name}
+func newComponent(spec *registry.Spec, t *lua.LTable, dir string) (*component, error) {
+	c := &component{spec: spec, label: spec.Name, dir: dir}
 	raw, label, err := decodeParams(spec, t)
 	if err != nil {
 		return nil, err
@@ -160,10 +161,10 @@ func newComponent(spec *registry.Spec, t *lua.LTable) (*component, error) {
 	case spec.Kind == registry.Dataset && c.pendingParams():
 		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", spec.Title())
 	case spec.Kind == registry.Dataset:
-		c.value, err = registry.Build[*core.Federated](spec.Kind, spec.Name, raw)
+		c.value, err = registry.Build[*core.Federated](spec.Kind, spec.Name, inputArgs(spec, raw, dir))
 	case spec.Kind == registry.Schedule && !c.pendingParams():
 		c.value, err = registry.Build[sched.Schedule](spec.Kind, spec.Name, raw)
-	case spec.Kind == registry.Topology: // built (and validated) at once, passed to algorithms as a value
+	case spec.Kind == registry.Topology || spec.Kind == registry.Optimizer: // built (and validated) at once, passed to algorithms as a value
 		c.value, err = registry.Build[any](spec.Kind, spec.Name, raw)
 	}
 	return c, err

@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,59 +10,44 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// fields reads a table of named arguments strictly: every key must be one of
-// the valid keys, and each getter checks the value's type. The first error
-// sticks in err; later getters return zero values.
+// fields reads the values of a call table checked by callTable.read. Each
+// getter checks the value's type; mistakes are collected (error reports
+// them all) and the getter returns its zero value.
 type fields struct {
-	fn  string // the function the table was given to, for messages
-	t   *lua.LTable
-	err error
+	call *callTable
+	name string // the call as messages show it; "" means call.Name
+	t    *lua.LTable
+	errs []error
 }
 
-// newFields checks that every key of t is a string among valid.
-func newFields(fn string, t *lua.LTable, valid []string) *fields {
-	f := &fields{fn: fn, t: t}
-	var keys []string
-	t.ForEach(func(k, _ lua.LValue) {
-		s, ok := k.(lua.LString)
-		if !ok {
-			f.fail(fmt.Errorf("%s: arguments are named (key = value), got the positional key %s; valid keys: %s", fn, keyText(k), strings.Join(valid, ", ")))
-			return
-		}
-		keys = append(keys, string(s))
-	})
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !slices.Contains(valid, k) {
-			f.fail(fmt.Errorf("%s: unknown key %q; valid keys: %s", fn, k, strings.Join(valid, ", ")))
-		}
+// fn is the call as messages show it.
+func (f *fields) fn() string {
+	if f.name != "" {
+		return f.name
 	}
-	return f
+	return f.call.Name
 }
 
-// fail records err unless an error is already recorded.
+// fail records err (nil is ignored).
 func (f *fields) fail(err error) {
-	if f.err == nil {
-		f.err = err
+	if err != nil {
+		f.errs = append(f.errs, err)
 	}
 }
+
+// error reports every mistake found so far, or nil.
+func (f *fields) error() error { return errors.Join(f.errs...) }
 
 // what names key in messages.
-func (f *fields) what(key string) string { return fmt.Sprintf("%s: key %q", f.fn, key) }
+func (f *fields) what(key string) string { return fmt.Sprintf("%s: key %q", f.fn(), key) }
 
-// get returns the raw value of key (LNil if absent or after an error).
+// get returns the raw value of key (LNil if absent). Reading a key the
+// call does not declare is a programming error.
 func (f *fields) get(key string) lua.LValue {
-	if f.err != nil {
-		return lua.LNil
+	if _, ok := f.call.key(key); !ok {
+		panic(fmt.Sprintf("luaapi: %s reads the undeclared key %q", f.call.Name, key))
 	}
 	return f.t.RawGetString(key)
-}
-
-// required reports an error if key is absent.
-func (f *fields) required(key, what string) {
-	if f.get(key) == lua.LNil {
-		f.fail(fmt.Errorf("%s: missing required key %q (%s)", f.fn, key, what))
-	}
 }
 
 // integer reads an integer ≥ lo, or def if absent.
@@ -168,4 +154,17 @@ func (f *fields) component(key string, kind registry.Kind) *component {
 	c, err := asComponent(v, kind, f.what(key))
 	f.fail(err)
 	return c
+}
+
+// numbers reads a list of numbers (nil if absent).
+func (f *fields) numbers(key string) []float64 {
+	var out []float64
+	for i, v := range f.list(key) {
+		x, ok := v.(lua.LNumber)
+		if !ok {
+			f.fail(fmt.Errorf("%s element %d: expected a number, got %s", f.what(key), i+1, typeText(v)))
+		}
+		out = append(out, float64(x))
+	}
+	return out
 }

@@ -94,7 +94,7 @@ func TestParameterTypesAndRanges(t *testing.T) {
 func TestSettingsAreStrict(t *testing.T) {
 	run := problemSrc + "fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, local_steps = 1, %s }\n"
 	cases := []struct{ settings, want string }{
-		{"round = 5", `fedlab.run: unknown key "round"; valid keys: algorithm, seed, problem, rounds`},
+		{"round = 5", `fedlab.run: unknown key "round" (did you mean "rounds"?); valid keys: algorithm, seed, problem, rounds`},
 		{"rounds = 2.5", `fedlab.run: key "rounds": expected an integer, got 2.5`},
 		{"rounds = 2, init = 'ones'", `key "init": "ones" is not one of zeros, normal`},
 		{"rounds = 2, metrics = {'nope'}", `unknown metric "nope"`},
@@ -239,7 +239,7 @@ func TestOutputArgumentErrors(t *testing.T) {
 	mustFail(t, "\nfedlab.csv({}, 'x.csv')\n", "script.lua:2: ", "fedlab.csv: expected run results")
 	mustFail(t, problemSrc+`local r = fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, rounds = 1, local_steps = 1, metrics = { "test_objective" } }
 fedlab.table(r, { round = { 1 } })
-`, "script.lua:4: ", `fedlab.table: unknown key "round"; valid keys: rounds, metrics, title, transpose`)
+`, "script.lua:4: ", `fedlab.table: unknown key "round" (did you mean "rounds"?); valid keys: rounds, metrics, title, transpose`)
 }
 
 func TestFailedRunsDoNotStopTheScript(t *testing.T) {

@@ -7,13 +7,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-var tableKeys = []string{"rounds", "metrics", "title", "transpose", "format", "file", "bold", "width"}
-
 // fnTable is fedlab.table(runs [, {rounds=, metrics=, title=, transpose=,
 // format=, file=, bold=, width=}]): prints mean ± std across seeds per
 // label and round. With file, the table is also written there in format
-// (default: from the file's extension, .md, .tex or .csv; text otherwise)
-// and the path is returned.
+// (default: from the file's extension) and the path is returned.
 func (in *interp) fnTable(L *lua.LState) (int, error) {
 	runs, err := in.collect(L.Get(1), "fedlab.table")
 	if err != nil {
@@ -21,39 +18,35 @@ func (in *interp) fnTable(L *lua.LState) (int, error) {
 	}
 	var opts report.TableOptions
 	file := ""
-	switch o := L.Get(2).(type) {
-	case *lua.LNilType:
-	case *lua.LTable:
-		f := newFields("fedlab.table", o, tableKeys)
+	f, err := optionsArg(L, 2, tableCall)
+	if err != nil {
+		return 0, err
+	}
+	if f != nil {
 		opts = report.TableOptions{Rounds: f.integers("rounds", 0), Metrics: f.strings("metrics"),
 			Title: f.str("title", ""), Transpose: f.boolean("transpose", false), Bold: f.boolean("bold", false),
 			Format: f.str("format", "", report.Formats...), Width: f.integer("width", 0, 20)}
 		file = f.str("file", "")
-		if f.err != nil {
-			return 0, f.err
+		if err := f.error(); err != nil {
+			return 0, err
 		}
-	default:
-		return 0, fmt.Errorf("fedlab.table: argument 2: expected a table of options, got %s", typeText(o))
+	}
+	text := opts
+	text.Format = ""
+	if err := report.Table(in.opts.Stdout, runs, text); err != nil {
+		return 0, fmt.Errorf("fedlab.table: %w", err)
 	}
 	if file == "" {
-		if err := report.Table(in.opts.Stdout, runs, opts); err != nil {
-			return 0, fmt.Errorf("fedlab.table: %w", err)
-		}
 		return 0, nil
 	}
-	path, err := in.output(file)
+	path, err := in.output("fedlab.table", file)
 	if err != nil {
-		return 0, fmt.Errorf("fedlab.table: %w", err)
+		return 0, err
 	}
 	if opts.Format == "" {
 		opts.Format = report.FormatOf(path)
 	}
 	if err := report.SaveTable(path, runs, opts); err != nil {
-		return 0, fmt.Errorf("fedlab.table: %w", err)
-	}
-	text := opts
-	text.Format = ""
-	if err := report.Table(in.opts.Stdout, runs, text); err != nil {
 		return 0, fmt.Errorf("fedlab.table: %w", err)
 	}
 	L.Push(lua.LString(path))
@@ -115,11 +108,7 @@ func (in *interp) pathArg(L *lua.LState, fn string) (string, error) {
 	if !ok || s == "" {
 		return "", fmt.Errorf("%s: argument 2: expected a file name, got %s", fn, typeText(L.Get(2)))
 	}
-	out, err := in.output(string(s))
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", fn, err)
-	}
-	return out, nil
+	return in.output(fn, string(s))
 }
 
 // fnSweepTable is fedlab.sweep_table(sweep [, {cols=, title=}]): prints
@@ -131,16 +120,15 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	var opts report.SweepOptions
-	switch o := L.Get(2).(type) {
-	case *lua.LNilType:
-	case *lua.LTable:
-		f := newFields("fedlab.sweep_table", o, []string{"cols", "title"})
+	f, err := optionsArg(L, 2, sweepTableCall)
+	if err != nil {
+		return 0, err
+	}
+	if f != nil {
 		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", "")}
-		if f.err != nil {
-			return 0, f.err
+		if err := f.error(); err != nil {
+			return 0, err
 		}
-	default:
-		return 0, fmt.Errorf("fedlab.sweep_table: argument 2: expected a table of options, got %s", typeText(o))
 	}
 	if err := report.SweepTable(in.opts.Stdout, s.sels, s.rules, opts); err != nil {
 		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)

@@ -18,8 +18,6 @@ type problem struct {
 	fixed                   *core.Problem
 }
 
-var problemKeys = []string{"data", "loss", "reg", "mirror", "weighted"}
-
 // String renders the problem's parts.
 func (p *problem) String() string {
 	s := fmt.Sprintf("problem {data = %s, loss = %s, reg = %s", p.data.spec.Name, p.loss.spec.Name, p.reg.spec.Name)
@@ -31,12 +29,10 @@ func (p *problem) String() string {
 
 // fnProblem is fedlab.problem{data=, loss=, reg=, mirror=, weighted=}.
 func (in *interp) fnProblem(L *lua.LState) (int, error) {
-	f, err := tableArg(L, "fedlab.problem", problemKeys)
+	f, err := tableArg(L, problemCall)
 	if err != nil {
 		return 0, err
 	}
-	f.required("data", "a dataset from fedlab.data.*")
-	f.required("loss", "a loss from fedlab.loss.*")
 	p := &problem{
 		data:     f.component("data", registry.Dataset),
 		loss:     f.component("loss", registry.Loss),
@@ -44,8 +40,8 @@ func (in *interp) fnProblem(L *lua.LState) (int, error) {
 		mirror:   f.component("mirror", registry.Mirror),
 		weighted: f.boolean("weighted", false),
 	}
-	if f.err != nil {
-		return 0, f.err
+	if err := f.error(); err != nil {
+		return 0, err
 	}
 	if p.reg == nil {
 		spec, ok := registry.Lookup(registry.Regularizer, "none")
@@ -128,15 +124,31 @@ func (in *interp) fnOptimum(L *lua.LState) (int, error) {
 	return 1, nil
 }
 
-// tableArg reads the single table argument of fn strictly.
-func tableArg(L *lua.LState, fn string, valid []string) (*fields, error) {
+// tableArg reads the single table argument of call c strictly. Unknown and
+// missing keys are collected in the fields with the mistakes the getters
+// find (fields.error reports them all); the error is for a call without
+// one table.
+func tableArg(L *lua.LState, c *callTable) (*fields, error) {
 	t, ok := L.Get(1).(*lua.LTable)
 	if !ok {
-		return nil, fmt.Errorf("%s: expected a table of named arguments, got %s", fn, typeText(L.Get(1)))
+		return nil, fmt.Errorf("%s: expected a table of named arguments, got %s", c.Name, typeText(L.Get(1)))
 	}
 	if L.GetTop() > 1 {
-		return nil, fmt.Errorf("%s takes one table of named arguments, got %d arguments", fn, L.GetTop())
+		return nil, fmt.Errorf("%s takes one table of named arguments, got %d arguments", c.Name, L.GetTop())
 	}
-	f := newFields(fn, t, valid)
-	return f, f.err
+	return c.read(t), nil
+}
+
+// optionsArg reads the optional options table of call c at argument n (nil
+// fields, no error, when it is absent).
+func optionsArg(L *lua.LState, n int, c *callTable) (*fields, error) {
+	switch o := L.Get(n).(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case *lua.LTable:
+		f := c.read(o)
+		return f, f.error()
+	default:
+		return nil, fmt.Errorf("%s: argument %d: expected a table of options, got %s", c.Name, n, typeText(o))
+	}
 }

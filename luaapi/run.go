@@ -5,12 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/rundir"
@@ -48,6 +45,8 @@ type interp struct {
 	runs   map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
 	sweeps map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
 	stop   error                           // a shard's stop, raised again by every later call
+	// scriptDir is the script's directory: relative input paths resolve against it
+	scriptDir string
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and
@@ -77,7 +76,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	in := &interp{L: newState(opts), opts: opts, dir: dir,
+	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path),
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
 	defer in.L.Close()
 	in.install()
@@ -102,22 +101,6 @@ func (in *interp) run(name string, src []byte) error {
 		return runtimeError(name, err)
 	}
 	return nil
-}
-
-// reserved are the names fedlab keeps in a run directory.
-var reserved = []string{rundir.ManifestFile, rundir.RecordsFile, rundir.ResultsDir, rundir.ModelsDir}
-
-// output resolves an output path against Options.Out and refuses the names
-// fedlab keeps there.
-func (in *interp) output(path string) (string, error) {
-	if filepath.IsAbs(path) || in.opts.Out == "" {
-		return path, nil
-	}
-	first, _, _ := strings.Cut(filepath.ToSlash(filepath.Clean(path)), "/")
-	if slices.Contains(reserved, first) {
-		return "", fmt.Errorf("%q is reserved in the run directory (fedlab keeps %s there)", path, strings.Join(reserved, ", "))
-	}
-	return filepath.Join(in.opts.Out, path), nil
 }
 
 // isTerminal reports whether w is a terminal (progress lines are redrawn

@@ -10,21 +10,16 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// settingKeys are the keys fedlab.run, fedlab.compare and fedlab.sweep share.
-var settingKeys = []string{"problem", "rounds", "clients_per_round", "local_steps", "epochs", "batch",
-	"eval_every", "metrics", "init", "init_scale"}
-
 // defaultMetric is measured when a call gives no metrics.
 const defaultMetric = "objective"
 
 // fnRun is fedlab.run{problem=, algorithm=, seed=, ...}: one run, returned
 // as a result table.
 func (in *interp) fnRun(L *lua.LState) (int, error) {
-	f, err := tableArg(L, "fedlab.run", append([]string{"algorithm", "seed"}, settingKeys...))
+	f, err := tableArg(L, runCall)
 	if err != nil {
 		return 0, err
 	}
-	f.required("algorithm", "an algorithm from fedlab.algo.*")
 	algo := f.component("algorithm", registry.Algorithm)
 	seed := f.integer("seed", 1, 0)
 	c, err := in.readCall(f)
@@ -42,7 +37,7 @@ func (in *interp) fnRun(L *lua.LState) (int, error) {
 // fnCompare is fedlab.compare{problem=, algorithms={...}, seeds={...}, ...}:
 // every algorithm once per seed, returned as a list of result tables.
 func (in *interp) fnCompare(L *lua.LState) (int, error) {
-	f, err := tableArg(L, "fedlab.compare", append([]string{"algorithms", "seeds"}, settingKeys...))
+	f, err := tableArg(L, compareCall)
 	if err != nil {
 		return 0, err
 	}
@@ -62,7 +57,6 @@ func (in *interp) fnCompare(L *lua.LState) (int, error) {
 // algorithmsAndSeeds reads the keys algorithms (required) and seeds
 // (default {1}).
 func (in *interp) algorithmsAndSeeds(f *fields) ([]*component, []uint64) {
-	f.required("algorithms", "a list of algorithms from fedlab.algo.*")
 	var algos []*component
 	for i, v := range f.list("algorithms") {
 		c, err := asComponent(v, registry.Algorithm, fmt.Sprintf("%s element %d", f.what("algorithms"), i+1))
@@ -91,8 +85,6 @@ type call struct {
 
 // readCall reads the shared settings and builds the metrics.
 func (in *interp) readCall(f *fields) (*call, error) {
-	f.required("problem", "a problem from fedlab.problem")
-	f.required("rounds", "the number of rounds")
 	p, err := asProblem(f.get("problem"), f.what("problem"))
 	f.fail(err)
 	s := core.Settings{
@@ -106,16 +98,16 @@ func (in *interp) readCall(f *fields) (*call, error) {
 		InitScale:       f.number("init_scale", 0.01, 0),
 	}
 	metricValues := f.list("metrics")
-	if f.err != nil {
-		return nil, f.err
+	if err := f.error(); err != nil {
+		return nil, err
 	}
 	if f.get("metrics") == lua.LNil {
 		metricValues = []lua.LValue{lua.LString(defaultMetric)}
 	}
 	if err := s.Check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.fn, err)
+		return nil, fmt.Errorf("%s: %w", f.fn(), err)
 	}
-	c := &call{fn: f.fn, where: strings.TrimSuffix(in.L.Where(1), ":"), problem: p, settings: s}
+	c := &call{fn: f.fn(), where: strings.TrimSuffix(in.L.Where(1), ":"), problem: p, settings: s}
 	c.metrics, c.metricIDs, err = in.metrics(metricValues, s.Rounds, f.what("metrics"))
 	return c, err
 }

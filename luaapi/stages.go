@@ -16,14 +16,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// stagesKeys are the named keys of fedlab.stages; the stages themselves are
-// the table's list part.
-var stagesKeys = []string{"problem", "seeds", "label", "restart", "keep", "clients_per_round", "local_steps",
-	"epochs", "batch", "eval_every", "metrics", "init", "init_scale"}
-
-// stageKeys are the keys of one stage table.
-var stageKeys = []string{"algo", "lambda", "radius", "rounds", "local_steps", "restart", "keep"}
-
 // restartChoices are the restart modes, with "warm" an alias of "last".
 var restartChoices = []string{"last", "warm", "average", "top", "rank", "init"}
 
@@ -43,11 +35,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	f := newFields(fn, named, stagesKeys)
-	if f.err != nil {
-		return 0, f.err
-	}
-	f.required("problem", "a problem from fedlab.problem")
+	f := stagesCall.read(named)
 	p, err := asProblem(f.get("problem"), f.what("problem"))
 	f.fail(err)
 	label := f.str("label", "stages")
@@ -74,8 +62,8 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 		s.Workers = runtime.NumCPU()
 	}
 	metricValues := f.list("metrics")
-	if f.err != nil {
-		return 0, f.err
+	if err := f.error(); err != nil {
+		return 0, err
 	}
 	if f.get("metrics") == lua.LNil {
 		metricValues = []lua.LValue{lua.LString("objective")}
@@ -122,7 +110,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	runs := make([]experiment.Run, len(seeds))
 	for i, seed := range seeds {
 		prog := in.stagesProgress(label, seed, i, len(seeds))
-		res := pl.RunProgress(seed, 0, prog)
+		res := pl.Run(seed, 0, 0, prog)
 		if prog != nil {
 			prog(-1, 0)
 		}
@@ -173,7 +161,7 @@ func splitStages(fn string, t *lua.LTable) (*lua.LTable, []*lua.LTable, error) {
 // readStage decodes stage i.
 func (in *interp) readStage(fn string, i int, t *lua.LTable, total int) (pipeline.Stage, error) {
 	what := fmt.Sprintf("%s: stage %d", fn, i+1)
-	f := newFields(what, t, stageKeys)
+	f := stageCall.readAs(what, t)
 	var st pipeline.Stage
 	if a := f.component("algo", registry.Algorithm); a != nil {
 		raw, err := in.resolve(a.raw, total)
@@ -189,8 +177,8 @@ func (in *interp) readStage(fn string, i int, t *lua.LTable, total int) (pipelin
 	if r := f.str("restart", "", restartChoices...); r != "" {
 		st.Restart = pipeline.Restart(canonicalRestart(r))
 	}
-	if f.err != nil {
-		return st, f.err
+	if err := f.error(); err != nil {
+		return st, err
 	}
 	lam, err := in.stageLambda(f.get("lambda"), f.what("lambda"), total)
 	if err != nil {

@@ -15,18 +15,15 @@ type sweep struct {
 	sels  []experiment.Selection
 }
 
-var sweepKeys = append([]string{"algorithms", "seeds", "grid", "configs", "select"}, settingKeys...)
-
 // fnSweep is fedlab.sweep{problem=, algorithms=, seeds=, grid=, configs=,
 // select=, ...}: every algorithm under every configuration once per seed,
 // the runs executed in parallel; returns { runs = {...}, best = {...} }.
 func (in *interp) fnSweep(L *lua.LState) (int, error) {
-	f, err := tableArg(L, "fedlab.sweep", sweepKeys)
+	f, err := tableArg(L, sweepCall)
 	if err != nil {
 		return 0, err
 	}
 	algos, seeds := in.algorithmsAndSeeds(f)
-	f.required("select", "a selection rule { metric = NAME, mode = \"max\" or \"min\", last = ROUNDS }")
 	rules := readRules(f)
 	configs := in.readConfigs(f)
 	c, err := in.readCall(f)
@@ -86,11 +83,9 @@ func readRules(f *fields) []experiment.Rule {
 			f.fail(fmt.Errorf("%s: expected a rule table, got %s", what, typeText(v)))
 			continue
 		}
-		rf := newFields(what, rt, []string{"metric", "mode", "last"})
-		rf.required("metric", "the metric to select by")
-		rf.required("mode", `"max" or "min"`)
+		rf := ruleCall.readAs(what, rt)
 		r := experiment.Rule{Metric: rf.str("metric", ""), Mode: rf.str("mode", "", "max", "min"), Last: rf.integer("last", 0, 0)}
-		f.fail(rf.err)
+		f.fail(rf.error())
 		rules = append(rules, r)
 	}
 	return rules
@@ -114,8 +109,8 @@ func (in *interp) readConfigs(f *fields) []sweepConfig {
 		f.fail(err)
 		out = append(out, c)
 	}
-	if len(out) == 0 && f.err == nil {
-		f.fail(fmt.Errorf("%s: give grid = { key = { values... } } or configs = { { key = value }, ... }", f.fn))
+	if len(out) == 0 && f.error() == nil {
+		f.fail(fmt.Errorf("%s: give grid = { key = { values... } } or configs = { { key = value }, ... }", f.fn()))
 	}
 	return out
 }

@@ -183,7 +183,7 @@ func derive(c *component, settings []setting) (*component, error) {
 	if len(settings) == 0 {
 		return c, nil
 	}
-	d := &component{spec: c.spec, label: c.label, raw: maps.Clone(c.raw)}
+	d := &component{spec: c.spec, label: c.label, raw: maps.Clone(c.raw), dir: c.dir}
 	for _, s := range settings {
 		p, ok := c.spec.Param(s.param)
 		if !ok {
@@ -206,7 +206,7 @@ func derive(c *component, settings []setting) (*component, error) {
 		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", c.spec.Title())
 	}
 	var err error
-	d.value, err = registry.Build[*core.Federated](c.spec.Kind, c.spec.Name, d.raw)
+	d.value, err = registry.Build[*core.Federated](c.spec.Kind, c.spec.Name, inputArgs(c.spec, d.raw, d.dir))
 	return d, err
 }
 

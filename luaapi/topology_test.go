@@ -42,7 +42,7 @@ func TestComponentParameterFromLua(t *testing.T) {
 	L := lua.NewState()
 	defer L.Close()
 	ring, _ := registry.Lookup(registry.Topology, "ring")
-	c, err := newComponent(ring, L.NewTable())
+	c, err := newComponent(ring, L.NewTable(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

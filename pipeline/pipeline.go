@@ -13,23 +13,29 @@
 // "stage", is the 1-based stage number of each record; communication and
 // sample counts are cumulative over the stages.
 //
-// MC-FedDA (Bao et al. 2022, Alg. 3) is the pipeline MCFedDA builds:
-// C-FedDA stages with halving λ, a radius proportional to λ, each started
-// at the previous stage's weighted-average output.
+// Each stage's engine run is told where it stands in the pipeline through
+// core.Settings: RoundOffset (the first round), Carry (the communication
+// and samples counted so far) and EvalRounds (the pipeline's evaluation
+// grid), so a stage's records need no correction afterwards. The stage's
+// algorithm is wrapped only to record its start point and, when needed,
+// its weighted average; the wrapper unwraps (core.Unwrapper), so the engine
+// still sees every capability of the algorithm (gossip accounting, per-node
+// models, its own choice of participants).
+//
+// The files split the package by job: pipeline.go checks a Spec, run.go
+// runs the stages, restart.go computes restart points.
 package pipeline
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/sched"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Restart says where a stage starts, from the previous stage's result.
@@ -156,11 +162,14 @@ func New(spec Spec) (*Pipeline, error) {
 		r := resolved{Stage: st, restart: st.Restart, keep: st.Keep}
 		switch {
 		case st.Algorithm != "":
-			r.name, r.params = st.Algorithm, copyMap(st.Params)
+			r.name, r.params = st.Algorithm, maps.Clone(st.Params)
 		case i == 0:
 			return nil, fmt.Errorf("%s: the first stage needs an algorithm", what)
 		default: // inherit the previous stage's algorithm and effective parameters
-			r.name, r.params = p.stages[i-1].name, copyMap(p.stages[i-1].params)
+			r.name, r.params = p.stages[i-1].name, maps.Clone(p.stages[i-1].params)
+		}
+		if r.params == nil {
+			r.params = map[string]any{}
 		}
 		as, ok := registry.Lookup(registry.Algorithm, r.name)
 		if !ok {
@@ -232,14 +241,6 @@ func stageProblem(p *core.Problem, lambda sched.Schedule) *core.Problem {
 		WeightBySamples: p.WeightBySamples, RefSettings: p.RefSettings}
 }
 
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 func restartNames() string {
 	var s []string
 	for _, r := range Restarts {
@@ -283,309 +284,4 @@ func (p *Pipeline) StageParams(i int) (algorithm string, params map[string]any, 
 	s := p.stages[i]
 	args, _ := registry.Validate(registry.Algorithm, s.name, s.params)
 	return s.name, args.Values(), s.restart, s.keep, s.problem.Penalty.Lambda
-}
-
-// counts are the cumulative totals carried from earlier stages.
-type counts struct {
-	up, down, samples int64
-	commRounds        int
-}
-
-// stageMetric reports the stage number. It is the first metric of every
-// stage run, so before the other metrics read them it adds the earlier
-// stages' totals to the evaluation's communication and sample counters
-// (the engine counts per core.Run).
-type stageMetric struct {
-	n   int
-	off *counts
-}
-
-func (stageMetric) Name() string { return StageMetric }
-func (m stageMetric) Eval(e *core.Eval) float64 {
-	e.Up += m.off.up
-	e.Down += m.off.down
-	e.Samples += m.off.samples
-	e.CommRounds += m.off.commRounds
-	return float64(m.n)
-}
-
-// Run runs the pipeline with the given seed and run index (Settings.Seed
-// and Settings.Run of every stage) and returns one result: the records of
-// all stages in order (a stage's first record, at its start round, is left
-// out when its start point equals the previous stage's final model, so a
-// round appears twice only where a restart changed the model), cumulative
-// counts, the first metric "stage", and the last stage's final model. A
-// stage that fails or diverges ends the pipeline with its status; its
-// message names the stage.
-func (p *Pipeline) Run(seed, run uint64) *core.Result {
-	return p.RunProgress(seed, run, p.spec.Settings.Progress)
-}
-
-// RunProgress is Run with a progress callback (rounds done over all
-// stages, total rounds) in place of Settings.Progress.
-func (p *Pipeline) RunProgress(seed, run uint64, progress func(done, total int)) *core.Result {
-	start := time.Now()
-	res := &core.Result{Status: core.Done, Metrics: []string{StageMetric}}
-	for _, m := range p.spec.Metrics {
-		res.Metrics = append(res.Metrics, m.Name())
-	}
-	metrics := make([]core.Metric, 1+len(p.spec.Metrics))
-	defer func() { res.Elapsed = time.Since(start) }()
-	var off counts
-	var w0, prevModel, prevAvg []float64
-	round := p.spec.Settings.RoundOffset
-	total := p.Rounds()
-	for i, st := range p.stages {
-		s := p.spec.Settings
-		s.Seed, s.Run = seed, run
-		s.Rounds, s.RoundOffset = st.Rounds, round
-		if st.LocalSteps > 0 {
-			s.LocalSteps, s.LocalEpochs = st.LocalSteps, 0
-		}
-		if i > 0 {
-			s.W0 = p.restartPoint(st, w0, prevModel, prevAvg)
-		}
-		s.Progress = nil
-		if progress != nil {
-			done := round - p.spec.Settings.RoundOffset
-			s.Progress = func(d, _ int) { progress(done+d, total) }
-		}
-		alg, err := registry.Build[core.Algorithm](registry.Algorithm, st.name, st.params)
-		if err != nil {
-			res.Status, res.Err = core.Failed, fmt.Sprintf("stage %d: %v", i+1, err)
-			return res
-		}
-		w := &wrapped{Algorithm: alg, average: p.averages[i]}
-		if _, own := alg.(Averager); own {
-			w.average = false
-		}
-		// Evaluate on the pipeline's global grid (every EvalEvery rounds
-		// from the first stage's start, plus each stage's first and last
-		// round), not on a grid restarted by each stage: the engine is asked
-		// to evaluate every round and the metrics skip the other rounds.
-		grid := p.grid(round, round+st.Rounds)
-		if s.EvalEvery != 1 {
-			s.EvalEvery = 1
-			for j, m := range p.spec.Metrics {
-				metrics[j+1] = gated{m, grid}
-			}
-		} else {
-			copy(metrics[1:], p.spec.Metrics)
-		}
-		metrics[0] = stageMetric{n: i + 1, off: &off}
-		r := core.Run(st.problem, w, s, metrics)
-		if i == 0 {
-			w0 = w.w0
-		}
-		recs := r.Records
-		if i > 0 && len(recs) > 0 && slices.Equal(s.W0, prevModel) {
-			recs = recs[1:] // the start point is the previous final model: no new information
-		}
-		for _, rec := range recs {
-			if !grid(rec.Round) {
-				continue
-			}
-			rec.Up += off.up
-			rec.Down += off.down
-			rec.Samples += off.samples
-			rec.CommRounds += off.commRounds
-			res.Records = append(res.Records, rec)
-		}
-		res.Model = r.Model
-		if r.Status != core.Done {
-			res.Status, res.DivergedAt = r.Status, r.DivergedAt
-			res.Err = fmt.Sprintf("stage %d: %s", i+1, r.Err)
-			return res
-		}
-		if n := len(r.Records); n > 0 {
-			last := r.Records[n-1]
-			off = counts{up: off.up + last.Up, down: off.down + last.Down,
-				samples: off.samples + last.Samples, commRounds: off.commRounds + last.CommRounds}
-		}
-		prevModel = r.Model
-		prevAvg = nil
-		if i+1 < len(p.stages) && p.stages[i+1].restart == Average {
-			prevAvg = w.averageOf()
-		}
-		round += st.Rounds
-	}
-	return res
-}
-
-// grid reports whether round is evaluated in a stage from start to end:
-// its first and last round and every EvalEvery rounds from the pipeline's
-// first round (only the last if EvalEvery is 0).
-func (p *Pipeline) grid(start, end int) func(int) bool {
-	base, every := p.spec.Settings.RoundOffset, p.spec.Settings.EvalEvery
-	return func(r int) bool {
-		return r == start || r == end || (every > 0 && (r-base)%every == 0)
-	}
-}
-
-// gated is a metric measured only on the rounds keep accepts (NaN
-// elsewhere, and those records are dropped).
-type gated struct {
-	core.Metric
-	keep func(round int) bool
-}
-
-func (g gated) Eval(e *core.Eval) float64 {
-	if !g.keep(e.Round) {
-		return math.NaN()
-	}
-	return g.Metric.Eval(e)
-}
-
-// restartPoint returns the start of stage st.
-func (p *Pipeline) restartPoint(st resolved, w0, model, avg []float64) []float64 {
-	out := make([]float64, len(model))
-	switch st.restart {
-	case Last:
-		copy(out, model)
-	case Average:
-		copy(out, avg)
-	case Init:
-		copy(out, w0)
-	case Top:
-		copy(out, model)
-		TopS(out, st.keep, p.spec.Problem.Layout)
-	case Rank:
-		copy(out, model)
-		RankS(out, st.keep, p.spec.Problem.Layout)
-	}
-	return out
-}
-
-// TopS keeps the s largest-magnitude weights of the regularized blocks of w
-// (jointly; ties go to the lower index) and zeroes the other regularized
-// weights. Unregularized blocks are unchanged.
-func TopS(w []float64, s int, l core.Layout) {
-	var idx []int
-	for _, b := range l.Regularized() {
-		for i := range b.Size() {
-			idx = append(idx, b.Offset+i)
-		}
-	}
-	if s >= len(idx) {
-		return
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return math.Abs(w[idx[a]]) > math.Abs(w[idx[b]]) })
-	for _, i := range idx[max(s, 0):] {
-		w[i] = 0
-	}
-}
-
-// RankS replaces each regularized block of w, viewed as a Rows×Cols
-// matrix, by its best rank-s approximation (the s largest singular values).
-func RankS(w []float64, s int, l core.Layout) {
-	for _, b := range l.Regularized() {
-		if s >= min(b.Rows, b.Cols) {
-			continue
-		}
-		blk := b.Of(w)
-		var svd mat.SVD
-		if !svd.Factorize(mat.NewDense(b.Rows, b.Cols, append([]float64(nil), blk...)), mat.SVDThin) {
-			for i := range blk {
-				blk[i] = math.NaN()
-			}
-			continue
-		}
-		sig := svd.Values(nil)
-		var u, v mat.Dense
-		svd.UTo(&u)
-		svd.VTo(&v)
-		for i := range b.Rows {
-			for j := range b.Cols {
-				x := 0.0
-				for k := range min(s, len(sig)) {
-					x += u.At(i, k) * sig[k] * v.At(j, k)
-				}
-				blk[i*b.Cols+j] = x
-			}
-		}
-	}
-}
-
-// wrapped is a stage's algorithm: it records the start point and, when the
-// next stage restarts at the average and the algorithm has none of its
-// own, accumulates Σ_r (r+1)·w_{r+1} over the stage's rounds.
-type wrapped struct {
-	core.Algorithm
-	average bool
-	w0      []float64
-	sum     []float64
-	tmp     []float64
-	weight  float64
-	rounds  int
-}
-
-func (w *wrapped) Init(env *core.Env) error {
-	w.w0 = append([]float64(nil), env.W0...)
-	if w.average {
-		w.sum = make([]float64, len(env.W0))
-		w.tmp = make([]float64, len(env.W0))
-	}
-	return w.Algorithm.Init(env)
-}
-
-// Participants forwards the algorithm's own choice of clients, if any.
-func (w *wrapped) Participants(M int) []int {
-	if p, ok := w.Algorithm.(core.Participants); ok {
-		return p.Participants(M)
-	}
-	return nil
-}
-
-func (w *wrapped) Aggregate(rd *core.Round, mean *core.Message, ups []*core.Message) {
-	w.Algorithm.Aggregate(rd, mean, ups)
-	if w.average {
-		w.rounds++
-		a := float64(w.rounds)
-		w.Algorithm.Model(w.tmp)
-		for i, x := range w.tmp {
-			w.sum[i] += a * x
-		}
-		w.weight += a
-	}
-}
-
-// averageOf is the stage's weighted-average output.
-func (w *wrapped) averageOf() []float64 {
-	out := make([]float64, len(w.w0))
-	if a, ok := w.Algorithm.(Averager); ok {
-		a.Average(out)
-		return out
-	}
-	if w.weight == 0 {
-		copy(out, w.w0)
-		return out
-	}
-	for i, s := range w.sum {
-		out[i] = s / w.weight
-	}
-	return out
-}
-
-// MCFedDA returns the stages of MC-FedDA (Algorithm 3 of Bao et al. 2022):
-// stage m runs C-FedDA (registered "cfedda" with the given parameters) for
-// rounds[m] rounds with λ_m = max(λ_0·2^−m, lambdaMin) and, if radius0 > 0,
-// the ball radius ε_m = radius0·λ_m/λ_0, each stage starting at the previous
-// stage's weighted-average output. The registered algorithm "mcfedda" runs
-// the same iteration inside one algorithm.
-func MCFedDA(params map[string]any, lambda0, lambdaMin, radius0 float64, rounds []int) []Stage {
-	var out []Stage
-	for m, r := range rounds {
-		lam := math.Max(lambda0*math.Pow(2, -float64(m)), lambdaMin)
-		st := Stage{Lambda: sched.Constant(lam), Rounds: r}
-		if radius0 > 0 {
-			st.Radius = radius0 * lam / lambda0
-		}
-		if m == 0 {
-			st.Algorithm, st.Params = "cfedda", copyMap(params)
-		} else {
-			st.Restart = Average
-		}
-		out = append(out, st)
-	}
-	return out
 }

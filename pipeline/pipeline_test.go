@@ -130,7 +130,7 @@ func TestOneStageEqualsPlainRun(t *testing.T) {
 		}
 		pl := newPipeline(t, Spec{Problem: prob, Settings: settings, Metrics: testMetrics(t),
 			Stages: []Stage{{Algorithm: name, Params: params, Rounds: 9}}})
-		got := pl.Run(3, 0)
+		got := pl.Run(3, 0, 0, nil)
 		s := settings
 		s.Rounds, s.Seed = 9, 3
 		want := core.Run(prob, build[core.Algorithm](t, registry.Algorithm, name, params), s, testMetrics(t))
@@ -177,7 +177,7 @@ func TestWarmRestartResetsStateAndContinuesRounds(t *testing.T) {
 	params := map[string]any{"eta_c": 0.005}
 	pl := newPipeline(t, Spec{Problem: prob, Settings: settings, Metrics: testMetrics(t), Restart: Last,
 		Stages: []Stage{{Algorithm: "feddualavg", Params: params, Rounds: 6}, {Rounds: 8}}})
-	got := pl.Run(1, 0)
+	got := pl.Run(1, 0, 0, nil)
 
 	s := settings
 	s.Rounds, s.Seed = 6, 1
@@ -257,7 +257,7 @@ func TestRestartPoints(t *testing.T) {
 		probes = probeLog{}
 		pl := newPipeline(t, Spec{Problem: prob, Settings: s, Restart: mode, Keep: 3,
 			Stages: []Stage{{Algorithm: "pipeline_probe", Rounds: R}, {Rounds: 2, LocalSteps: 7}}})
-		res := pl.Run(1, 0)
+		res := pl.Run(1, 0, 0, nil)
 		if res.Status != core.Done {
 			t.Fatal(res.Err)
 		}
@@ -315,7 +315,7 @@ func TestStageLambdaRadiusAndProblem(t *testing.T) {
 			{Rounds: 2, Radius: 2.5},
 			{Rounds: 1, Lambda: sched.Table{0, 1, 2, 3, 4, 5.5}}, // a function of the global round
 		}})
-	if res := pl.Run(1, 0); res.Status != core.Done {
+	if res := pl.Run(1, 0, 0, nil); res.Status != core.Done {
 		t.Fatal(res.Err)
 	}
 	if want := []float64{0.3, 0.3, 0.05, 0.05, 4}; !slices.Equal(probes.lambdas, want) {
@@ -335,9 +335,9 @@ func TestMCFedDAPipelineEqualsAlgorithm(t *testing.T) {
 	prob := testProblem(t, 0.0125)
 	params := map[string]any{"mu": 0.1, "L": 60.0, "weights": "constant"}
 	for _, radius0 := range []float64{0, 3} {
-		stages := MCFedDA(params, 0.05, 0, radius0, []int{5, 5, 8})
+		stages := mcfeddaStages(params, 0.05, radius0, []int{5, 5, 8})
 		pl := newPipeline(t, Spec{Problem: prob, Settings: settings, Metrics: testMetrics(t)[:1], Stages: stages})
-		got := pl.Run(2, 0)
+		got := pl.Run(2, 0, 0, nil)
 		s := settings
 		s.Rounds, s.Seed = 18, 2
 		mc := build[core.Algorithm](t, registry.Algorithm, "mcfedda", map[string]any{"mu": 0.1, "L": 60.0, "weights": "constant",
@@ -362,6 +362,28 @@ func TestMCFedDAPipelineEqualsAlgorithm(t *testing.T) {
 	}
 }
 
+// mcfeddaStages are the stages of MC-FedDA (Algorithm 3 of Bao et al.
+// 2022): stage m runs C-FedDA for rounds[m] rounds with λ_m = λ_0·2^−m and,
+// if radius0 > 0, the ball radius ε_m = radius0·λ_m/λ_0, each stage
+// starting at the previous stage's weighted-average output.
+func mcfeddaStages(params map[string]any, lambda0, radius0 float64, rounds []int) []Stage {
+	var out []Stage
+	for m, r := range rounds {
+		lam := lambda0 * math.Pow(2, -float64(m))
+		st := Stage{Lambda: sched.Constant(lam), Rounds: r}
+		if radius0 > 0 {
+			st.Radius = radius0 * lam / lambda0
+		}
+		if m == 0 {
+			st.Algorithm, st.Params = "cfedda", params
+		} else {
+			st.Restart = Average
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 func TestNewRejects(t *testing.T) {
 	prob := testProblem(t, 0.05)
 	ball := build[core.Penalty](t, registry.Regularizer, "l1_ball", map[string]any{"radius": 1.0})
@@ -381,7 +403,7 @@ func TestNewRejects(t *testing.T) {
 		"top no keep":   {Spec{Problem: prob, Settings: settings, Stages: []Stage{{Algorithm: "fedmid"}, {Restart: Top}}}, "needs keep"},
 		"restart first": {Spec{Problem: prob, Settings: settings, Stages: []Stage{{Algorithm: "fedmid", Restart: Average}}}, "first stage starts"},
 		"bad restart":   {Spec{Problem: prob, Settings: settings, Restart: "warmish", Stages: []Stage{{Algorithm: "fedmid"}}}, `unknown restart "warmish"`},
-		"stage metric":  {Spec{Problem: prob, Settings: settings, Metrics: []core.Metric{stageMetric{}}, Stages: []Stage{{Algorithm: "fedmid"}}}, "reserved"},
+		"stage metric":  {Spec{Problem: prob, Settings: settings, Metrics: []core.Metric{namedMetric(StageMetric)}, Stages: []Stage{{Algorithm: "fedmid"}}}, "reserved"},
 		"no steps":      {Spec{Problem: prob, Stages: []Stage{{Algorithm: "fedmid"}}}, "local_steps"},
 	}
 	for name, c := range cases {
@@ -398,7 +420,7 @@ func TestDivergedStage(t *testing.T) {
 	pl := newPipeline(t, Spec{Problem: prob, Settings: settings, Metrics: testMetrics(t)[:1],
 		Stages: []Stage{{Algorithm: "fedmid", Params: map[string]any{"eta_c": 0.001}, Rounds: 3},
 			{Algorithm: "fedmid", Params: map[string]any{"eta_c": 1e6}, Rounds: 50}, {Rounds: 5}}})
-	res := pl.Run(1, 0)
+	res := pl.Run(1, 0, 0, nil)
 	if res.Status != core.Diverged || !strings.HasPrefix(res.Err, "stage 2: ") || res.DivergedAt <= 3 {
 		t.Errorf("status %s at %d: %q", res.Status, res.DivergedAt, res.Err)
 	}
@@ -417,7 +439,7 @@ func TestGlobalEvaluationGrid(t *testing.T) {
 	}{{Last, []int{0, 4, 5, 8, 11, 12, 14}}, {Average, []int{0, 4, 5, 5, 8, 11, 11, 12, 14}}} {
 		pl := newPipeline(t, Spec{Problem: prob, Settings: s, Metrics: testMetrics(t)[:1], Restart: c.restart,
 			Stages: []Stage{{Algorithm: "fedmid", Params: map[string]any{"eta_c": 0.001}, Rounds: 5}, {Rounds: 6}, {Rounds: 3}}})
-		res := pl.Run(1, 0)
+		res := pl.Run(1, 0, 0, nil)
 		var rounds []int
 		for _, r := range res.Records {
 			rounds = append(rounds, r.Round)
@@ -430,3 +452,9 @@ func TestGlobalEvaluationGrid(t *testing.T) {
 		}
 	}
 }
+
+// namedMetric is a metric with a given name (its value does not matter).
+type namedMetric string
+
+func (m namedMetric) Name() string          { return string(m) }
+func (namedMetric) Eval(*core.Eval) float64 { return 0 }

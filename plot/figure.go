@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/metrics"
 	gonum "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -58,7 +59,7 @@ func NewFigure(runs []experiment.Run, opts Options) (*Figure, error) {
 	if fs == 0 {
 		fs = defaultFont
 	}
-	f := &Figure{Title: opts.Title, cols: min(len(list), 2), Legend: gonum.NewLegend()}
+	f := &Figure{Title: escape.Line(opts.Title), cols: min(len(list), 2), Legend: gonum.NewLegend()}
 	f.Legend.TextStyle.Font.Size = fs
 	f.Legend.Top, f.Legend.Left = true, true
 	f.Legend.ThumbnailWidth = 2.4 * fs
@@ -107,13 +108,14 @@ func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Lengt
 	if x == "" {
 		x = "round"
 	}
+	// free text is kept on one line of the figure and the SVG
 	p.X.Label.Text = xAxes[x]
 	if opts.XLabel != "" {
-		p.X.Label.Text = opts.XLabel
+		p.X.Label.Text = escape.Line(opts.XLabel)
 	}
-	p.Y.Label.Text = metrics.DisplayOf(metric).Label
+	p.Y.Label.Text = escape.Line(metrics.DisplayOf(metric).Label)
 	if opts.YLabel != "" {
-		p.Y.Label.Text = opts.YLabel
+		p.Y.Label.Text = escape.Line(opts.YLabel)
 	}
 	logX, logY := opts.XScale == Log, opts.yScale(metric) == Log
 	p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{}, linearTicks{}
@@ -159,8 +161,8 @@ func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Lengt
 		marks.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: fs * 0.28, Shape: st.Glyph}
 		p.Add(l, marks)
 		if !ok {
-			f.Legend.Add(s.Name, l, marks)
-			f.Names = append(f.Names, s.Name)
+			f.Legend.Add(escape.Line(s.Name), l, marks)
+			f.Names = append(f.Names, escape.Line(s.Name))
 			f.Styles = append(f.Styles, st)
 		}
 		drawn++

@@ -29,10 +29,11 @@ const (
 	Metric      Kind = "metric"
 	Schedule    Kind = "schedule"
 	Topology    Kind = "topology"
+	Optimizer   Kind = "optimizer"
 )
 
 // Kinds lists every kind in display order.
-var Kinds = []Kind{Algorithm, Loss, Regularizer, Mirror, Dataset, Metric, Schedule, Topology}
+var Kinds = []Kind{Algorithm, Loss, Regularizer, Mirror, Dataset, Metric, Schedule, Topology, Optimizer}
 
 // Spec describes one registered component.
 type Spec struct {

@@ -7,22 +7,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ConstrainedProx is implemented by norm regularizers ψ₁ = R that also
-// solve the constrained proximal problem of C-FedDA (Bao et al. 2022):
-//
-//	CProx(z; c, ε, t) = argmin_u ½‖u − z‖² + t·R(u)  subject to  R(u − c) ≤ ε,
-//
-// the prox of t·R restricted to the R-norm ball of radius ε centred at c.
-// Like Prox it acts on the regularized blocks only (R sums over them and the
-// ball is one joint ball) and copies the other blocks of z into dst. dst may
-// alias z but not c. ε = +Inf is the plain Prox; ε ≤ 0 gives the centre.
-type ConstrainedProx interface {
-	CProx(dst, z, c []float64, t, eps float64, l core.Layout)
-}
-
+// L1 and Nuclear solve C-FedDA's constrained prox (core.ConstrainedProx).
 var (
-	_ ConstrainedProx = L1{}
-	_ ConstrainedProx = Nuclear{}
+	_ core.ConstrainedProx = L1{}
+	_ core.ConstrainedProx = Nuclear{}
 )
 
 // CProx solves the ℓ1 problem exactly. It separates by coordinate given the

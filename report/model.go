@@ -10,11 +10,14 @@ import (
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/escape"
 )
 
 // SaveModel writes a run's final model, one value per line at full
 // precision, after a header of comment lines (starting with "#") that name
-// the run, its sweep configuration if any, and the parameter layout, e.g.
+// the run, its sweep configuration if any, and the parameter layout (free
+// text with control characters is quoted, so that it stays on its line),
+// e.g.
 //
 //	# fedlab model: fedavg (algorithm fedavg, seed 1, status done)
 //	# config: eta_c=0.001 eta_s=1
@@ -26,11 +29,12 @@ func SaveModel(path string, run experiment.Run) error {
 		return fmt.Errorf("run %s (seed %d) has no model: %s", run.Label, run.Seed, run.Result.Err)
 	}
 	return atomicfile.Write(path, func(out io.Writer) error {
-		fmt.Fprintf(out, "# fedlab model: %s (algorithm %s, seed %d, status %s)\n", run.Label, run.Algorithm, run.Seed, run.Result.Status)
+		fmt.Fprintf(out, "# fedlab model: %s (algorithm %s, seed %d, status %s)\n",
+			escape.Line(run.Label), escape.Line(run.Algorithm), run.Seed, escape.Line(string(run.Result.Status)))
 		if len(run.Config) > 0 {
-			fmt.Fprintf(out, "# config: %s\n", run.Config)
+			fmt.Fprintf(out, "# config: %s\n", escape.Line(run.Config.String()))
 		}
-		fmt.Fprintf(out, "# layout: %s, row-major blocks in this order\n", run.Layout)
+		fmt.Fprintf(out, "# layout: %s, row-major blocks in this order\n", escape.Line(fmt.Sprint(run.Layout)))
 		fmt.Fprintf(out, "# dim: %d\n", len(w))
 		buf := make([]byte, 0, 32)
 		for _, v := range w {

@@ -17,6 +17,8 @@ const (
 	RecordsFile  = "records.csv"
 	ResultsDir   = "results"
 	ModelsDir    = "models"
+	// LockFile is held by the session writing the directory (see Lock).
+	LockFile = "fedlab.lock"
 )
 
 // manifestFormat identifies the manifest's format.

@@ -52,13 +52,3 @@ func (t Table) Range() (float64, float64) {
 	}
 	return lo, hi
 }
-
-// Shifted evaluates S at r + Offset (used by multistage pipelines whose
-// round count continues across stages).
-type Shifted struct {
-	S      Schedule
-	Offset int
-}
-
-// At returns S.At(r + Offset).
-func (s Shifted) At(r int) float64 { return s.S.At(r + s.Offset) }

@@ -9,9 +9,8 @@ import (
 
 // Compile-time checks of which schedules are bounded.
 var (
-	_ sched.Bounded  = sched.Constant(0)
-	_ sched.Bounded  = sched.Table{0}
-	_ sched.Schedule = sched.Shifted{}
+	_ sched.Bounded = sched.Constant(0)
+	_ sched.Bounded = sched.Table{0}
 )
 
 func TestConstant(t *testing.T) {
@@ -64,33 +63,5 @@ func TestTableRange(t *testing.T) {
 	lo, hi := sched.Table{1, math.NaN(), 2}.Range()
 	if !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("Range with a NaN = %g, %g, want NaN, NaN", lo, hi)
-	}
-}
-
-func TestShifted(t *testing.T) {
-	tab := sched.Table{10, 20, 30, 40}
-	s := sched.Shifted{S: tab, Offset: 2}
-	want := map[int]float64{0: 30, 1: 40, 2: 40, 10: 40}
-	for r, w := range want {
-		if got := s.At(r); got != w {
-			t.Errorf("Shifted{Offset 2}.At(%d) = %g, want %g", r, got, w)
-		}
-	}
-	if got := (sched.Shifted{S: tab}).At(1); got != 20 {
-		t.Errorf("zero offset At(1) = %g, want 20", got)
-	}
-	// Shifts compose.
-	ss := sched.Shifted{S: sched.Shifted{S: tab, Offset: 1}, Offset: 1}
-	if got := ss.At(0); got != 30 {
-		t.Errorf("nested shift At(0) = %g, want 30", got)
-	}
-	// A negative offset reaches back, clamped by the table at round 0.
-	back := sched.Shifted{S: tab, Offset: -1}
-	if back.At(0) != 10 || back.At(2) != 20 {
-		t.Errorf("negative offset: At(0) = %g, At(2) = %g", back.At(0), back.At(2))
-	}
-	// Shifted does not hide a constant.
-	if got := (sched.Shifted{S: sched.Constant(0.1), Offset: 1000}).At(5); got != 0.1 {
-		t.Errorf("shifted constant = %g", got)
 	}
 }

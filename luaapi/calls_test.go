@@ -1,0 +1,82 @@
+package luaapi
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// callScripts calls every declared call table with the entry %s added;
+// the calls' other arguments are valid, so the entry decides.
+var callScripts = map[string]string{
+	"fedlab.problem": "fedlab.problem{ data = data, loss = fedlab.loss.test_squared{}, %s }",
+	"fedlab.run":     "fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, rounds = 1, local_steps = 1, metrics = { 'test_objective' }, %s }",
+	"fedlab.compare": "fedlab.compare{ problem = problem, algorithms = { fedlab.algo.test_gd{} }, rounds = 1, local_steps = 1, metrics = { 'test_objective' }, %s }",
+	"fedlab.sweep": "fedlab.sweep{ problem = problem, algorithms = { fedlab.algo.test_gd{} }, rounds = 1, local_steps = 1, metrics = { 'test_objective' }, " +
+		"grid = { eta_c = { 0.1 } }, select = { metric = 'test_objective', mode = 'min' }, %s }",
+	"fedlab.sweep select": "fedlab.sweep{ problem = problem, algorithms = { fedlab.algo.test_gd{} }, rounds = 1, local_steps = 1, metrics = { 'test_objective' }, " +
+		"grid = { eta_c = { 0.1 } }, select = { metric = 'test_objective', mode = 'min', %s } }",
+	"fedlab.stages":       "fedlab.stages{ problem = problem, local_steps = 1, metrics = { 'test_objective' }, { algo = fedlab.algo.test_gd{}, rounds = 1 }, %s }",
+	"fedlab.stages stage": "fedlab.stages{ problem = problem, local_steps = 1, metrics = { 'test_objective' }, { algo = fedlab.algo.test_gd{}, rounds = 1, %s } }",
+	"fedlab.table":        "fedlab.table(run, { %s })",
+	"fedlab.sweep_table":  "fedlab.sweep_table(sweep, { %s })",
+	"fedlab.plot":         "fedlab.plot(run, { metric = 'test_objective', %s })",
+}
+
+// Every call table rejects a misspelled key with the script line, the
+// call, a "did you mean" naming the key and the valid keys; and the same
+// entry spelled right is accepted.
+func TestEveryCallTableRejectsUnknownKeys(t *testing.T) {
+	const prelude = problemSrc + `local run = fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, rounds = 1, local_steps = 1, metrics = { 'test_objective' } }
+local sweep = fedlab.sweep{ problem = problem, algorithms = { fedlab.algo.test_gd{} }, rounds = 1, local_steps = 1, metrics = { 'test_objective' },
+  grid = { eta_c = { 0.1 } }, select = { metric = 'test_objective', mode = 'min' } }
+`
+	line := strings.Count(prelude, "\n") + 1
+	for _, c := range callTables {
+		src, ok := callScripts[c.Name]
+		if !ok {
+			t.Errorf("%s: add a script to callScripts", c.Name)
+			continue
+		}
+		// the longest key, misspelled by one extra letter
+		k := slices.MaxFunc(c.Keys, func(a, b key) int { return len(a.Name) - len(b.Name) })
+		bad := k.Name + "z"
+		mustFail(t, prelude+fmt.Sprintf(src, bad+" = 1")+"\n", fmt.Sprintf("script.lua:%d: ", line),
+			fmt.Sprintf("unknown key %q (did you mean %q?)", bad, k.Name), "valid keys: "+strings.Join(c.names(), ", "))
+	}
+	for name := range callScripts {
+		if !slices.ContainsFunc(callTables, func(c *callTable) bool { return c.Name == name }) {
+			t.Errorf("callScripts has %q, which is not declared", name)
+		}
+	}
+}
+
+// All mistakes in one table are reported together.
+func TestCallTableReportsEveryMistake(t *testing.T) {
+	mustFail(t, problemSrc+"fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, local_step = 1, sed = 2, eval_every = 'x' }\n",
+		"script.lua:3: ", `unknown key "local_step" (did you mean "local_steps"?)`, `unknown key "sed" (did you mean "seed"?)`,
+		`missing required key "rounds"`, `key "eval_every": expected an integer`)
+}
+
+// docs/lua-api.md holds the reference generated from the declarations.
+func TestCallTablesAreDocumented(t *testing.T) {
+	const path, heading = "../docs/lua-api.md", "## Call tables\n\n"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	before, _, _ := strings.Cut(doc, heading)
+	want := before + heading + callTablesMarkdown()
+	if os.Getenv("FEDLAB_UPDATE_DOCS") != "" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if doc != want {
+		t.Errorf("%s: the section %q is stale; run FEDLAB_UPDATE_DOCS=1 go test ./luaapi -run TestCallTablesAreDocumented", path, strings.TrimSpace(heading))
+	}
+}

@@ -1,0 +1,136 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/registry"
+)
+
+// Run runs the pipeline with the given seed and run index (Settings.Seed
+// and Settings.Run of every stage), workers client workers per stage
+// (≤ 0: Settings.Workers) and an optional progress callback (rounds done
+// over all stages, total rounds; nil: Settings.Progress). It returns one
+// result: the records of all stages in order (a stage's first record, at
+// its start round, is left out when its start point equals the previous
+// stage's final model, so a round appears twice only where a restart
+// changed the model), cumulative counts, the first metric "stage", and the
+// last stage's final model. A stage that fails or diverges ends the
+// pipeline with its status; its message names the stage.
+//
+// The metric columns are those of a plain run of the stages' algorithms:
+// when an algorithm keeps one model per node (core.Nodes), every metric
+// gets its _min and _max columns; a stage whose algorithm has a single
+// model in such a pipeline leaves them NaN.
+func (p *Pipeline) Run(seed, run uint64, workers int, progress func(done, total int)) *core.Result {
+	start := time.Now()
+	res := &core.Result{Status: core.Done}
+	defer func() { res.Elapsed = time.Since(start) }()
+	algs := make([]core.Algorithm, len(p.stages))
+	nodes := false
+	for i, st := range p.stages {
+		alg, err := registry.Build[core.Algorithm](registry.Algorithm, st.name, st.params)
+		if err != nil {
+			res.Status, res.Err = core.Failed, fmt.Sprintf("stage %d: %v", i+1, err)
+			return res
+		}
+		algs[i] = alg
+		_, ok := core.As[core.Nodes](alg)
+		nodes = nodes || ok
+	}
+	res.Metrics = []string{StageMetric}
+	for _, m := range p.spec.Metrics {
+		res.Metrics = append(res.Metrics, m.Name())
+		if nodes {
+			res.Metrics = append(res.Metrics, m.Name()+"_min", m.Name()+"_max")
+		}
+	}
+	if progress == nil {
+		progress = p.spec.Settings.Progress
+	}
+	if workers <= 0 {
+		workers = p.spec.Settings.Workers
+	}
+	var carry core.Counts
+	var w0, prevModel, prevAvg []float64
+	round := p.spec.Settings.RoundOffset
+	total := p.Rounds()
+	for i, st := range p.stages {
+		s := p.spec.Settings
+		s.Seed, s.Run, s.Workers = seed, run, workers
+		s.Rounds, s.RoundOffset, s.Carry = st.Rounds, round, carry
+		if st.LocalSteps > 0 {
+			s.LocalSteps, s.LocalEpochs = st.LocalSteps, 0
+		}
+		if i > 0 {
+			s.W0 = p.restartPoint(st, w0, prevModel, prevAvg)
+		}
+		// The start is evaluated unless it is the previous stage's final
+		// model (no new information).
+		s.EvalRounds = p.grid(round, round+st.Rounds, i == 0 || !slices.Equal(s.W0, prevModel))
+		s.Progress = nil
+		if progress != nil {
+			done := round - p.spec.Settings.RoundOffset
+			s.Progress = func(d, _ int) { progress(done+d, total) }
+		}
+		_, ownAverage := core.As[Averager](algs[i])
+		w := &wrapped{Algorithm: algs[i], average: p.averages[i] && !ownAverage}
+		r := core.Run(st.problem, w, s, p.spec.Metrics)
+		if i == 0 {
+			w0 = w.w0
+		}
+		_, stageNodes := core.As[core.Nodes](algs[i])
+		for _, rec := range r.Records {
+			rec.Values = stageValues(i+1, rec.Values, nodes && !stageNodes)
+			res.Records = append(res.Records, rec)
+		}
+		res.Model = r.Model
+		if r.Status != core.Done {
+			res.Status, res.DivergedAt = r.Status, r.DivergedAt
+			res.Err = fmt.Sprintf("stage %d: %s", i+1, r.Err)
+			return res
+		}
+		if n := len(r.Records); n > 0 {
+			last := r.Records[n-1]
+			carry = core.Counts{Up: last.Up, Down: last.Down, CommRounds: last.CommRounds, Samples: last.Samples}
+		}
+		prevModel = r.Model
+		prevAvg = nil
+		if i+1 < len(p.stages) && p.stages[i+1].restart == Average {
+			prevAvg = w.averageOf()
+		}
+		round += st.Rounds
+	}
+	return res
+}
+
+// stageValues prepends the stage number to a record's values; with
+// padNodes (a single-model stage in a pipeline with per-node columns),
+// every value is followed by NaN _min and _max columns.
+func stageValues(stage int, vals []float64, padNodes bool) []float64 {
+	out := []float64{float64(stage)}
+	for _, v := range vals {
+		out = append(out, v)
+		if padNodes {
+			out = append(out, math.NaN(), math.NaN())
+		}
+	}
+	return out
+}
+
+// grid lists the rounds evaluated in a stage from start to end: every
+// EvalEvery rounds from the pipeline's first round (none if EvalEvery is
+// 0), the stage's last round and, if first, its first round.
+func (p *Pipeline) grid(start, end int, first bool) []int {
+	base, every := p.spec.Settings.RoundOffset, p.spec.Settings.EvalEvery
+	rounds := []int{}
+	for r := start; r <= end; r++ {
+		if (r == start && first) || (r > start && (r == end || (every > 0 && (r-base)%every == 0))) {
+			rounds = append(rounds, r)
+		}
+	}
+	return rounds
+}
