@@ -85,21 +85,19 @@ func grid(w io.Writer, s experiment.Selection, cols string) error {
 	if cols != "" {
 		corner += " \\ " + cols
 	}
-	t := newTable(w, append([]string{corner}, columns...))
+	g := Grid{Header: append([]string{corner}, columns...), Keys: 1}
 	for _, r := range rows {
-		line := []string{r}
+		line := []Cell{{Text: r}}
 		for _, c := range columns {
 			text, ok := cells[[2]string{r, c}]
 			if !ok {
 				text = "–"
 			}
-			line = append(line, text)
+			line = append(line, Cell{Text: text})
 		}
-		if err := t.Append(line); err != nil {
-			return err
-		}
+		g.Rows = append(g.Rows, line)
 	}
-	return t.Render()
+	return g.Render(w, "text", 0)
 }
 
 // part renders the values of keys in cfg: "0.001", or "eta_c=0.001 mu=1"

@@ -12,8 +12,6 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	metricsPkg "github.com/fedlab/fedlab/metrics"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // TableOptions choose what a table shows and how.
@@ -174,21 +172,6 @@ func markBest(cells [][]Cell, better metricsPkg.Better) {
 			}
 		}
 	}
-}
-
-// newTable makes a table with the header as given (no automatic upper-casing).
-func newTable(w io.Writer, header []string) *tablewriter.Table {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft))
-	row := make([]any, len(header))
-	for i, h := range header {
-		row[i] = h
-	}
-	t.Header(row...)
-	return t
 }
 
 // chooseMetrics checks the requested metrics against those of the runs.
