@@ -44,8 +44,11 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	if err := f.error(); err != nil {
 		return 0, err
 	}
+	if opts.Metric == "" && len(opts.Metrics) == 0 {
+		return 0, fmt.Errorf("fedlab.plot: no metric to draw: give metric = NAME, or metrics = { ... } for one panel each")
+	}
 	if err := opts.Check(); err != nil {
-		return 0, fmt.Errorf("fedlab.plot: %w (give metric = NAME or metrics = { ... })", err)
+		return 0, fmt.Errorf("fedlab.plot: %w", err)
 	}
 	if file == "" {
 		names := opts.Metrics
