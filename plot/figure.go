@@ -91,6 +91,9 @@ func NewFigure(runs []experiment.Run, opts Options) (*Figure, error) {
 	w, h := f.legendSize()
 	f.Width = max(f.Width, 2*w+3*gap)
 	f.Height = max(f.Height, h+f.titleHeight()+2*gap)
+	if f.Title != "" {
+		f.Width = max(f.Width, f.title.Rectangle(f.Title).Size().X+2*gap)
+	}
 	return f, nil
 }
 
@@ -310,8 +313,12 @@ func (f *Figure) Draw(c draw.Canvas) {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	l := f.layout(c)
-	if f.Title != "" {
-		c.FillText(f.title, vg.Point{X: c.Center().X, Y: c.Max.Y - gap}, f.Title)
+	if f.Title != "" { // centred over the panels if it fits there, over the figure otherwise
+		x := (c.Min.X + l.Legend.Min.X) / 2
+		if w := f.title.Rectangle(f.Title).Size().X; w/2 > x-c.Min.X-gap {
+			x = c.Center().X
+		}
+		c.FillText(f.title, vg.Point{X: x, Y: c.Max.Y - gap}, f.Title)
 	}
 	for i, pc := range f.panelCanvases(c, l.Legend.Min.X-gap) {
 		f.Panels[i].Draw(pc.canvas)
