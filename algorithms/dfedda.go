@@ -191,6 +191,10 @@ func (a *DFedDA) Broadcast(rd *core.Round, _ *core.Message) { a.at(rd.R) }
 
 // ClientUpdate runs node c.ID's K local dual-averaging steps.
 func (a *DFedDA) ClientUpdate(rd *core.Round, c *core.Client, _, up *core.Message) {
+	if prox, ok := lazyProx(rd, c); ok {
+		a.lazyClientUpdate(rd, c, prox, up) // O(nnz) steps on sparse data (lazy.go)
+		return
+	}
 	m := c.ID
 	z, w, g, acc := c.Vec(0), c.Vec(1), c.Vec(2), c.Vec(3)
 	z0 := a.z[m]

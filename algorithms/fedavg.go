@@ -66,6 +66,10 @@ func (a *FedAvg) Broadcast(rd *core.Round, down *core.Message) {
 
 // ClientUpdate runs K SGD (or SGD + subgradient) steps and replies w_K − w_r.
 func (a *FedAvg) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Message) {
+	if step, ok := a.lazyStep(rd, c); ok {
+		a.lazyClientUpdate(rd, c, step, down, up) // O(nnz) steps on sparse data (lazy.go)
+		return
+	}
 	w, g := c.Vec(0), c.Vec(1)
 	copy(w, down.Vecs[0])
 	for range c.Steps {

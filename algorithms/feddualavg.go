@@ -65,6 +65,10 @@ func (a *FedDualAvg) Broadcast(rd *core.Round, down *core.Message) {
 
 // ClientUpdate runs K dual-averaging steps and replies z_K − z_r.
 func (a *FedDualAvg) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Message) {
+	if prox, ok := lazyProx(rd, c); ok {
+		a.lazyClientUpdate(rd, c, prox, down, up) // O(nnz) steps on sparse data (lazy.go)
+		return
+	}
 	z, w, g := c.Vec(0), c.Vec(1), c.Vec(2)
 	copy(z, down.Vecs[0])
 	eta := down.Scalars[0]

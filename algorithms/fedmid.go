@@ -12,10 +12,11 @@ import (
 // mirrorServerParams are FedMiD's step sizes and server optimizer.
 type mirrorServerParams struct {
 	stepSizes
-	Server core.ServerOptimizer `param:"server" kind:"optimizer" default:"sgd" doc:"server optimizer (fedlab.opt.*) applied to the averaged dual update before the server prox, its step scaled by η_s: sgd (default, lr 1: the paper's FedMiD) or momentum; adaptive ones are refused"`
+	Server    core.ServerOptimizer `param:"server" kind:"optimizer" default:"sgd" doc:"server optimizer (fedlab.opt.*) applied to the averaged dual update before the server prox, its step scaled by η_s: sgd (default, lr 1: the paper's FedMiD) or momentum; adaptive ones are refused"`
+	Threshold string               `param:"server_threshold" choices:"sum|step" doc:"server prox weight: sum = η_s·Σ_k η_c (FCO reference code), step = η_s·η_c (Bao et al.'s MATLAB code)"`
 }
 
-var defaultMirrorServerParams = mirrorServerParams{stepSizes: defaultStepSizes}
+var defaultMirrorServerParams = mirrorServerParams{stepSizes: defaultStepSizes, Threshold: "sum"}
 
 func init() {
 	registry.Define(registry.Algorithm, "fedmid",
@@ -34,7 +35,7 @@ func newFedMiD(p mirrorServerParams, osp bool) (*FedMiD, error) {
 	if !ok {
 		return nil, fmt.Errorf("server optimizer %T scales each coordinate, but FedMiD's server prox takes one step size: use fedlab.opt.sgd or fedlab.opt.momentum", p.Server)
 	}
-	return &FedMiD{rates: p.rates(), Server: opt, OnlyServerProx: osp}, nil
+	return &FedMiD{rates: p.rates(), Server: opt, OnlyServerProx: osp, StepThreshold: p.Threshold == "step"}, nil
 }
 
 // FedMiD is Federated Mirror Descent (Alg. 2 of the FCO paper); with
@@ -43,7 +44,8 @@ func newFedMiD(p mirrorServerParams, osp bool) (*FedMiD, error) {
 // Client step:  w ← ∇(h + η_c ψ)*(∇h(w) − η_c g)   (OSP: ∇h*(∇h(w) − η_c g)).
 // Server step:  w_{r+1} = ∇(h + η_s·ē·ψ)*(∇h(w_r) + η_s Δ_r),
 // where ē is the weighted mean over clients of Σ_k η_c (= η_c K for equal K,
-// the paper's η_s η_c K threshold) and Δ_r is the mean of ∇h(w_K) − ∇h(w_r).
+// the paper's η_s η_c K threshold; η_c alone with StepThreshold, as Bao et
+// al.'s code does) and Δ_r is the mean of ∇h(w_K) − ∇h(w_r).
 // The paper writes Δ_r with primal differences; that agrees for Euclidean h
 // (the only h in its experiments) and is inconsistent otherwise, so the
 // dual-space difference is used (documented in docs/algorithms/fedmid.md).
@@ -56,6 +58,7 @@ type FedMiD struct {
 	rates
 	Server         core.ScalarStep
 	OnlyServerProx bool
+	StepThreshold  bool      // server prox weight η_s·η_c instead of η_s·Σ_k η_c
 	w, z           []float64 // server primal and its mirror image ∇h(w)
 	step           core.ServerStepper
 }
@@ -81,6 +84,10 @@ func (a *FedMiD) Broadcast(rd *core.Round, down *core.Message) {
 
 // ClientUpdate runs K mirror-descent steps and replies ∇h(w_K) − ∇h(w_r).
 func (a *FedMiD) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Message) {
+	if prox, ok := lazyProx(rd, c); ok {
+		a.lazyClientUpdate(rd, c, prox, down, up) // O(nnz) steps on sparse data (lazy.go)
+		return
+	}
 	w, g, y := c.Vec(0), c.Vec(1), c.Vec(2)
 	copy(w, down.Vecs[0])
 	h := rd.Mirror
@@ -98,6 +105,9 @@ func (a *FedMiD) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mes
 	h.Grad(g, down.Vecs[0])
 	floats.SubTo(up.Vecs[0], y, g)
 	up.Scalars[0] = a.c * float64(c.Steps)
+	if a.StepThreshold {
+		up.Scalars[0] = a.c
+	}
 }
 
 // Aggregate applies the server mirror-prox step.

@@ -106,3 +106,19 @@ func TestFedMiDServerThreshold(t *testing.T) {
 	}
 	assertVec(t, "w_1", res.Model, []float64{soft(etaS*delta, etaS*etaC*K*lambda)}, 1e-15)
 }
+
+// FedMiD with Bao et al.'s server threshold η_s·η_c (server_threshold =
+// "step") on the example above. Round 1: the clients end at 2.0625 and
+// −0.5625 (as for "sum"), Δ = 0.75, and the server prox with weight
+// 0.5·0.25 = 0.125 gives 0.625. Round 2 from 0.625: client 1 takes
+// 1.8125 → 1.6875 → 2.34375 → 2.21875, client 2 −0.1875 → −0.0625 →
+// −0.53125 → −0.40625, Δ = 0.28125, and 0.90625 − 0.125 = 0.78125.
+func TestFedMiDStepThresholdHand(t *testing.T) {
+	data := centers([][]float64{{3}}, [][]float64{{-1}})
+	params := map[string]any{"eta_c": 0.5, "eta_s": 1.0, "server_threshold": "step"}
+	for rounds, want := range map[int]float64{1: 0.625, 2: 0.78125} {
+		p := problem(t, data, "l1", map[string]any{"lambda": 0.25})
+		res := run(t, p, algo(t, "fedmid", params), core.Settings{Rounds: rounds, LocalSteps: 2})
+		assertVec(t, "fedmid step threshold", res.Model, []float64{want}, 1e-15)
+	}
+}

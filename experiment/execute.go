@@ -93,17 +93,22 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 	return runs, stop
 }
 
-// execute builds a fresh algorithm and runs job j (index i) with the given
-// number of client workers.
+// execute runs job j (index i) with the given number of client workers:
+// a fresh algorithm built from the job's validated parameters, or the
+// job's pipeline.
 func execute(j *Job, i, workers int, prog *Progress) *core.Result {
-	alg, err := registry.Build[core.Algorithm](registry.Algorithm, j.Algorithm, j.Params)
+	var progress func(done, total int)
+	if prog != nil {
+		progress = func(done, total int) { prog.round(i, done, total) }
+	}
+	if j.Stages != nil {
+		return j.Stages.Run(j.Seed, 0, workers, progress)
+	}
+	alg, err := registry.BuildArgs[core.Algorithm](j.Args)
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
 	s := j.Settings
-	s.Seed, s.Run, s.Workers, s.Progress = j.Seed, 0, workers, nil
-	if prog != nil {
-		s.Progress = func(done, total int) { prog.round(i, done, total) }
-	}
+	s.Seed, s.Run, s.Workers, s.Progress = j.Seed, 0, workers, progress
 	return core.Run(j.Problem, alg, s, j.Metrics)
 }

@@ -77,6 +77,30 @@ type Identity struct {
 	Settings  SettingsID  `json:"settings"`
 	Metrics   []Component `json:"metrics"`
 	Seed      uint64      `json:"seed"`
+	// Stages identifies a multistage pipeline run (Algorithm is then
+	// "stages"); absent for single-algorithm runs, whose keys it leaves
+	// unchanged.
+	Stages []StageID `json:"stages,omitempty"`
+}
+
+// StageID identifies one stage of a pipeline run: its algorithm with
+// resolved parameters (the constraint radius included), penalty weight,
+// rounds, local steps and restart.
+type StageID struct {
+	Algorithm  Component `json:"algorithm"`
+	Lambda     any       `json:"lambda,omitempty"` // canonical schedule; nil: the problem's
+	Rounds     int       `json:"rounds"`
+	LocalSteps int       `json:"local_steps,omitempty"`
+	Restart    string    `json:"restart"`
+	Keep       int       `json:"keep,omitempty"`
+}
+
+// Nested identifies a component given as the parameter of another (a
+// schedule, a topology) by its kind, name and resolved parameters, not by
+// its built value.
+type Nested struct {
+	Kind string `json:"kind"`
+	Component
 }
 
 // Key is the first 16 hexadecimal digits of the SHA-256 of the identity's
@@ -107,6 +131,8 @@ func Canonical(v any) any {
 		return canonicalFloats(x)
 	case sched.Table:
 		return canonicalFloats(x)
+	case Nested:
+		return x
 	}
 	return fmt.Sprintf("%T%+v", v, v)
 }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/pipeline"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -51,13 +52,16 @@ type Base struct {
 	MetricIDs []Component
 }
 
-// Job is one run to execute.
+// Job is one run to execute: one algorithm run, or one run of a
+// multistage pipeline (Stages).
 type Job struct {
 	Base
 	Label     string
 	Algorithm string
-	Params    map[string]any // fully resolved algorithm parameters, defaults included
-	Config    Config         // the sweep configuration that made the job (empty outside sweeps)
+	Args      registry.Args      // the algorithm's parameters, validated when the job was planned
+	Stages    *pipeline.Pipeline // if not nil, the job runs this pipeline instead of Args' algorithm
+	Params    map[string]any     // fully resolved algorithm parameters, defaults included
+	Config    Config             // the sweep configuration that made the job (empty outside sweeps)
 	Seed      uint64
 	Identity  Identity
 	Key       string // Identity.Key()
@@ -104,18 +108,42 @@ func Jobs(base Base, a AlgoSpec, cfg Config, seeds []uint64) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewJobs(base, a.label(), args, NewComponent(a.Name, args.Values()), cfg, seeds), nil
+}
+
+// NewJobs returns the jobs of the algorithm whose parameters args holds
+// (validated) and whose identity is id, with configuration cfg on base,
+// one per seed.
+func NewJobs(base Base, label string, args registry.Args, id Component, cfg Config, seeds []uint64) []Job {
+	settings := settingsID(base.Settings)
 	params := args.Values()
-	algo := NewComponent(a.Name, params)
+	jobs := make([]Job, 0, len(seeds))
+	for _, seed := range seeds {
+		ident := Identity{Format: identityFormat, Algorithm: id, Problem: base.ProblemID, Settings: settings,
+			Metrics: base.MetricIDs, Seed: seed}
+		jobs = append(jobs, Job{Base: base, Label: label, Algorithm: args.Spec().Name, Args: args, Params: params,
+			Config: cfg, Seed: seed, Identity: ident, Key: ident.Key()})
+	}
+	return jobs
+}
+
+// PipelineJobs returns the jobs of pipeline pl on base (whose Settings.Rounds
+// is the pipeline's total), one per seed: algorithm is the run's name
+// ("cfedda+cfedda"), params its description, stages the stages' identity.
+func PipelineJobs(base Base, label, algorithm string, params map[string]any, pl *pipeline.Pipeline, stages []StageID, seeds []uint64) []Job {
 	settings := settingsID(base.Settings)
 	jobs := make([]Job, 0, len(seeds))
 	for _, seed := range seeds {
-		id := Identity{Format: identityFormat, Algorithm: algo, Problem: base.ProblemID, Settings: settings,
-			Metrics: base.MetricIDs, Seed: seed}
-		jobs = append(jobs, Job{Base: base, Label: a.label(), Algorithm: a.Name, Params: params,
-			Config: cfg, Seed: seed, Identity: id, Key: id.Key()})
+		ident := Identity{Format: identityFormat, Algorithm: Component{Name: StagesAlgorithm}, Problem: base.ProblemID,
+			Settings: settings, Metrics: base.MetricIDs, Seed: seed, Stages: stages}
+		jobs = append(jobs, Job{Base: base, Label: label, Algorithm: algorithm, Stages: pl, Params: params,
+			Seed: seed, Identity: ident, Key: ident.Key()})
 	}
-	return jobs, nil
+	return jobs
 }
+
+// StagesAlgorithm is the algorithm name in the identity of pipeline runs.
+const StagesAlgorithm = "stages"
 
 // DistinctLabels checks that no two algorithms share a label.
 func DistinctLabels(algos []AlgoSpec) error {

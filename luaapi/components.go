@@ -2,10 +2,11 @@ package luaapi
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
-	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/sched"
 	lua "github.com/yuin/gopher-lua"
@@ -27,11 +28,12 @@ const labelKey = "label"
 // component is what a constructor such as fedlab.reg.l1{...} returns: a
 // validated component specification.
 type component struct {
-	spec  *registry.Spec
-	label string         // algorithms: display name
-	raw   map[string]any // decoded parameters; Lua functions and schedules built from them are pending
-	value any            // built at construction: datasets (*core.Federated) and schedules without Lua functions
-	dir   string         // datasets: the directory relative input paths resolve against (see inputArgs)
+	spec   *registry.Spec
+	label  string                // algorithms: display name
+	raw    map[string]any        // decoded parameters; Lua functions and schedules built from them are pending
+	nested map[string]*component // the parameters given as components (schedules, topologies, optimizers)
+	value  any                   // built at construction: datasets (*core.Federated), topologies, optimizers and schedules without Lua functions
+	dir    string                // datasets: the directory relative input paths resolve against (see inputArgs)
 }
 
 // pendingParams reports whether some parameter waits for the round count
@@ -47,11 +49,7 @@ func (c *component) pendingParams() bool {
 
 // String renders the component as in `regularizer "l1" {lambda = 0.1}`.
 func (c *component) String() string {
-	keys := make([]string, 0, len(c.raw))
-	for k := range c.raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(c.raw))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		v := c.raw[k]
@@ -133,7 +131,7 @@ func (in *interp) constructor(spec *registry.Spec, fn string) goFunc {
 		if L.GetTop() > 1 {
 			return 0, fmt.Errorf("%s takes one table of parameters, got %d arguments", fn, L.GetTop())
 		}
-		c, err := newComponent(spec, t, in.scriptDir)
+		c, err := in.newComponent(spec, t)
 		if err != nil {
 			return 0, err
 		}
@@ -142,15 +140,17 @@ func (in *interp) constructor(spec *registry.Spec, fn string) goFunc {
 	}
 }
 
-// newComponent decodes and validates the parameters; datasets, and
-// schedules without Lua functions, are built at once.
-func newComponent(spec *registry.Spec, t *lua.LTable, dir string) (*component, error) {
-	c := &component{spec: spec, label: spec.Name, dir: dir}
-	raw, label, err := decodeParams(spec, t)
+// newComponent decodes and validates the parameters; datasets, topologies,
+// optimizers and schedules without Lua functions are built at once
+// (datasets through the plan builder, which keeps them for the script's
+// calls).
+func (in *interp) newComponent(spec *registry.Spec, t *lua.LTable) (*component, error) {
+	c := &component{spec: spec, label: spec.Name, dir: in.scriptDir}
+	raw, label, nested, err := decodeParams(spec, t)
 	if err != nil {
 		return nil, err
 	}
-	c.raw = raw
+	c.raw, c.nested = raw, nested
 	if label != "" {
 		c.label = label
 	}
@@ -161,7 +161,10 @@ func newComponent(spec *registry.Spec, t *lua.LTable, dir string) (*component, e
 	case spec.Kind == registry.Dataset && c.pendingParams():
 		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", spec.Title())
 	case spec.Kind == registry.Dataset:
-		c.value, err = registry.Build[*core.Federated](spec.Kind, spec.Name, inputArgs(spec, raw, dir))
+		var pc plan.Component
+		if pc, err = in.planComponent(c, 0); err == nil {
+			c.value, err = in.builder.Dataset(pc)
+		}
 	case spec.Kind == registry.Schedule && !c.pendingParams():
 		c.value, err = registry.Build[sched.Schedule](spec.Kind, spec.Name, raw)
 	case spec.Kind == registry.Topology || spec.Kind == registry.Optimizer: // built (and validated) at once, passed to algorithms as a value

@@ -10,8 +10,12 @@
 // from worker goroutines: a Lua function given as a schedule is tabulated
 // round by round before a run starts.
 //
-// fedlab.run, fedlab.compare and fedlab.sweep plan experiment jobs and
-// execute them through a rundir.Dir, in parallel, reusing the runs stored
-// in the run directory; fedlab.sweep_table and fedlab.plot report them.
+// The package is a decoder: every table of named arguments is declared in
+// calls.go and read by one strict decoder; fedlab.run, fedlab.compare,
+// fedlab.sweep and fedlab.stages decode their tables into plan values
+// (package plan), which the script's plan.Builder turns into jobs executed
+// through a rundir.Dir, in parallel, reusing the runs stored in the run
+// directory; results come back as Lua tables, and fedlab.table,
+// fedlab.sweep_table, fedlab.csv and fedlab.plot report them.
 // docs/lua-api.md is the reference.
 package luaapi

@@ -13,8 +13,10 @@ import (
 // registry validates: numbers, booleans, strings, lists of numbers, and for
 // schedule parameters Lua functions and schedules. Keys the component does
 // not declare are passed on, so that the registry reports them with the
-// valid keys. For algorithms, the reserved key "label" is returned apart.
-func decodeParams(spec *registry.Spec, t *lua.LTable) (map[string]any, string, error) {
+// valid keys. For algorithms, the reserved key "label" is returned apart;
+// nested holds the parameters given as components (their specifications,
+// which identify them in plans).
+func decodeParams(spec *registry.Spec, t *lua.LTable) (raw map[string]any, label string, nested map[string]*component, err error) {
 	var keys []string
 	var positional lua.LValue
 	t.ForEach(func(k, _ lua.LValue) {
@@ -25,18 +27,18 @@ func decodeParams(spec *registry.Spec, t *lua.LTable) (map[string]any, string, e
 		}
 	})
 	if positional != nil {
-		return nil, "", fmt.Errorf("%s: parameters are named (key = value), got the positional key %s; valid keys: %s",
+		return nil, "", nil, fmt.Errorf("%s: parameters are named (key = value), got the positional key %s; valid keys: %s",
 			spec.Title(), keyText(positional), strings.Join(spec.ParamNames(), ", "))
 	}
 	slices.Sort(keys)
-	raw := make(map[string]any, len(keys))
-	label := ""
+	raw = make(map[string]any, len(keys))
+	nested = map[string]*component{}
 	for _, k := range keys {
 		v := t.RawGetString(k)
 		if k == labelKey && spec.Kind == registry.Algorithm {
 			s, ok := v.(lua.LString)
 			if !ok {
-				return nil, "", fmt.Errorf("%s: key %q: expected a string, got %s", spec.Title(), k, typeText(v))
+				return nil, "", nil, fmt.Errorf("%s: key %q: expected a string, got %s", spec.Title(), k, typeText(v))
 			}
 			label = string(s)
 			continue
@@ -48,11 +50,24 @@ func decodeParams(spec *registry.Spec, t *lua.LTable) (map[string]any, string, e
 		}
 		x, err := paramValue(spec, p, v)
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		raw[k] = x
+		if c := componentOf(v); c != nil {
+			nested[k] = c
+		}
 	}
-	return raw, label, nil
+	return raw, label, nested, nil
+}
+
+// componentOf returns the component behind a Lua value, or nil.
+func componentOf(v lua.LValue) *component {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if c, ok := ud.Value.(*component); ok {
+			return c
+		}
+	}
+	return nil
 }
 
 // paramValue converts one Lua value for parameter p.
@@ -92,7 +107,7 @@ func paramValue(spec *registry.Spec, p registry.Param, v lua.LValue) (any, error
 			case c.value != nil:
 				return c.value, nil
 			}
-			return pendingSchedule{c}, nil
+			return pendingSchedule{}, nil
 		}
 		if c, ok := x.Value.(*component); ok && p.Type == registry.Component {
 			if c.spec.Kind != p.Kind {

@@ -8,14 +8,14 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// problem is what fedlab.problem returns. A problem whose components have
-// no Lua-function parameters is built once (and its reference optimum is
-// cached); otherwise it is built for each fedlab.run/compare call, after the
-// functions are tabulated for that call's number of rounds.
+// problem is what fedlab.problem returns: the specifications of its parts.
+// Each call converts it to a plan.Problem (Lua functions tabulated for the
+// call's rounds); the plan builder builds each distinct problem once, so a
+// problem without Lua functions, and its reference optimum, are shared by
+// every call.
 type problem struct {
 	data, loss, reg, mirror *component // mirror nil: Euclidean
 	weighted                bool
-	fixed                   *core.Problem
 }
 
 // String renders the problem's parts.
@@ -50,8 +50,8 @@ func (in *interp) fnProblem(L *lua.LState) (int, error) {
 		}
 		p.reg = &component{spec: spec, label: spec.Name, raw: map[string]any{}}
 	}
-	if !p.pending() {
-		if p.fixed, err = in.coreProblem(p, 0); err != nil {
+	if !p.pending() { // built now, so that mistakes are reported here
+		if _, err = in.coreProblem(p, 0); err != nil {
 			return 0, err
 		}
 	}
@@ -66,28 +66,14 @@ func (p *problem) pending() bool {
 
 // coreProblem returns the problem for a run of the given number of rounds.
 func (in *interp) coreProblem(p *problem, rounds int) (*core.Problem, error) {
-	if p.fixed != nil {
-		return p.fixed, nil
-	}
-	loss, err := build[core.Loss](in, p.loss, rounds)
+	pp, err := in.planProblem(p, rounds)
 	if err != nil {
 		return nil, err
 	}
-	pen, err := build[core.Penalty](in, p.reg, rounds)
-	if err != nil {
-		return nil, err
-	}
-	var mirror core.Mirror
-	if p.mirror != nil {
-		if mirror, err = build[core.Mirror](in, p.mirror, rounds); err != nil {
-			return nil, err
-		}
-	}
-	cp, err := core.NewProblem(p.data.value.(*core.Federated), loss, pen, mirror)
+	cp, _, err := in.builder.Problem(pp)
 	if err != nil {
 		return nil, fmt.Errorf("fedlab.problem: %w", err)
 	}
-	cp.WeightBySamples = p.weighted
 	return cp, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -39,12 +40,13 @@ type Options struct {
 
 // interp is the state of one script.
 type interp struct {
-	L      *lua.LState
-	opts   Options
-	dir    *rundir.Dir
-	runs   map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
-	sweeps map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
-	stop   error                           // a shard's stop, raised again by every later call
+	L       *lua.LState
+	opts    Options
+	dir     *rundir.Dir
+	builder *plan.Builder                   // turns the script's calls into jobs; keeps their datasets and problems
+	runs    map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
+	sweeps  map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
+	stop    error                           // a shard's stop, raised again by every later call
 	// scriptDir is the script's directory: relative input paths resolve against it
 	scriptDir string
 }
@@ -76,8 +78,9 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path),
+	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), builder: plan.NewBuilder(),
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
+	in.builder.Inputs = inputArgs
 	defer in.L.Close()
 	in.install()
 	runErr := in.run(filepath.Base(path), src)

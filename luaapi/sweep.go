@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/plan"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -30,20 +31,31 @@ func (in *interp) fnSweep(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	names := make([]string, len(c.metrics))
-	for i, m := range c.metrics {
-		names[i] = m.Name()
-	}
-	for _, r := range rules {
-		if !slices.Contains(names, r.Metric) {
-			return 0, fmt.Errorf("fedlab.sweep: key \"select\": metric %q is not measured (metrics: %v)", r.Metric, names)
+	sw := plan.Sweep{Compare: plan.Compare{Problem: c.plan, Settings: c.settings, Metrics: c.metrics, Seeds: seeds},
+		Select: rules}
+	for _, a := range algos {
+		pa, err := in.planAlgorithm(a, c.settings.Rounds)
+		if err != nil {
+			return 0, err
 		}
+		sw.Algorithms = append(sw.Algorithms, pa)
 	}
-	plan, err := in.planSweep(c, algos, configs, seeds)
+	for _, cfg := range configs {
+		settings := make([]plan.Setting, len(cfg))
+		for i, st := range cfg {
+			v, err := in.planValue(st.value, c.settings.Rounds, st.key)
+			if err != nil {
+				return 0, err
+			}
+			settings[i] = plan.Setting{Key: st.key, Value: v, Shown: goValue(st.value)}
+		}
+		sw.Configs = append(sw.Configs, settings)
+	}
+	jobs, err := in.builder.Sweep(sw)
 	if err != nil {
 		return 0, fmt.Errorf("fedlab.sweep: %w", err)
 	}
-	runs, err := in.execute(c, rules, plan.jobs)
+	runs, err := in.execute(c.fn, c.where, rules, jobs)
 	if err != nil {
 		return 0, err
 	}
@@ -51,7 +63,7 @@ func (in *interp) fnSweep(L *lua.LState) (int, error) {
 	t := L.NewTable()
 	results := in.results(runs)
 	t.RawSetString("runs", results)
-	t.RawSetString("best", in.best(s, plan, results))
+	t.RawSetString("best", in.best(s, c.problem, algos, configs, results))
 	in.sweeps[t] = s
 	L.Push(t)
 	return 1, nil
@@ -115,65 +127,15 @@ func (in *interp) readConfigs(f *fields) []sweepConfig {
 	return out
 }
 
-// sweepPlan is a sweep's jobs and what built them.
-type sweepPlan struct {
-	jobs     []experiment.Job
-	algos    []*component
-	configs  []sweepConfig
-	keys     []string   // configs[i].config().String()
-	problems []*problem // per configuration
-}
-
-// planSweep builds the jobs in the order algorithms × configurations ×
-// seeds; configurations with the same problem settings share one problem.
-func (in *interp) planSweep(c *call, algos []*component, configs []sweepConfig, seeds []uint64) (*sweepPlan, error) {
-	p := &sweepPlan{algos: algos, configs: configs}
-	problems := map[string]*problem{}
-	bases := map[*problem]experiment.Base{}
-	for _, cfg := range configs {
-		p.keys = append(p.keys, cfg.config().String())
-		parts := sweepConfig(slices.DeleteFunc(slices.Clone(cfg), func(s setting) bool { return s.part == algoPart }))
-		key := parts.config().String()
-		prob, ok := problems[key]
-		if !ok {
-			var err error
-			if prob, err = in.withSettings(c.problem, parts); err != nil {
-				return nil, err
-			}
-			if bases[prob], err = in.base(c, prob); err != nil {
-				return nil, err
-			}
-			problems[key] = prob
-		}
-		p.problems = append(p.problems, prob)
-	}
-	specs := make([]experiment.AlgoSpec, len(algos))
-	for i, a := range algos {
-		specs[i].Label = a.label
-		for j, cfg := range configs {
-			da, err := derive(a, cfg.of(algoPart))
-			if err != nil {
-				return nil, err
-			}
-			spec, err := in.algoSpec(c, da)
-			if err != nil {
-				return nil, err
-			}
-			js, err := experiment.Jobs(bases[p.problems[j]], spec, cfg.config(), seeds)
-			if err != nil {
-				return nil, err
-			}
-			p.jobs = append(p.jobs, js...)
-		}
-	}
-	return p, experiment.DistinctLabels(specs)
-}
-
 // best builds the list of selected configurations, one entry per
 // algorithm: { label=, config=, score=, scores=, runs=, algorithm=,
 // problem= } (only label and error when nothing could be selected).
-func (in *interp) best(s *sweep, p *sweepPlan, results *lua.LTable) *lua.LTable {
+func (in *interp) best(s *sweep, prob *problem, algos []*component, configs []sweepConfig, results *lua.LTable) *lua.LTable {
 	L := in.L
+	keys := make([]string, len(configs))
+	for i, c := range configs {
+		keys[i] = c.config().String()
+	}
 	out := L.NewTable()
 	for i, sel := range s.sels {
 		e := L.NewTable()
@@ -184,9 +146,9 @@ func (in *interp) best(s *sweep, p *sweepPlan, results *lua.LTable) *lua.LTable 
 			continue
 		}
 		cand := sel.Candidates[sel.Best]
-		ci := slices.Index(p.keys, cand.Config.String())
+		ci := slices.Index(keys, cand.Config.String())
 		cfg := L.NewTable()
-		for _, st := range p.configs[ci] {
+		for _, st := range configs[ci] {
 			cfg.RawSetString(st.key, st.value)
 		}
 		e.RawSetString("config", cfg)
@@ -194,15 +156,17 @@ func (in *interp) best(s *sweep, p *sweepPlan, results *lua.LTable) *lua.LTable 
 		e.RawSetString("scores", in.numbers(cand.Scores))
 		runs := L.NewTable()
 		for j, r := range s.runs {
-			if r.Label == sel.Label && r.Config.String() == p.keys[ci] {
+			if r.Label == sel.Label && r.Config.String() == keys[ci] {
 				runs.Append(results.RawGetInt(j + 1))
 			}
 		}
 		e.RawSetString("runs", runs)
-		// derive succeeded for this configuration when the sweep was planned
-		algo, _ := derive(p.algos[i], p.configs[ci].of(algoPart))
+		// the plan accepted this configuration, so its components derive
+		algo, _ := in.derive(algos[i], configs[ci].of(algoPart))
 		e.RawSetString("algorithm", in.userdata(algo))
-		e.RawSetString("problem", in.userdata(p.problems[ci]))
+		parts := sweepConfig(slices.DeleteFunc(slices.Clone(configs[ci]), func(s setting) bool { return s.part == algoPart }))
+		p, _ := in.withSettings(prob, parts)
+		e.RawSetString("problem", in.userdata(p))
 	}
 	return out
 }

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -30,19 +30,16 @@ type setting struct {
 // sweepConfig is one configuration of a sweep: settings sorted by key.
 type sweepConfig []setting
 
-// parseKey splits a sweep key into part and parameter.
+// parseKey splits a sweep key into part and parameter (plan.SplitKey).
 func parseKey(key string) (setting, error) {
-	part, param, dotted := strings.Cut(key, ".")
+	part, param, err := plan.SplitKey(key)
 	switch {
-	case !dotted:
-		return setting{key: key, part: algoPart, param: key}, nil
+	case err != nil:
+		return setting{}, err
 	case part == algoPart:
 		return setting{key: param, part: algoPart, param: param}, nil
-	case slices.Contains(problemParts, part):
-		return setting{key: key, part: part, param: param}, nil
 	}
-	return setting{}, fmt.Errorf("key %q: %q is not a part of the problem (swept keys are algorithm parameters such as eta_c, or %s.PARAM)",
-		key, part, strings.Join(problemParts, ".PARAM, "))
+	return setting{key: key, part: part, param: param}, nil
 }
 
 // newSweepConfig sorts the settings by key and rejects a key given twice.
@@ -178,12 +175,12 @@ func goValue(v lua.LValue) any {
 }
 
 // derive returns a copy of c with the settings applied, validated; a
-// dataset is built again.
-func derive(c *component, settings []setting) (*component, error) {
+// dataset is built (through the plan builder, which has it already).
+func (in *interp) derive(c *component, settings []setting) (*component, error) {
 	if len(settings) == 0 {
 		return c, nil
 	}
-	d := &component{spec: c.spec, label: c.label, raw: maps.Clone(c.raw), dir: c.dir}
+	d := &component{spec: c.spec, label: c.label, raw: maps.Clone(c.raw), nested: maps.Clone(c.nested), dir: c.dir}
 	for _, s := range settings {
 		p, ok := c.spec.Param(s.param)
 		if !ok {
@@ -195,6 +192,10 @@ func derive(c *component, settings []setting) (*component, error) {
 			return nil, fmt.Errorf("swept key %q: %w", s.key, err)
 		}
 		d.raw[s.param] = v
+		delete(d.nested, s.param)
+		if n := componentOf(s.value); n != nil {
+			d.nested[s.param] = n
+		}
 	}
 	if _, err := c.spec.Validate(d.raw); err != nil {
 		return nil, err
@@ -205,8 +206,11 @@ func derive(c *component, settings []setting) (*component, error) {
 	if d.pendingParams() {
 		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", c.spec.Title())
 	}
-	var err error
-	d.value, err = registry.Build[*core.Federated](c.spec.Kind, c.spec.Name, inputArgs(c.spec, d.raw, d.dir))
+	pc, err := in.planComponent(d, 0)
+	if err != nil {
+		return nil, err
+	}
+	d.value, err = in.builder.Dataset(pc)
 	return d, err
 }
 
@@ -217,7 +221,6 @@ func (in *interp) withSettings(p *problem, c sweepConfig) (*problem, error) {
 		return p, nil
 	}
 	q := *p
-	q.fixed = nil
 	var err error
 	parts := map[string]**component{"data": &q.data, "loss": &q.loss, "reg": &q.reg, "mirror": &q.mirror}
 	for _, part := range problemParts {
@@ -229,12 +232,7 @@ func (in *interp) withSettings(p *problem, c sweepConfig) (*problem, error) {
 		if *dst == nil {
 			return nil, fmt.Errorf("swept key %q: the problem has no %s", settings[0].key, part)
 		}
-		if *dst, err = derive(*dst, settings); err != nil {
-			return nil, err
-		}
-	}
-	if !q.pending() {
-		if q.fixed, err = in.coreProblem(&q, 0); err != nil {
+		if *dst, err = in.derive(*dst, settings); err != nil {
 			return nil, err
 		}
 	}

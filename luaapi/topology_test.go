@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/topology"
 	lua "github.com/yuin/gopher-lua"
@@ -42,7 +43,8 @@ func TestComponentParameterFromLua(t *testing.T) {
 	L := lua.NewState()
 	defer L.Close()
 	ring, _ := registry.Lookup(registry.Topology, "ring")
-	c, err := newComponent(ring, L.NewTable(), "")
+	in := &interp{L: L, builder: plan.NewBuilder()}
+	c, err := in.newComponent(ring, L.NewTable())
 	if err != nil {
 		t.Fatal(err)
 	}

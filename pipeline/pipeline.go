@@ -124,6 +124,7 @@ type resolved struct {
 	Stage
 	name    string
 	params  map[string]any
+	args    registry.Args // params validated, once
 	problem *core.Problem
 	restart Restart
 	keep    int
@@ -185,7 +186,8 @@ func New(spec Spec) (*Pipeline, error) {
 			}
 			r.params["radius"] = st.Radius
 		}
-		if _, err := registry.Validate(registry.Algorithm, r.name, r.params); err != nil {
+		var err error
+		if r.args, err = registry.Validate(registry.Algorithm, r.name, r.params); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		if st.Rounds < 0 {
@@ -282,6 +284,20 @@ func (p *Pipeline) Algorithms() []string {
 // included), its restart mode and its problem's penalty weight.
 func (p *Pipeline) StageParams(i int) (algorithm string, params map[string]any, restart Restart, keep int, lambda sched.Schedule) {
 	s := p.stages[i]
-	args, _ := registry.Validate(registry.Algorithm, s.name, s.params)
-	return s.name, args.Values(), s.restart, s.keep, s.problem.Penalty.Lambda
+	return s.name, s.args.Values(), s.restart, s.keep, s.problem.Penalty.Lambda
+}
+
+// StageRounds is the number of rounds of stage i.
+func (p *Pipeline) StageRounds(i int) int { return p.stages[i].Rounds }
+
+// ScheduleText renders a stage's λ for descriptions: a constant as its
+// value, a tabulated function as "function", other schedules as printed.
+func ScheduleText(s sched.Schedule) string {
+	switch x := s.(type) {
+	case sched.Constant:
+		return fmt.Sprintf("%g", float64(x))
+	case sched.Table:
+		return "function"
+	}
+	return fmt.Sprint(s)
 }

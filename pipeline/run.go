@@ -32,7 +32,7 @@ func (p *Pipeline) Run(seed, run uint64, workers int, progress func(done, total 
 	algs := make([]core.Algorithm, len(p.stages))
 	nodes := false
 	for i, st := range p.stages {
-		alg, err := registry.Build[core.Algorithm](registry.Algorithm, st.name, st.params)
+		alg, err := registry.BuildArgs[core.Algorithm](st.args)
 		if err != nil {
 			res.Status, res.Err = core.Failed, fmt.Sprintf("stage %d: %v", i+1, err)
 			return res

@@ -3,8 +3,8 @@
 -- client; the authors' code shares one), y = ⟨X, W*⟩ + ε with W* = diag(1_16, 0), rank 16;
 -- loss (1/2N)Σ(y − ⟨X, W⟩)² + λ‖W‖_* with λ = 0.1 (no intercept). 10 clients per round,
 -- 10 local steps of batch 10, random N(0, I) start. 1000 rounds instead of the authors' 1500
--- (every method has nearly converged by then; see docs/reproductions-bao.md for 1500 rounds).
--- Runtime: about 3 minutes on 2 idle cores (singular value decompositions dominate).
+-- (every method has nearly converged by then; scripts/bao_lowrank_1500.lua runs 1500).
+-- Run time: 2.5 min (table "Run times" in docs/reproductions.md; SVDs dominate).
 
 local data = fedlab.data.lowrank_shift{ size = 32, rank = 16, clients = 64, samples = 128,
   test_samples = 0, seed = 1 }

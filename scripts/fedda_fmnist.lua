@@ -2,11 +2,11 @@
 -- transposed to Fashion-MNIST: 10 clients, I = 5 local steps of batch 16, full participation,
 -- multinomial logistic regression (784×10 kernel + bias), iid and heterogeneous splits, no ℓ1.
 --   apt-get install dataset-fashion-mnist
---   go run ./cmd/fedlab run scripts/fedda_fmnist.lua       (~10 min on 2 cores)
+--   go run ./cmd/fedlab run scripts/fedda_fmnist.lua       (8.6 min wall, --jobs 2 (table "Run times" in docs/reproductions.md))
 -- The heterogeneous split is the paper's: client i holds 80% of class i and 1/9 of the remaining
 -- 20% of every other class ("dominant", ρ = 0.8).
 -- Hyper-parameters: the paper's values as starting points, then a small grid per method and split
--- (300 rounds, seed 1, lowest final training loss); see docs/reproductions-fedda.md. FedDualAvg is
+-- (300 rounds, seed 1, lowest final training loss); see docs/reproductions.md (FedDA). FedDualAvg is
 -- not listed: without a regularizer it is FedAvg (algorithms.TestFedDualAvgEqualsFedAvgWithoutRegularizer);
 -- it appears in scripts/fedda_fmnist_l1.lua.
 local rounds, seeds = 1000, { 1, 2, 3 }

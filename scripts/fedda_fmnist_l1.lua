@@ -2,11 +2,11 @@
 -- FedDA-MVR, FedDA-MVR-L1) transposed to Fashion-MNIST: 10 clients, I = 5, batch 16, logistic
 -- model, ψ = λ‖W‖₁ on the kernel (never the bias) with the paper's λ = 0.01 and a weaker 0.001,
 -- iid and heterogeneous splits.
---   go run ./cmd/fedlab run scripts/fedda_fmnist_l1.lua    (~8 min on 2 cores)
+--   go run ./cmd/fedlab run scripts/fedda_fmnist_l1.lua    (4.1 min wall, --jobs 2 (table "Run times" in docs/reproductions.md))
 -- density = fraction of kernel weights with |w| > 0.01 (the paper's threshold); objective =
 -- training loss + ψ (equal to train_loss for the methods run without ℓ1).
 -- FedDA-MVR-L1 is fedda_mvr on the ℓ1 problem: prox in the H-norm, threshold λ_mirror·(Σ η)·λ/h_j
--- per coordinate (docs/reproductions-fedda.md). The methods without ℓ1 run on the plain problem.
+-- per coordinate (docs/reproductions.md, FedDA). The methods without ℓ1 run on the plain problem.
 local settings = { rounds = 1000, local_steps = 5, batch = 16, seeds = { 1, 2, 3 }, eval_every = 50,
   metrics = { "objective", "train_loss", "train_accuracy", "test_accuracy", "density" } }
 local function compare(problem, algorithms)

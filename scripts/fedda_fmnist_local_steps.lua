@@ -2,8 +2,8 @@
 -- FedDA-2-1/2-2, Local-AMSGrad vs FedDA-2-1, FedAdam and Local-Adapt vs FedDA-2-1, and the four
 -- FedDA variants at I = 5, 10, 20) transposed to Fashion-MNIST: iid split, 10 clients, batch 16,
 -- logistic model, the same number of rounds for every I (the paper plots against rounds).
---   go run ./cmd/fedlab run scripts/fedda_fmnist_local_steps.lua    (~15 min on 2 cores)
--- Hyper-parameters were tuned at I = 5 (docs/reproductions-fedda.md) and kept for I = 10, 20.
+--   go run ./cmd/fedlab run scripts/fedda_fmnist_local_steps.lua    (3.7 min wall, --jobs 2 (table "Run times" in docs/reproductions.md))
+-- Hyper-parameters were tuned at I = 5 (docs/reproductions.md, FedDA) and kept for I = 10, 20.
 local rounds, seeds = 500, { 1, 2 }
 local data = fedlab.data.fashion_mnist{ clients = 10, partition = "iid" }
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.multinomial{} }

@@ -1,10 +1,10 @@
 -- The FedDA paper's comparison with a small neural network: a 784-200-200-10 ReLU MLP (per-layer
 -- kernel blocks, biases free) on a 12 000-image subset of Fashion-MNIST (test: 2 000 images),
 -- 10 clients, I = 5, batch 16, iid and heterogeneous ("dominant", ρ = 0.8) splits, no ℓ1.
---   go run ./cmd/fedlab run scripts/fedda_fmnist_mlp.lua    (~30 min on 2 cores)
+--   go run ./cmd/fedlab run scripts/fedda_fmnist_mlp.lua    (12.4 min wall, --jobs 2 (table "Run times" in docs/reproductions.md))
 -- The MLP needs a random start (the zero model is a saddle point): init = "normal", scale 0.05.
 -- Hyper-parameters: a grid per method on the iid split (100 rounds, seed 1, lowest training loss),
--- see docs/reproductions-fedda.md; ν₀ of the MVR/momentum methods uses 256 samples per client.
+-- see docs/reproductions.md (FedDA); ν₀ of the MVR/momentum methods uses 256 samples per client.
 local rounds, seeds = 300, { 1, 2 }
 local metrics = { "train_loss", "train_accuracy", "test_loss", "test_accuracy", "density" }
 for _, part in ipairs{ "iid", "dominant" } do

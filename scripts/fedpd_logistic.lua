@@ -13,7 +13,7 @@
 --
 -- Seeds: the data use seed 1. Full-batch runs (GD) are deterministic; the stochastic runs
 -- (SGD, SARAH, VR, and the p = 0.5 coin) use seeds 1, 2 (mean ± std) — two, not more, to stay
--- under 5 minutes on 2 cores (3.6 min of CPU in all; 6 min wall on a machine loaded 4×).
+-- under 5 minutes on 2 cores. Run time: 3.6 min CPU, 6 min wall on a machine loaded 4× (table "Run times" in docs/reproductions.md).
 --
 --   go run ./cmd/fedlab run scripts/fedpd_logistic.lua --out /tmp/fedpd_out
 

@@ -1,7 +1,7 @@
 -- Multistage pipelines with fedlab.stages: each stage runs an algorithm (or the previous
 -- stage's) with its own λ, constraint radius, rounds and local steps, restarted from the
 -- previous stage (last model, weighted-average output, top-s sparsification, ...) with the
--- algorithm's state reset; rounds continue across stages. A few seconds.
+-- algorithm's state reset; rounds continue across stages. Run time: 1.5 s CPU.
 
 local data = fedlab.data.sparse_ar1{ dim = 256, support = 32, clients = 32, samples = 64, test_samples = 0 }
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{ intercept = false },

@@ -27,8 +27,8 @@ const usage = `usage:
   fedlab version          print the build's version and VCS revision (also --version)
   fedlab help             show this help (also --help after any command)
 
-kinds: algorithm, loss, regularizer, mirror, dataset, metric, schedule, topology
-(or the Lua names algo, loss, reg, mirror, data, metric, schedule, topology)
+kinds: algorithm, loss, regularizer, mirror, dataset, metric, schedule, topology, optimizer
+(or the Lua names algo, loss, reg, mirror, data, metric, schedule, topology, opt)
 
 run options:
   --out DIR      run directory: manifest.json, records.csv, results/, models/ and the

@@ -1,0 +1,122 @@
+// Command fedpd_fig1 draws Fig. 1 of the FedPD paper (Zhang et al.): the fraction p of
+// communication rounds FedPD can skip, as a function of ε/δ² (accuracy over heterogeneity),
+// from the paper's condition (Remark 3, eq. 14)
+//
+//	C(p) = η (1 − C₃^{1/(1−p)})² p (p²(3 + Lη)² + 4) / (1 − 2Lη − p(1 + Lη))² ≤ ε/(3δ²),
+//	C₃ = (p(1 + Lη) + Lη)/(1 − Lη),
+//
+// at the paper's η = (√5 − 1)/(8L) with L = 1: p(ε/δ²) is the largest p that satisfies it
+// (C is increasing in p). It also draws the two approximations of the paper's Table 2
+// (linear: p = ε/δ²/(36η) for p < (1 − 2Lη)/(1 + Lη); logarithmic: p = 1 − 2/log(ε/δ²/(42η))
+// above), prints a table and writes docs/figures/fedpd_fig1.{png,svg}.
+//
+//	go run ./scripts/fedpd_fig1 [-out docs/figures]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+const L = 1.0
+
+var eta = (math.Sqrt(5) - 1) / (8 * L)
+
+// c returns C(p) of Remark 3. At p₀ = (1 − 2Lη)/(1 + Lη) numerator and denominator vanish
+// together; the removable singularity is avoided by the callers' bisection, which never
+// evaluates exactly there.
+func c(p float64) float64 {
+	c3 := (p*(1+L*eta) + L*eta) / (1 - L*eta)
+	num := math.Pow(1-math.Pow(c3, 1/(1-p)), 2) * p * (p*p*math.Pow(3+L*eta, 2) + 4)
+	den := math.Pow(1-2*L*eta-p*(1+L*eta), 2)
+	return eta * num / den
+}
+
+// maxP is the largest p in [0, 1) with C(p) ≤ ratio/3 (ratio = ε/δ²), by bisection.
+func maxP(ratio float64) float64 {
+	lo, hi := 0.0, 1-1e-9
+	if c(hi) <= ratio/3 {
+		return hi
+	}
+	for range 200 {
+		mid := (lo + hi) / 2
+		if v := c(mid); !math.IsNaN(v) && v <= ratio/3 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+func main() {
+	out := flag.String("out", "docs/figures", "directory for fedpd_fig1.png and .svg")
+	flag.Parse()
+	p0 := (1 - 2*L*eta) / (1 + L*eta)
+	fmt.Printf("η = %.6f (Lη = %.4f), p₀ = (1 − 2Lη)/(1 + Lη) = %.4f\n", eta, L*eta, p0)
+	fmt.Printf("%10s %10s %12s %12s\n", "ε/δ²", "p exact", "p linear", "p log")
+	var exact, lin, lg plotter.XYs
+	for e := -3.0; e <= 8.0001; e += 0.05 {
+		r := math.Pow(10, e)
+		p := maxP(r)
+		exact = append(exact, plotter.XY{X: e, Y: 100 * p})
+		pl := r / (36 * eta)
+		if pl < p0 {
+			lin = append(lin, plotter.XY{X: e, Y: 100 * pl})
+		}
+		if arg := r / (42 * eta); arg > 1 {
+			if pg := 1 - 2/math.Log(arg); pg >= p0 && pg < 1 {
+				lg = append(lg, plotter.XY{X: e, Y: 100 * pg})
+			}
+		}
+		if math.Abs(e-math.Round(e)) < 1e-9 {
+			fmt.Printf("%10.0e %10.4f %12s %12s\n", r, p, approx(pl, pl < p0), approx(1-2/math.Log(r/(42*eta)), r/(42*eta) > 1 && 1-2/math.Log(r/(42*eta)) >= p0))
+		}
+	}
+	pl := plot.New()
+	pl.Title.Text = "FedPD Fig. 1: communication saved vs ε/δ² (Lη = 0.1545)"
+	pl.X.Label.Text = "log10(ε/δ²)"
+	pl.Y.Label.Text = "communication saved, p (%)"
+	pl.Y.Min, pl.Y.Max = 0, 100
+	for _, s := range []struct {
+		name string
+		xy   plotter.XYs
+		dash bool
+		col  int
+	}{{"exact: largest p with C(p) ≤ ε/(3δ²)", exact, false, 0}, {"Table 2, linear: ε/δ²/(36η)", lin, true, 1}, {"Table 2, log: 1 − 2/log(ε/δ²/(42η))", lg, true, 2}} {
+		line, err := plotter.NewLine(s.xy)
+		if err != nil {
+			log.Fatal(err)
+		}
+		line.Color = plotutil.Color(s.col)
+		line.Width = vg.Points(1.5)
+		if s.dash {
+			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		pl.Add(line)
+		pl.Legend.Add(s.name, line)
+	}
+	pl.Legend.Top, pl.Legend.Left = true, true
+	for _, ext := range []string{"png", "svg"} {
+		f := filepath.Join(*out, "fedpd_fig1."+ext)
+		if err := pl.Save(16*vg.Centimeter, 10*vg.Centimeter, f); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("wrote", f)
+	}
+}
+
+func approx(p float64, ok bool) string {
+	if !ok {
+		return "—"
+	}
+	return fmt.Sprintf("%.4f", p)
+}
