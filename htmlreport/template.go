@@ -33,6 +33,7 @@ pre { background: #f6f6f6; border: 1px solid #ddd; padding: .8em; overflow-x: au
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 nav ul { columns: 2; }
+.scroll { overflow-x: auto; max-width: 100%; }
 </style>
 </head>
 <body>
@@ -70,12 +71,12 @@ nav ul { columns: 2; }
 </details>
 {{if .Sweep}}<h3>Sweep</h3><pre>{{.Sweep}}</pre>{{end}}
 {{range $g := .Tables}}
-<table>
+<div class="scroll"><table>
 <caption>{{if $g.Title}}{{$g.Title}}: {{end}}{{$g.Caption}}{{if $g.Caption}}; best value per round in bold{{end}}</caption>
 <thead><tr>{{range $j, $h := $g.Header}}<th{{if not (key $g $j)}} class="num"{{end}}>{{$h}}</th>{{end}}</tr></thead>
 <tbody>{{range $i, $row := $g.Rows}}<tr>{{range $j, $c := $row}}<td{{if not (key $g $j)}} class="num"{{end}}>{{if $c.Bold}}<b>{{cell $g $i $j}}</b>{{else}}{{cell $g $i $j}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{end}}
 {{range .Figures}}<figure><img alt="{{.Metric}}" src="{{.Data}}"></figure>
 {{end}}
