@@ -15,15 +15,19 @@ import (
 const maxTitleKeys = 3
 
 // Titles gives each call of a run directory a title that tells it apart
-// from the others: "SCRIPT:LINE fedlab.compare"; when several calls share
-// that (a call in a loop), the settings of their problem and engine that
-// differ between them are appended ("data.partition=dominant"), or the
-// call's number if none do.
+// from the others: the call's name if the script gave one, otherwise
+// "SCRIPT:LINE fedlab.compare"; when several calls share that (a call in
+// a loop), the settings of their problem and engine that differ between
+// them are appended ("data.partition=dominant"), or the call's number if
+// none do.
 func Titles(m *rundir.Manifest) []string {
 	titles := make([]string, len(m.Calls))
 	groups := map[string][]int{}
 	for i, c := range m.Calls {
 		titles[i] = fmt.Sprintf("%s %s", c.Where, c.Function)
+		if c.Name != "" {
+			titles[i] = c.Name
+		}
 		groups[titles[i]] = append(groups[titles[i]], i)
 	}
 	for base, calls := range groups {

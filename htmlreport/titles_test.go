@@ -30,10 +30,11 @@ func TestTitlesTellCallsInALoopApart(t *testing.T) {
 		}
 		m.Calls = append(m.Calls, rundir.Call{Function: "fedlab.compare", Where: where, Runs: []rundir.CallRun{{Key: k}}})
 	}
+	m.Calls[2].Name = "the named call"
 	want := []string{
 		"f.lua:35 fedlab.compare (data.partition=iid)",
 		"f.lua:35 fedlab.compare (data.partition=dominant)",
-		"f.lua:38 fedlab.compare",
+		"the named call",
 		"f.lua:40 fedlab.compare (call 4)",
 		"f.lua:40 fedlab.compare (call 5)",
 	}

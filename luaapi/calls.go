@@ -144,6 +144,7 @@ var (
 		{"init_scale", "number ≥ 0", false, `standard deviation of init = "normal" (default 0.01)`},
 	}
 	seedsKey = key{"seeds", "list of integers ≥ 0", false, "seeds, one run per seed (default { 1 })"}
+	nameKey  = key{"name", "string", false, "the call's name: the title of its tables and figures in fedlab table, plot and report (default: its place in the script)"}
 )
 
 // The declared call tables.
@@ -158,10 +159,11 @@ var (
 	runCall = declare("fedlab.run", "one run of one algorithm", []key{
 		{"algorithm", "algorithm", true, "an algorithm from fedlab.algo.*"},
 		{"seed", "integer ≥ 0", false, "the seed (default 1)"},
+		nameKey,
 	}, settingKeys)
 	compareCall = declare("fedlab.compare", "every algorithm once per seed", []key{
 		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
-		seedsKey,
+		seedsKey, nameKey,
 	}, settingKeys)
 	sweepCall = declare("fedlab.sweep", "every algorithm under every configuration once per seed; selects the best configuration", []key{
 		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
@@ -169,6 +171,7 @@ var (
 		{"grid", "table { key = { values... } }", false, "the configurations of a grid (keys: algorithm parameters or data., loss., reg., mirror. parameters)"},
 		{"configs", "list of tables { key = value }", false, "explicit configurations (after the grid's)"},
 		{"select", "rule or list of rules", true, `selection rule { metric =, mode = "max" or "min", last = ROUNDS }`},
+		nameKey,
 	}, settingKeys)
 	ruleCall = declare("fedlab.sweep select", "a selection rule of fedlab.sweep", []key{
 		{"metric", "metric name", true, "the metric to select by"},
@@ -176,7 +179,7 @@ var (
 		{"last", "integer ≥ 0", false, "score by the mean over the last N rounds (0: the last round)"},
 	})
 	stagesCall = declare("fedlab.stages", "a multistage pipeline run once per seed; the stages are the table's list part", []key{
-		problemKey, seedsKey,
+		problemKey, seedsKey, nameKey,
 		{"label", "string", false, `the runs' label (default "stages")`},
 		{"restart", `"last", "warm", "average", "top", "rank" or "init"`, false, `default restart of stages 2, 3, ... (default "last")`},
 		{"keep", "integer ≥ 0", false, `default s of restart = "top" or "rank"`},

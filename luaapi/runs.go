@@ -77,6 +77,7 @@ func readSeeds(f *fields) []uint64 {
 // call's rounds.
 type call struct {
 	fn, where string
+	name      string // the call's name key
 	problem   *problem
 	plan      plan.Problem
 	settings  core.Settings
@@ -91,6 +92,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	}
 	s := in.readSettings(f)
 	s.Rounds = f.integer("rounds", 0, 0)
+	name := f.str("name", "")
 	metricValues := f.list("metrics")
 	if err := f.error(); err != nil {
 		return nil, err
@@ -98,7 +100,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.fn(), err)
 	}
-	c := &call{fn: f.fn(), where: in.where(), problem: p, settings: s}
+	c := &call{fn: f.fn(), where: in.where(), name: name, problem: p, settings: s}
 	if c.plan, err = in.planProblem(p, s.Rounds); err != nil {
 		return nil, err
 	}
@@ -139,11 +141,12 @@ func (in *interp) compare(c *call, algos []*component, seeds []uint64) ([]experi
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.fn, err)
 	}
-	return in.execute(c.fn, c.where, nil, jobs)
+	return in.execute(c.fn, c.where, c.name, nil, jobs)
 }
 
-// execute runs the jobs of a call in the run directory.
-func (in *interp) execute(fn, where string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
+// execute runs the jobs of a call (named name, if not "") in the run directory.
+func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
+	in.dir.NameNextCall(name)
 	runs, err := in.dir.Execute(fn, where, rules, jobs)
 	if err != nil {
 		in.stop = err

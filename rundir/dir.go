@@ -53,6 +53,21 @@ type Dir struct {
 	dirty   bool      // the manifest has changes not written yet
 	ran     int       // runs executed by this session
 	reused  int       // runs found in the directory
+	// nextName is the name of the next call Execute records (NameNextCall).
+	nextName string
+}
+
+// NameNextCall gives the next call Execute records a name (the script's
+// name key; "" for none), shown by fedlab table, plot and report.
+func (d *Dir) NameNextCall(name string) { d.nextName = name }
+
+// callTitle is the progress title of call number n: "call 2: NAME
+// (fedlab.compare at s.lua:12)" or "call 2: fedlab.compare at s.lua:12".
+func callTitle(n int, c Call) string {
+	if c.Name != "" {
+		return fmt.Sprintf("call %d: %s (%s at %s)", n, c.Name, c.Function, c.Where)
+	}
+	return fmt.Sprintf("call %d: %s at %s", n, c.Function, c.Where)
 }
 
 // Stopped is the error Execute returns when a shard reaches a call with
@@ -148,7 +163,8 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	call := Call{Function: fn, Where: where, Select: rules}
+	call := Call{Function: fn, Where: where, Select: rules, Name: d.nextName}
+	d.nextName = ""
 	var todo []experiment.Job
 	found, elsewhere := 0, 0
 	planned := map[string]bool{}
@@ -182,7 +198,7 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	var prog *experiment.Progress
 	if d.opts.Progress != nil {
 		prog = experiment.NewProgress(d.opts.Progress, d.opts.Interactive,
-			fmt.Sprintf("call %d: %s at %s", len(d.m.Calls), fn, where), len(planned), found)
+			callTitle(len(d.m.Calls), call), len(planned), found)
 	}
 	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Progress: prog,
 		Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})

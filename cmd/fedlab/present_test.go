@@ -48,7 +48,7 @@ local data = fedlab.data.lasso{ variant = "custom", dim = 8, support = 2, client
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.01 } }
 local runs = fedlab.compare{ problem = problem, rounds = 20, local_steps = 2, seeds = { 1, 2 },
   algorithms = { fedlab.algo.fedavg{ eta_c = 0.05 }, fedlab.algo.fedmid{ eta_c = fedlab.args.eta } },
-  metrics = { "objective", "l2_error", "nnz" } }
+  metrics = { "objective", "l2_error", "nnz" }, name = fedlab.args.title }
 fedlab.table(runs, { file = "table.tex", bold = true })
 print("name=" .. tostring(fedlab.args.name))
 `
@@ -119,6 +119,14 @@ func TestTableCommandExports(t *testing.T) {
 	file := filepath.Join(out, "t.md")
 	if code, _, stderr := runCLI("table", out, "--format", "md", "--out", file); code != 0 || !strings.Contains(read(t, out, "t.md"), "| label |") {
 		t.Errorf("table --out: exit %d, %s", code, stderr)
+	}
+	// a call named by the script is titled by its name
+	named := filepath.Join(t.TempDir(), "named")
+	if code, _, stderr := runCLI("run", writeArgsScript(t, t.TempDir()), "--out", named, "--set", "eta=0.05", "--set", "title=LASSO <small>", "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, stdout, _ := runCLI("table", named); code != 0 || !strings.HasPrefix(stdout, "Call 1: LASSO <small> (mean") {
+		t.Errorf("named call: exit %d, %q", code, stdout)
 	}
 	code, stdout, _ := runCLI("plot", out, "--metric", "objective", "--metric", "l2_error", "--panels", "--format", "pdf", "--skip-round0")
 	if code != 0 || !strings.Contains(stdout, "call1_objective_l2_error.pdf") {
