@@ -159,31 +159,29 @@ var (
 	runCall = declare("fedlab.run", "one run of one algorithm", []key{
 		{"algorithm", "algorithm", true, "an algorithm from fedlab.algo.*"},
 		{"seed", "integer ≥ 0", false, "the seed (default 1)"},
-		nameKey,
-	}, settingKeys)
+	}, settingKeys, []key{nameKey})
 	compareCall = declare("fedlab.compare", "every algorithm once per seed", []key{
 		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
-		seedsKey, nameKey,
-	}, settingKeys)
+		seedsKey,
+	}, settingKeys, []key{nameKey})
 	sweepCall = declare("fedlab.sweep", "every algorithm under every configuration once per seed; selects the best configuration", []key{
 		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
 		seedsKey,
 		{"grid", "table { key = { values... } }", false, "the configurations of a grid (keys: algorithm parameters or data., loss., reg., mirror. parameters)"},
 		{"configs", "list of tables { key = value }", false, "explicit configurations (after the grid's)"},
 		{"select", "rule or list of rules", true, `selection rule { metric =, mode = "max" or "min", last = ROUNDS }`},
-		nameKey,
-	}, settingKeys)
+	}, settingKeys, []key{nameKey})
 	ruleCall = declare("fedlab.sweep select", "a selection rule of fedlab.sweep", []key{
 		{"metric", "metric name", true, "the metric to select by"},
 		{"mode", `"max" or "min"`, true, "whether larger or smaller is better"},
 		{"last", "integer ≥ 0", false, "score by the mean over the last N rounds (0: the last round)"},
 	})
 	stagesCall = declare("fedlab.stages", "a multistage pipeline run once per seed; the stages are the table's list part", []key{
-		problemKey, seedsKey, nameKey,
+		problemKey, seedsKey,
 		{"label", "string", false, `the runs' label (default "stages")`},
 		{"restart", `"last", "warm", "average", "top", "rank" or "init"`, false, `default restart of stages 2, 3, ... (default "last")`},
 		{"keep", "integer ≥ 0", false, `default s of restart = "top" or "rank"`},
-	}, settingKeys[2:]).withItems("stages { algo =, lambda =, radius =, rounds =, local_steps =, restart =, keep = }")
+	}, settingKeys[2:], []key{nameKey}).withItems("stages { algo =, lambda =, radius =, rounds =, local_steps =, restart =, keep = }")
 	stageCall = declare("fedlab.stages stage", "one stage of fedlab.stages", []key{
 		{"algo", "algorithm", false, "the stage's algorithm (default: the previous stage's, with its parameters)"},
 		{"lambda", "number, schedule or function of the round", false, "the penalty weight λ during the stage (default: the problem's)"},
