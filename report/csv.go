@@ -14,8 +14,9 @@ import (
 var fixedColumns = []string{"status", "round", "comm_up", "comm_down", "samples"}
 
 // WriteCSV writes one row per run and evaluated round: label, algorithm,
-// seed, one column per swept key of sweep runs (e.g. eta_c, reg.lambda),
-// one per resolved algorithm parameter not swept (e.g. eta_s; the union
+// seed, one column per swept key of sweep runs (e.g. eta_c, reg.lambda;
+// other runs give their resolved parameter of that name, if any), one per
+// resolved algorithm parameter not swept (e.g. eta_s; the union
 // over the runs, sorted, empty where an algorithm lacks it; named
 // "algo.NAME" if NAME is taken by another column; long lists such as a
 // tabulated schedule abbreviated by ParamText), status, round, comm_up,
@@ -79,6 +80,9 @@ func writeCSV(path string, calls [][]experiment.Run, ids bool) error {
 				}
 				for _, k := range keys {
 					v, ok := r.Config.Get(k)
+					if !ok { // a run outside the sweep: its resolved parameter, if it has one
+						v, ok = r.Params[k]
+					}
 					if ok {
 						lead = append(lead, experiment.FormatValue(v))
 					} else {
