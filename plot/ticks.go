@@ -22,8 +22,8 @@ func newVectorCanvas(format string, w, h vg.Length) (vg.CanvasWriterTo, error) {
 	return vgsvg.New(w, h), nil
 }
 
-// linearTicks marks a linear axis at 1, 2 or 5 times a power of ten,
-// about five labelled ticks with unlabelled ones between, labelled in
+// linearTicks marks a linear axis at 1, 2 or 5 times a power of ten, at
+// most six labelled ticks (the finest such step) with unlabelled ones between, labelled in
 // the shortest form ("250", "0.001", "2.5e6").
 type linearTicks struct{}
 
@@ -32,16 +32,16 @@ func (linearTicks) Ticks(lo, hi float64) []gonum.Tick {
 	if !(hi > lo) {
 		return []gonum.Tick{{Value: lo, Label: tickLabel(lo)}}
 	}
-	raw := (hi - lo) / 5
-	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
-	step := mag
-	for _, m := range []float64{2, 5, 10} {
-		if raw/mag > m*0.75 {
+	mag := math.Pow10(int(math.Floor(math.Log10((hi - lo) / 5))))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 5} { // the smallest step giving at most six labels
+		if (hi-lo)/(m*mag) <= 6 {
 			step = m * mag
+			break
 		}
 	}
 	minor := step / 5
-	if step/mag == 2 || step/mag == 20 {
+	if step/mag == 2 {
 		minor = step / 4
 	}
 	var ticks []gonum.Tick
@@ -102,7 +102,13 @@ func (logTicks) Ticks(lo, hi float64) []gonum.Tick {
 			ticks = append(ticks, t)
 		}
 	}
-	if labels := slices.IndexFunc(ticks, func(t gonum.Tick) bool { return t.Label != "" }); labels < 0 || len(ticks) < 4 {
+	labels := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labels++
+		}
+	}
+	if labels < 2 {
 		for i := range ticks { // less than a decade: label every tick
 			ticks[i].Label = tickLabel(ticks[i].Value)
 		}
