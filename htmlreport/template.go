@@ -60,12 +60,13 @@ nav ul { columns: 2; }
 {{range .Calls}}
 <h2 id="{{.Anchor}}">{{.Title}}</h2>
 {{if .Pending}}<p class="bad">{{.Pending}} runs not completed.</p>{{end}}
-<h3>Parameters</h3>
+<details{{if le (len .Params) 20}} open{{end}}><summary>parameters of {{len .Params}} run names</summary>
 <table>
 <thead><tr><th>name</th><th>algorithm</th><th>parameters</th><th>seeds</th></tr></thead>
 <tbody>{{range .Params}}<tr><td>{{.Name}}</td><td>{{.Algorithm}}</td><td>{{.Params}}</td><td>{{.Seeds}}</td></tr>
 {{end}}</tbody>
 </table>
+</details>
 <details><summary>problem and engine settings</summary>
 <table>{{range .Settings}}<tr><td>{{.Key}}</td><td>{{.Value}}</td></tr>{{end}}</table>
 </details>
