@@ -1,10 +1,10 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -38,6 +38,16 @@ type mcfeddaParams struct {
 	Restart     string    `param:"restart" choices:"average|last" doc:"start point of stage m+1: stage m's weighted-average output (Alg. 3) or its last server iterate (the authors' code)"`
 }
 
+// Check refuses stage lengths that are not integers.
+func (p mcfeddaParams) Check() error {
+	for i, v := range p.StageRounds {
+		if v != math.Trunc(v) {
+			return fmt.Errorf("parameter \"stage_rounds\": element %d = %g is not an integer", i+1, v)
+		}
+	}
+	return nil
+}
+
 func init() {
 	common := cfeddaCommon{baoMu: defaultBaoMu, baoWeighting: defaultBaoWeighting, Model: "last"}
 	registry.Define(registry.Algorithm, "cfedda",
@@ -54,10 +64,7 @@ func init() {
 		func(p mcfeddaParams) (core.Algorithm, error) {
 			var bounds []int
 			end := 0
-			for i, v := range p.StageRounds {
-				if v != math.Trunc(v) {
-					return nil, fmt.Errorf("parameter \"stage_rounds\": element %d = %g is not an integer", i+1, v)
-				}
+			for _, v := range p.StageRounds {
 				end += int(v)
 				bounds = append(bounds, end)
 			}

@@ -1,9 +1,9 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"fmt"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -53,10 +53,11 @@ func init() {
 // over the M nodes (the clients, all of which take part in every round)
 // and the communication count of its directed edges.
 type gossipNet struct {
-	top       topology.Topology
-	u         *topology.Matrix
-	dim       int
-	extraSent int64 // floats of an exchange outside the gossip rounds (tracker set-up, restarts), counted with the next round
+	top    topology.Topology
+	u      *topology.Matrix
+	dim    int
+	extra  int64 // floats of an exchange outside the gossip messages (tracker set-up, restarts) …
+	extraR int   // … counted with this round
 }
 
 // init builds the gossip matrix for the problem's clients. Decentralized
@@ -77,14 +78,28 @@ func (n *gossipNet) init(env *core.Env) error {
 		return fmt.Errorf("topology %s: %w", n.top, err)
 	}
 	n.u, n.dim = u, p.Dim()
+	n.extra, n.extraR = 0, env.Settings.RoundOffset
 	return nil
 }
 
-// sent returns the floats a round's messages of the given shape cost on
-// the graph's directed edges, plus any pending extra exchange.
-func (n *gossipNet) sent(s core.MessageShape) int64 {
+// charge counts floats exchanged outside the gossip messages with round r
+// (the tracker set-up with the first round, a restart with the round whose
+// Aggregate makes it).
+func (n *gossipNet) charge(r int, floats int64) {
+	if n.extraR != r {
+		n.extra, n.extraR = 0, r
+	}
+	n.extra += floats
+}
+
+// sent returns the floats round r's messages of the given shape cost on
+// the graph's directed edges, plus the extra exchanges charged to round r.
+// It does not change the state: asking twice gives the same count.
+func (n *gossipNet) sent(r int, s core.MessageShape) int64 {
 	f := int64(2*n.u.Edges()) * s.Floats(n.dim)
-	f, n.extraSent = f+n.extraSent, 0
+	if n.extraR == r {
+		f += n.extra
+	}
 	return f
 }
 
@@ -152,7 +167,7 @@ func (a *DFedDA) Init(env *core.Env) error {
 	}
 	if a.Tracking {
 		initGossipTrackers(env, a.u, a.track, a.mixed)
-		a.extraSent = int64(2*a.u.Edges()) * int64(d)
+		a.charge(env.Settings.RoundOffset, int64(2*a.u.Edges())*int64(d))
 	}
 	return nil
 }
@@ -257,9 +272,9 @@ func (a *DFedDA) Aggregate(rd *core.Round, _ *core.Message, ups []*core.Message)
 }
 
 // EdgeFloats counts the round's messages on the graph's directed edges.
-func (a *DFedDA) EdgeFloats(*core.Round) int64 {
+func (a *DFedDA) EdgeFloats(rd *core.Round) int64 {
 	_, up := a.Shape()
-	return a.sent(up)
+	return a.sent(rd.R, up)
 }
 
 // Nodes is the number of nodes.

@@ -93,9 +93,9 @@ func (a *DFedMiD) Aggregate(rd *core.Round, _ *core.Message, ups []*core.Message
 }
 
 // EdgeFloats counts the round's messages on the graph's directed edges.
-func (a *DFedMiD) EdgeFloats(*core.Round) int64 {
+func (a *DFedMiD) EdgeFloats(rd *core.Round) int64 {
 	_, up := a.Shape()
-	return a.sent(up)
+	return a.sent(rd.R, up)
 }
 
 // Nodes is the number of nodes.

@@ -1,11 +1,11 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"fmt"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -31,29 +31,6 @@ func init() {
 	registry.Define(registry.Algorithm, "mrefedda_gt",
 		"Multistep ReFedDA-GT (Liang et al. Alg. 3): ReFedDA-GT stages, each recentred at the previous sparse output with Q halved",
 		refeddaParams{gossipParams: defaultGossipParams, StageRounds: 2000, Restart: "last"}, build)
-}
-
-// restrictedMirror is a mirror map with a closed-form restricted prox, eq. (3)
-// of Liang et al.: Ball writes argmin_{‖w−c‖ ≤ r} −⟨z, w−c⟩ + h(w−c).
-type restrictedMirror interface {
-	Ball(dst, c, z []float64, r float64)
-}
-
-// euclidBallMap is the restricted prox of h = ½‖·‖²: c + min(1, r/‖z‖₂)·z.
-type euclidBallMap struct{}
-
-func (euclidBallMap) Ball(dst, c, z []float64, r float64) {
-	n := 0.0
-	for _, v := range z {
-		n += v * v
-	}
-	f := 1.0
-	if n = math.Sqrt(n); n > r {
-		f = r / n
-	}
-	for i, v := range z {
-		dst[i] = c[i] + f*v
-	}
 }
 
 // ReFedDA is Restricted FedDA with gradient tracking (Algorithm 2 of
@@ -86,7 +63,7 @@ type ReFedDA struct {
 	Sparsity       int
 	RestartAverage bool
 
-	ball            restrictedMirror
+	ball            core.RestrictedMirror
 	layout          core.Layout
 	offset          int
 	centre          []float64
@@ -108,14 +85,11 @@ func (a *ReFedDA) Init(env *core.Env) error {
 	if p.Penalty.Name != "none" {
 		return fmt.Errorf("ReFedDA-GT solves unregularized problems (reg = none); its sparsity comes from Sparse(·; s), got reg %q", p.Penalty.Name)
 	}
-	switch m := p.Mirror.(type) {
-	case core.Euclidean:
-		a.ball = euclidBallMap{}
-	case restrictedMirror:
-		a.ball = m
-	default:
+	ball, ok := p.Mirror.(core.RestrictedMirror)
+	if !ok {
 		return fmt.Errorf("ReFedDA-GT needs a mirror map with a closed-form restricted prox (pnorm or euclidean), got %T", p.Mirror)
 	}
+	a.ball = ball
 	M, d := p.Data.Clients(), p.Dim()
 	a.layout, a.offset = p.Layout, env.Settings.RoundOffset
 	a.centre = append([]float64(nil), env.W0...)
@@ -182,13 +156,13 @@ func (a *ReFedDA) Aggregate(rd *core.Round, _ *core.Message, ups []*core.Message
 		}
 	}
 	if a.StageRounds > 0 && (rd.R-a.offset+1)%a.StageRounds == 0 {
-		a.restart()
+		a.restart(rd.R)
 	}
 }
 
 // restart makes the stage's sparse output the next centre, halves Q and
 // resets the duals, trackers and averages.
-func (a *ReFedDA) restart() {
+func (a *ReFedDA) restart(r int) {
 	out := a.mixed[0] // free scratch until the next Aggregate
 	clear(out)
 	M := len(a.z)
@@ -205,7 +179,7 @@ func (a *ReFedDA) restart() {
 	copy(a.centre, out)
 	// the node average is global: count it as an all-reduce in which every
 	// node sends its model and receives the centre
-	a.extraSent += int64(2 * M * len(out))
+	a.charge(r, int64(2*M*len(out)))
 	a.radius /= math.Sqrt2
 	for m := range M {
 		clear(a.z[m])
@@ -241,9 +215,9 @@ func (a *ReFedDA) sparsify(w []float64) {
 }
 
 // EdgeFloats counts the round's messages on the graph's directed edges.
-func (a *ReFedDA) EdgeFloats(*core.Round) int64 {
+func (a *ReFedDA) EdgeFloats(rd *core.Round) int64 {
 	_, up := a.Shape()
-	return a.sent(up)
+	return a.sent(rd.R, up)
 }
 
 // Nodes is the number of nodes.

@@ -316,12 +316,30 @@ func TestGossipCommunicationIsCountedPerEdge(t *testing.T) {
 		for k, v := range c.params {
 			params[k] = v
 		}
-		res := run(t, c.p, algo(t, c.name, params), core.Settings{Rounds: R, LocalSteps: 2})
-		last := res.Records[len(res.Records)-1]
-		if last.Up != c.want || last.Down != 0 || last.CommRounds != R {
-			t.Errorf("%s: up %d, down %d, %d rounds; want %d, 0, %d", c.name, last.Up, last.Down, last.CommRounds, c.want, R)
+		for _, alg := range []core.Algorithm{algo(t, c.name, params), askTwice{algo(t, c.name, params), t}} {
+			res := run(t, c.p, alg, core.Settings{Rounds: R, LocalSteps: 2})
+			last := res.Records[len(res.Records)-1]
+			if last.Up != c.want || last.Down != 0 || last.CommRounds != R {
+				t.Errorf("%s: up %d, down %d, %d rounds; want %d, 0, %d", c.name, last.Up, last.Down, last.CommRounds, c.want, R)
+			}
 		}
 	}
+}
+
+// askTwice asks the wrapped algorithm for EdgeFloats twice per round and
+// fails the test if the answers differ: counting must not change state.
+type askTwice struct {
+	core.Algorithm
+	t *testing.T
+}
+
+func (w askTwice) EdgeFloats(rd *core.Round) int64 {
+	g := w.Algorithm.(core.Gossiper)
+	a, b := g.EdgeFloats(rd), g.EdgeFloats(rd)
+	if a != b {
+		w.t.Errorf("round %d: EdgeFloats %d, then %d", rd.R, a, b)
+	}
+	return b
 }
 
 func TestDecentralizedMisuseIsRejected(t *testing.T) {

@@ -1,10 +1,10 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -192,7 +192,7 @@ func (a *FastFedDA) prox(dst, g, wt []float64, t float64, psi core.Psi) {
 	}
 	psi.Prox(dst, dst, A/c)
 	if a.rho > 0 {
-		if n := baoNorm2(dst); n > a.rho {
+		if n := floats.Norm(dst, 2); n > a.rho {
 			f := a.rho / n
 			for i := range dst {
 				dst[i] *= f
@@ -232,14 +232,6 @@ func baoLocalSteps(s *core.Settings, n int) int {
 		return s.LocalEpochs
 	}
 	return s.LocalEpochs * ((n + s.Batch - 1) / s.Batch)
-}
-
-func baoNorm2(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return math.Sqrt(s)
 }
 
 // baoPropagateNaN fills model with NaN if a state vector has a NaN or Inf

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 	_ "github.com/fedlab/fedlab/regularizers"
 )
@@ -149,7 +151,7 @@ func TestFastFedDAMatchesAlgorithm1(t *testing.T) {
 			assertVec(t, c.weights+" round model", got[r+1], want[r], 1e-12)
 		}
 		if c.rho > 0 {
-			if n := baoNorm2(got[len(got)-1]); n > c.rho*(1+1e-12) {
+			if n := floats.Norm(got[len(got)-1], 2); n > c.rho*(1+1e-12) {
 				t.Errorf("model outside the ℓ2 ball: %g > %g", n, c.rho)
 			}
 		}
@@ -207,14 +209,14 @@ func TestFastFedDAProxMinimizesItsObjective(t *testing.T) {
 			return out
 		}
 		want := minimize(0)
-		if rho > 0 && baoNorm2(want) > rho {
+		if rho > 0 && floats.Norm(want, 2) > rho {
 			lo, hi := 0.0, 1.0
-			for baoNorm2(minimize(hi)) > rho {
+			for floats.Norm(minimize(hi), 2) > rho {
 				hi *= 2
 			}
 			for range 100 {
 				mid := (lo + hi) / 2
-				if baoNorm2(minimize(mid)) > rho {
+				if floats.Norm(minimize(mid), 2) > rho {
 					lo = mid
 				} else {
 					hi = mid

@@ -1,10 +1,11 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
+	"errors"
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -92,13 +93,39 @@ type feddaMomentumParams struct {
 	feddaCommon
 }
 
+// check validates the coefficients every FedDA instance shares.
+func (p feddaCommon) check(precond precondRule) error {
+	switch {
+	case p.Eps <= 0 && precond != precondIdentity:
+		return fmt.Errorf("parameter \"eps\" must be > 0 (H₀ = εI)")
+	case p.MirrorScale <= 0:
+		return fmt.Errorf("parameter \"mirror_scale\" must be > 0")
+	}
+	return nil
+}
+
+// Check validates the step-size rule and the coefficients.
+func (p feddaParams) Check() error {
+	return errors.Join(p.stepRule.check(), p.feddaCommon.check(precondNames[p.Precond]))
+}
+
+// Check validates the step-size rule and the coefficients (H is diag or norm).
+func (p feddaMVRParams) Check() error {
+	return errors.Join(p.stepRule.check(), p.feddaCommon.check(precondDiag))
+}
+
+// Check validates the step-size rule and the coefficients (H is diag or norm).
+func (p feddaMomentumParams) Check() error {
+	return errors.Join(p.stepRule.check(), p.feddaCommon.check(precondDiag))
+}
+
 func init() {
 	registry.Define(registry.Algorithm, "fedda",
 		"FedDA framework: restarted dual averaging with a server-side adaptive matrix H frozen during local steps; estimator and H rule as parameters",
 		feddaParams{Estimator: "mvr", Precond: "diag", stepRule: stepRule{LR: 0.02, W: 1e5, Power: 1.0 / 3},
 			mvrWeight: mvrWeight{C: 1e6}, momentumWeight: momentumWeight{Alpha: 0.9}, feddaCommon: defaultFedDACommon},
 		func(p feddaParams) (core.Algorithm, error) {
-			return newFedDA(estimatorNames[p.Estimator], precondNames[p.Precond], p.stepRule, p.C, p.Alpha, p.feddaCommon)
+			return newFedDA(estimatorNames[p.Estimator], precondNames[p.Precond], p.stepRule, p.C, p.Alpha, p.feddaCommon), nil
 		})
 	for _, v := range feddaVariants {
 		switch v.estimator {
@@ -106,37 +133,27 @@ func init() {
 			registry.Define(registry.Algorithm, v.name, v.doc,
 				feddaMVRParams{stepRule: v.rate, mvrWeight: mvrWeight{C: v.c}, feddaCommon: defaultFedDACommon},
 				func(p feddaMVRParams) (core.Algorithm, error) {
-					return newFedDA(v.estimator, v.precond, p.stepRule, p.C, 0, p.feddaCommon)
+					return newFedDA(v.estimator, v.precond, p.stepRule, p.C, 0, p.feddaCommon), nil
 				})
 		case estimatorMomentum:
 			registry.Define(registry.Algorithm, v.name, v.doc,
 				feddaMomentumParams{stepRule: v.rate, momentumWeight: momentumWeight{Alpha: v.alpha}, feddaCommon: defaultFedDACommon},
 				func(p feddaMomentumParams) (core.Algorithm, error) {
-					return newFedDA(v.estimator, v.precond, p.stepRule, 0, p.Alpha, p.feddaCommon)
+					return newFedDA(v.estimator, v.precond, p.stepRule, 0, p.Alpha, p.feddaCommon), nil
 				})
 		}
 	}
 }
 
 // newFedDA builds FedDA with the given estimator, H rule and coefficients.
-func newFedDA(est estimator, precond precondRule, rule stepRule, c, alpha float64, p feddaCommon) (*FedDA, error) {
-	rate, err := rule.poly()
-	if err != nil {
-		return nil, err
-	}
-	f := &FedDA{Estimator: est, Precond: precond, rate: rate, c: c, nuKeep: alpha,
+func newFedDA(est estimator, precond precondRule, rule stepRule, c, alpha float64, p feddaCommon) *FedDA {
+	f := &FedDA{Estimator: est, Precond: precond, rate: rule.poly(), c: c, nuKeep: alpha,
 		muKeep: p.Beta, eps: p.Eps, lambda: p.MirrorScale,
 		biasCorrection: p.BiasCorrection, initBatch: p.InitBatch}
 	if p.Convention == "paper" {
 		f.muKeep, f.nuKeep = 1-f.muKeep, 1-f.nuKeep
 	}
-	switch {
-	case f.eps <= 0 && precond != precondIdentity:
-		return nil, fmt.Errorf("parameter \"eps\" must be > 0 (H₀ = εI)")
-	case f.lambda <= 0:
-		return nil, fmt.Errorf("parameter \"mirror_scale\" must be > 0")
-	}
-	return f, nil
+	return f
 }
 
 // FedDA is the FedDA framework of "FedDA: Faster Framework of Local Adaptive

@@ -67,21 +67,29 @@ func TestScaffoldHand(t *testing.T) {
 }
 
 // FedAdam by hand, with Reddi et al.'s initialisation v₋₁ = τ² (Alg. 2).
+// fedlab before issue 10 started at v₋₁ = 0; the test checks that the
+// two differ visibly here, so it pins the initialisation.
 func TestFedAdamHand(t *testing.T) {
-	const etaC, etaS, b1, b2, tau = 0.1, 0.05, 0.9, 0.99, 1e-3
-	x := slices.Clone(handX0)
-	m, v := []float64{0, 0}, []float64{tau * tau, tau * tau}
-	for range 2 {
-		y0, y1 := localSteps(x, handMu[0], []float64{0, 0}, etaC), localSteps(x, handMu[1], []float64{0, 0}, etaC)
-		for j := range 2 {
-			d := (y0[j]-x[j])/2 + (y1[j]-x[j])/2
-			m[j] = b1*m[j] + (1-b1)*d
-			v[j] = b2*v[j] + (1-b2)*d*d
-			x[j] += etaS * m[j] / (math.Sqrt(v[j]) + tau)
+	const etaC, etaS, b1, b2, tau = 0.1, 0.05, 0.9, 0.99, 0.1
+	hand := func(v0 float64) []float64 {
+		x := slices.Clone(handX0)
+		m, v := []float64{0, 0}, []float64{v0, v0}
+		for range 2 {
+			y0, y1 := localSteps(x, handMu[0], []float64{0, 0}, etaC), localSteps(x, handMu[1], []float64{0, 0}, etaC)
+			for j := range 2 {
+				d := (y0[j]-x[j])/2 + (y1[j]-x[j])/2
+				m[j] = b1*m[j] + (1-b1)*d
+				v[j] = b2*v[j] + (1-b2)*d*d
+				x[j] += etaS * m[j] / (math.Sqrt(v[j]) + tau)
+			}
 		}
+		return x
 	}
 	got := handRun(t, "fedadam", map[string]any{"eta_c": etaC, "eta_s": etaS, "beta1": b1, "beta2": b2, "tau": tau}, 2)
-	assertVec(t, "fedadam", got, x, 1e-14)
+	assertVec(t, "fedadam", got, hand(tau*tau), 1e-14)
+	if old := hand(0); math.Abs(old[0]-got[0]) < 1e-3 {
+		t.Fatalf("test is vacuous: v₋₁ = 0 gives %v, v₋₁ = τ² gives %v", old, got)
+	}
 }
 
 func TestFedCMHand(t *testing.T) {

@@ -23,14 +23,18 @@ type stepRule struct {
 	Power float64 `param:"power" min:"0" doc:"decay exponent of η_t: 1/3 for the MVR methods, 0 for a constant step lr"`
 }
 
+// check refuses w = 0 with power > 0 (η_0 would be infinite).
+func (p stepRule) check() error {
+	if p.Power > 0 && p.W == 0 {
+		return fmt.Errorf("parameter \"w\" must be > 0 when power > 0 (η_0 = lr/w^power)")
+	}
+	return nil
+}
+
 // poly returns the rule as the registered poly schedule, which is
 // evaluated at the local-step counter t rather than at the round.
-func (p stepRule) poly() (schedules.Poly, error) {
-	r := schedules.Poly{Scale: p.LR, Offset: p.W, Power: p.Power}
-	if r.Power > 0 && r.Offset == 0 {
-		return r, fmt.Errorf("parameter \"w\" must be > 0 when power > 0 (η_0 = lr/w^power)")
-	}
-	return r, nil
+func (p stepRule) poly() schedules.Poly {
+	return schedules.Poly{Scale: p.LR, Offset: p.W, Power: p.Power}
 }
 
 // mvrWeight is the MVR coefficient: α_{t+1} = min(1, c·η_t²).

@@ -18,24 +18,29 @@ type mirrorServerParams struct {
 
 var defaultMirrorServerParams = mirrorServerParams{stepSizes: defaultStepSizes, Threshold: "sum"}
 
+// Check refuses server optimizers without scalar steps: the server prox
+// needs one step size (adaptive optimizers would need a prox in their
+// diagonal metric, which FedMiD does not define).
+func (p mirrorServerParams) Check() error {
+	if _, ok := p.Server.(core.ScalarStep); !ok {
+		return fmt.Errorf("server optimizer %T scales each coordinate, but FedMiD's server prox takes one step size: use fedlab.opt.sgd or fedlab.opt.momentum", p.Server)
+	}
+	return nil
+}
+
 func init() {
 	registry.Define(registry.Algorithm, "fedmid",
 		"FedMiD (federated mirror descent): client prox-SGD steps, server prox of the averaged update after a sgd or momentum server step",
-		defaultMirrorServerParams, func(p mirrorServerParams) (core.Algorithm, error) { return newFedMiD(p, false) })
+		defaultMirrorServerParams, func(p mirrorServerParams) (core.Algorithm, error) { return newFedMiD(p, false), nil })
 	registry.Define(registry.Algorithm, "fedmid_osp",
 		"FedMiD-OSP: plain mirror-descent (SGD) client steps, prox only at the server",
-		defaultMirrorServerParams, func(p mirrorServerParams) (core.Algorithm, error) { return newFedMiD(p, true) })
+		defaultMirrorServerParams, func(p mirrorServerParams) (core.Algorithm, error) { return newFedMiD(p, true), nil })
 }
 
-// newFedMiD checks that the server optimizer takes scalar steps: the
-// server prox needs one step size (adaptive optimizers would need a prox
-// in their diagonal metric, which FedMiD does not define).
-func newFedMiD(p mirrorServerParams, osp bool) (*FedMiD, error) {
-	opt, ok := p.Server.(core.ScalarStep)
-	if !ok {
-		return nil, fmt.Errorf("server optimizer %T scales each coordinate, but FedMiD's server prox takes one step size: use fedlab.opt.sgd or fedlab.opt.momentum", p.Server)
-	}
-	return &FedMiD{rates: p.rates(), Server: opt, OnlyServerProx: osp, StepThreshold: p.Threshold == "step"}, nil
+// newFedMiD builds FedMiD; Check has made sure the server takes scalar steps.
+func newFedMiD(p mirrorServerParams, osp bool) *FedMiD {
+	return &FedMiD{rates: p.rates(), Server: p.Server.(core.ScalarStep), OnlyServerProx: osp,
+		StepThreshold: p.Threshold == "step"}
 }
 
 // FedMiD is Federated Mirror Descent (Alg. 2 of the FCO paper); with

@@ -30,17 +30,22 @@ func init() {
 		newFedPD)
 }
 
-func newFedPD(p fedpdParams) (core.Algorithm, error) {
+// Check refuses η ≤ 0 and γ ≤ 0 (when the schedules' ranges are known).
+func (p fedpdParams) Check() error {
 	for _, s := range []struct {
 		name string
 		s    sched.Schedule
 	}{{"eta", p.Eta}, {"gamma", p.Gamma}} {
 		if b, ok := s.s.(sched.Bounded); ok {
 			if lo, _ := b.Range(); lo <= 0 {
-				return nil, fmt.Errorf("parameter %q must be > 0, got %g", s.name, lo)
+				return fmt.Errorf("parameter %q must be > 0, got %g", s.name, lo)
 			}
 		}
 	}
+	return nil
+}
+
+func newFedPD(p fedpdParams) (core.Algorithm, error) {
 	return &FedPD{eta: p.Eta, eta1: p.Eta1, gamma: p.Gamma, skip: p.P,
 		vr: p.Oracle == "II", matlab: p.Order == "matlab", eps1: p.Eps1, period: p.Period}, nil
 }

@@ -1,9 +1,9 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	_ "github.com/fedlab/fedlab/datasets"

@@ -1,11 +1,11 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"math"
 	"reflect"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	_ "github.com/fedlab/fedlab/metrics"

@@ -46,7 +46,6 @@ func regularized(l core.Layout, j int) bool {
 // touchBatch draws the client's next minibatch and resets g to its support.
 func touchBatch(c *core.Client, g *core.Indexed) []int {
 	idx := c.NextBatch()
-	g.Reset()
 	c.SupportOf(idx, g)
 	return idx
 }
@@ -58,20 +57,20 @@ func (a *FedDualAvg) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.
 	lay, lam := rd.Psi.Layout, rd.Psi.Lambda
 	z0, dz := down.Vecs[0], up.Vecs[0]
 	clear(dz)
-	w, g := c.Vec(0), c.Indexed(0)
+	g := c.Indexed(0)
 	eta := down.Scalars[0]
 	for range c.Steps {
 		idx := touchBatch(c, g)
-		for _, j := range g.Idx {
+		for s, j := range g.Idx {
 			zj := z0[j] + dz[j]
 			if !a.OnlyServerProx && regularized(lay, j) {
 				zj = prox.ProxRepeat(zj, eta*lam, 1)
 			}
-			w[j] = zj
+			g.At[s] = zj
 		}
-		c.SparseGradientOn(idx, w, g)
-		for _, j := range g.Idx {
-			dz[j] -= a.c * g.Val[j]
+		c.SparseGradientOn(idx, g)
+		for s, j := range g.Idx {
+			dz[j] -= a.c * g.Val[s]
 		}
 		eta += a.c
 	}
@@ -93,14 +92,15 @@ func (a *FedMiD) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.Repe
 	clear(last)
 	for k := range c.Steps {
 		idx := touchBatch(c, g)
-		for _, j := range g.Idx {
+		for s, j := range g.Idx {
 			if n := k - int(last[j]); n > 0 && prox != nil && regularized(lay, j) {
 				w[j] = prox.ProxRepeat(w[j], t, n)
 			}
+			g.At[s] = w[j]
 		}
-		c.SparseGradientOn(idx, w, g)
-		for _, j := range g.Idx {
-			y := w[j] - a.c*g.Val[j]
+		c.SparseGradientOn(idx, g)
+		for s, j := range g.Idx {
+			y := g.At[s] - a.c*g.Val[s]
 			if prox != nil && regularized(lay, j) {
 				y = prox.ProxRepeat(y, t, 1)
 			}
@@ -135,16 +135,15 @@ func (a *FedAvg) lazyClientUpdate(rd *core.Round, c *core.Client, step core.Repe
 	clear(last)
 	for k := range c.Steps {
 		idx := touchBatch(c, g)
-		if step != nil {
-			for _, j := range g.Idx {
-				if n := k - int(last[j]); n > 0 && regularized(lay, j) {
-					w[j] = step.SubgradientRepeat(w[j], t, n)
-				}
+		for s, j := range g.Idx {
+			if n := k - int(last[j]); n > 0 && step != nil && regularized(lay, j) {
+				w[j] = step.SubgradientRepeat(w[j], t, n)
 			}
+			g.At[s] = w[j]
 		}
-		c.SparseGradientOn(idx, w, g)
-		for _, j := range g.Idx {
-			w[j] -= a.c * g.Val[j]
+		c.SparseGradientOn(idx, g)
+		for s, j := range g.Idx {
+			w[j] = g.At[s] - a.c*g.Val[s]
 			if step != nil && regularized(lay, j) {
 				w[j] = step.SubgradientRepeat(w[j], t, 1)
 			}
@@ -188,7 +187,7 @@ func (a *FedAvg) lazyStep(rd *core.Round, c *core.Client) (core.RepeatedSubgradi
 func (a *DFedDA) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.RepeatedProx, up *core.Message) {
 	m := c.ID
 	lay, lam := rd.Psi.Layout, rd.Psi.Lambda
-	z, w, acc := c.Vec(0), c.Vec(1), c.Vec(3)
+	z, acc := c.Vec(0), c.Vec(3)
 	g, last, seen := c.Indexed(0), c.Counters(0), c.Counters(1)
 	z0, y := a.z[m], a.track[m]
 	copy(z, z0)
@@ -200,7 +199,7 @@ func (a *DFedDA) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.Repe
 	eta := a.elapsed[m]
 	for k := range c.Steps {
 		idx := touchBatch(c, g)
-		for _, j := range g.Idx {
+		for s, j := range g.Idx {
 			if a.Tracking {
 				if n := k - int(last[j]); n > 0 {
 					z[j] -= float64(n) * a.c * y[j]
@@ -210,11 +209,11 @@ func (a *DFedDA) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.Repe
 			if regularized(lay, j) {
 				zj = prox.ProxRepeat(zj, eta*lam, 1)
 			}
-			w[j] = zj
+			g.At[s] = zj
 		}
-		c.SparseGradientOn(idx, w, g)
-		for _, j := range g.Idx {
-			gj := g.Val[j]
+		c.SparseGradientOn(idx, g)
+		for s, j := range g.Idx {
+			gj := g.Val[s]
 			if a.Tracking {
 				gj += y[j]
 				acc[j] += gj

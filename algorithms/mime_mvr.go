@@ -1,9 +1,9 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -18,15 +18,15 @@ type mimeParams struct {
 	initBatch
 }
 
+// Check validates the step-size rule.
+func (p mimeParams) Check() error { return p.stepRule.check() }
+
 func init() {
 	registry.Define(registry.Algorithm, "mime_mvr",
 		"MIME-MVR (Karimireddy et al. 2020): local steps with the server's MVR momentum frozen, server momentum from anchor gradients; ignores ψ",
 		mimeParams{stepRule: stepRule{LR: 1, W: 1e4, Power: 1.0 / 3}, mvrWeight: mvrWeight{C: 400}},
 		func(p mimeParams) (core.Algorithm, error) {
-			rate, err := p.poly()
-			if err != nil {
-				return nil, err
-			}
+			rate := p.poly()
 			return &MimeMVR{rate: rate, c: p.C, anchorBatches: p.AnchorBatches, initBatch: p.InitBatch}, nil
 		})
 }

@@ -1,9 +1,9 @@
 package algorithms
 
 import (
-	"gonum.org/v1/gonum/floats"
-
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -17,15 +17,15 @@ type stemParams struct {
 	initBatch
 }
 
+// Check validates the step-size rule.
+func (p stemParams) Check() error { return p.stepRule.check() }
+
 func init() {
 	registry.Define(registry.Algorithm, "stem",
 		"STEM (Khanduri et al. 2021): local SGD along a STORM/MVR estimator; server averages models and estimators; ignores ψ",
 		stemParams{stepRule: stepRule{LR: 1, W: 1e4, Power: 1.0 / 3}, mvrWeight: mvrWeight{C: 400}},
 		func(p stemParams) (core.Algorithm, error) {
-			rate, err := p.poly()
-			if err != nil {
-				return nil, err
-			}
+			rate := p.poly()
 			return &STEM{rate: rate, c: p.C, initBatch: p.InitBatch}, nil
 		})
 }

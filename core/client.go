@@ -137,22 +137,23 @@ func (c *Client) SparseGradients() bool {
 	return ok && c.Data.Sparse != nil
 }
 
-// SupportOf touches in g the model coordinates the loss on rows idx reads
+// SupportOf resets g to the model coordinates the loss on rows idx reads
 // (see SparseEvaluator.Support).
 func (c *Client) SupportOf(idx []int, g *Indexed) {
+	g.Reset()
 	c.s.eval.(SparseEvaluator).Support(c.Data, idx, g)
 }
 
 // SparseGradientOn writes the gradient of the mean loss over rows idx (all
-// rows if nil) at w into g, on g's touched coordinates (which must include
-// SupportOf(idx)), and returns the loss; it reads w only there.
-func (c *Client) SparseGradientOn(idx []int, w []float64, g *Indexed) float64 {
+// rows if nil) at the model values g.At into g.Val, after SupportOf(idx,
+// g), and returns the loss.
+func (c *Client) SparseGradientOn(idx []int, g *Indexed) float64 {
 	if idx == nil {
 		c.Accessed += int64(c.Data.N)
 	} else {
 		c.Accessed += int64(len(idx))
 	}
-	return c.s.eval.(SparseEvaluator).EvalSparse(w, c.Data, idx, g)
+	return c.s.eval.(SparseEvaluator).EvalSparse(c.Data, idx, g)
 }
 
 // Gradient draws the next minibatch and writes its gradient at w into grad.

@@ -1,6 +1,10 @@
 package core
 
-import "github.com/fedlab/fedlab/sched"
+import (
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/fedlab/fedlab/sched"
+)
 
 // Loss is a per-sample loss f(w; x, y) averaged over samples. It decides the
 // model's parameter layout and creates evaluators that hold scratch buffers.
@@ -91,6 +95,13 @@ type Mirror interface {
 	Composite(dst, z []float64, step float64, psi Psi)
 }
 
+// CompositeChecker is implemented by mirror maps whose composite map
+// exists for some penalties only: NewProblem refuses the others when the
+// problem is built, instead of a run failing later.
+type CompositeChecker interface {
+	CheckComposite(p Penalty) error
+}
+
 // Euclidean is the mirror map h = ½‖w‖², for which ∇h is the identity and the
 // composite map is the proximal operator.
 type Euclidean struct{}
@@ -103,6 +114,26 @@ func (Euclidean) GradConj(dst, z []float64) { copy(dst, z) }
 
 // Composite is prox_{step·ψ}(z).
 func (Euclidean) Composite(dst, z []float64, step float64, psi Psi) { psi.Prox(dst, z, step) }
+
+// Ball is the restricted prox of h = ½‖·‖²: c + min(1, r/‖z‖₂)·z.
+func (Euclidean) Ball(dst, c, z []float64, r float64) {
+	f := 1.0
+	if n := floats.Norm(z, 2); n > r {
+		f = r / n
+	}
+	for i, v := range z {
+		dst[i] = c[i] + f*v
+	}
+}
+
+// RestrictedMirror is a mirror map with a closed-form restricted prox, eq.
+// (3) of Liang, Peng & Zhang (ReFedDA-GT): Ball writes
+// argmin_{‖w−c‖ ≤ r} −⟨z, w−c⟩ + h(w−c) into dst (which may alias z but
+// not c). Euclidean and the p-norm map implement it.
+type RestrictedMirror interface {
+	Mirror
+	Ball(dst, c, z []float64, r float64)
+}
 
 // DiagonalProx is implemented by regularizers whose proximal map in a
 // diagonal metric has a closed form (separable ones: ℓ1, ℓ2², elastic net,

@@ -17,6 +17,9 @@ const (
 	Done     Status = "done"
 	Diverged Status = "diverged"
 	Failed   Status = "failed"
+	// Interrupted: Settings.Interrupt stopped the run at a round boundary;
+	// the result is incomplete and not a record of the run.
+	Interrupted Status = "interrupted"
 )
 
 // Record holds the metrics measured after Round rounds.
@@ -192,6 +195,10 @@ func (e *engine) loop() {
 	}
 	for t := 0; t < s.Rounds; t++ {
 		r := s.RoundOffset + t
+		if s.Interrupt != nil && s.Interrupt() {
+			e.res.Status, e.res.Err = Interrupted, fmt.Sprintf("interrupted after %d of %d rounds", t, s.Rounds)
+			return
+		}
 		e.prepareRound(r)
 		e.alg.Broadcast(&e.round, e.downMsg)
 		wg.Add(len(e.round.Sampled))

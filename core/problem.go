@@ -50,6 +50,11 @@ func NewProblem(data *Federated, loss Loss, pen Penalty, mirror Mirror) (*Proble
 	if pen.Reg == nil {
 		return nil, fmt.Errorf("problem needs a regularizer (use \"none\")")
 	}
+	if c, ok := mirror.(CompositeChecker); ok {
+		if err := c.CheckComposite(pen); err != nil {
+			return nil, err
+		}
+	}
 	return &Problem{Data: data, Loss: loss, Penalty: pen, Mirror: mirror, Layout: l}, nil
 }
 

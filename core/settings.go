@@ -30,6 +30,9 @@ type Settings struct {
 	EvalRounds []int
 	// Progress, if set, is called by the coordinator after every round.
 	Progress func(done, total int)
+	// Interrupt, if set, is called by the coordinator before every round;
+	// when it returns true the run stops there with status Interrupted.
+	Interrupt func() bool
 }
 
 // Check validates the settings.

@@ -12,28 +12,31 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 )
 
-func init() {
-	params := append([]registry.Param{
-		{Name: "path", Type: registry.String, Doc: "CSV file with a header row; every other column is a numeric feature"},
-		{Name: "label", Type: registry.String, Default: "label", Doc: "name of the label column"},
-		{Name: "client", Type: registry.String, Default: "",
-			Doc: "name of the client-id column (clients in order of first appearance); \"\" = partition instead"},
-	}, loaderParams()...)
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name:   "csv",
-		Doc:    "CSV file with a header; a client column gives the client, else the samples are partitioned",
-		Params: params,
-	}, func(a registry.Args) (*core.Federated, error) {
-		t, err := LoadCSV(a.String("path"), a.String("label"), a.String("client"))
-		if err != nil {
-			return nil, err
-		}
-		return t.Federate(optionsFrom(a))
-	})
+// csvParams are the CSV loader's parameters.
+type csvParams struct {
+	Path   string `param:"path,required" doc:"CSV file with a header row; every other column is a numeric feature"`
+	Label  string `param:"label" doc:"name of the label column"`
+	Client string `param:"client" doc:"name of the client-id column (clients in order of first appearance); \"\" = partition instead"`
+	loaderParams
 }
+
+func init() {
+	registry.Define(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
+		csvParams{Label: "label", loaderParams: defaultLoaderParams}, func(p csvParams) (*core.Federated, error) {
+			t, err := LoadCSV(p.Path, p.Label, p.Client)
+			if err != nil {
+				return nil, err
+			}
+			return t.Federate(p.options())
+		})
+}
+
+// maxEcho bounds the bytes of input echoed in an error message.
+const maxEcho = 40
 
 // LoadCSV reads a CSV file (see ReadCSV).
 func LoadCSV(path, label, client string) (*Table, error) {
@@ -74,7 +77,7 @@ func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
 		h = strings.TrimSpace(h)
 		header[j] = h
 		if seen[h] {
-			return nil, fmt.Errorf("%s:1: column %q appears twice", name, h)
+			return nil, fmt.Errorf("%s:1: column %s appears twice", name, escape.Quote(h, maxEcho))
 		}
 		seen[h] = true
 		switch {
@@ -86,12 +89,12 @@ func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
 			featCols = append(featCols, j)
 		}
 	}
-	cols := strings.Join(header, ", ")
+	cols := escape.Names(header, maxEcho) // column names are input: quoted if binary, cut if long
 	if labelCol < 0 {
-		return nil, fmt.Errorf("%s:1: no label column %q (columns: %s)", name, label, cols)
+		return nil, fmt.Errorf("%s:1: no label column %s (columns: %s)", name, escape.Quote(label, maxEcho), cols)
 	}
 	if client != "" && clientCol < 0 {
-		return nil, fmt.Errorf("%s:1: no client column %q (columns: %s)", name, client, cols)
+		return nil, fmt.Errorf("%s:1: no client column %s (columns: %s)", name, escape.Quote(client, maxEcho), cols)
 	}
 	if len(featCols) == 0 {
 		return nil, fmt.Errorf("%s:1: no feature columns (columns: %s)", name, cols)
@@ -117,7 +120,7 @@ func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				line, _ := cr.FieldPos(j)
-				return 0, fmt.Errorf("%s:%d: column %q: bad value %q: %s", name, line, header[j], s, numError(err))
+				return 0, fmt.Errorf("%s:%d: column %s: bad value %s: %s", name, line, escape.Quote(header[j], maxEcho), escape.Quote(s, maxEcho), numError(err))
 			}
 			return v, nil
 		}

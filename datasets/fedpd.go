@@ -8,45 +8,38 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-func init() {
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name: "fedpd_logistic",
-		Doc:  "FedPD paper's synthetic binary classification (App. H.1): weakly (random labels) or strongly (per-client models) non-iid",
-		Params: []registry.Param{
-			{Name: "variant", Type: registry.String, Default: "weak", Choices: []string{"weak", "strong"},
-				Doc: "weak: labels ±1 independent of the features; strong: labels from a per-client linear model"},
-			{Name: "clients", Type: registry.Int, Default: 100, Min: registry.Bound(1), Doc: "number of clients N"},
-			{Name: "samples", Type: registry.Int, Default: 400, Min: registry.Bound(1), Doc: "samples per client"},
-			{Name: "features", Type: registry.Int, Default: 20, Min: registry.Bound(1),
-				Doc: "D, including the constant feature 1 that serves as the bias (the authors' code uses 20)"},
-			{Name: "models", Type: registry.String, Default: "code", Choices: []string{"code", "paper"},
-				Doc: "strong variant's client models: code = U[0,40] + integer shift in {−10..10} per entry; paper = U[−10,10]"},
-			{Name: "noise", Type: registry.String, Default: "threshold", Choices: []string{"threshold", "none"},
-				Doc: "strong variant's label noise: threshold = flip sign(aᵀx_m) when |aᵀx_m| < z·max aᵀx, z ~ N(0,1); none"},
-			{Name: "seed", Type: registry.Int, Default: 1, Min: registry.Bound(0),
-				Doc: "random seed (same parameters and seed give bit-identical data)"},
-		},
-	}, buildFedPDLogistic)
-
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name: "fedavg_counterexample",
-		Doc:  "FedPD paper's Claim 2.2: two clients with f₁ = ½c‖w − w*‖², f₂ = −½c‖w − w*‖² (use loss \"quadratic\")",
-		Params: []registry.Param{
-			{Name: "curvature", Type: registry.Float, Default: 1.0, Min: registry.Bound(0),
-				Doc: "c: client 1 has curvature +c, client 2 has −c"},
-			{Name: "center", Type: registry.Float, Default: 1.0,
-				Doc: "every entry of w*; w₀ = 0 then starts at distance |center| per entry, and l2_error = ‖w − w*‖"},
-			{Name: "dim", Type: registry.Int, Default: 1, Min: registry.Bound(1), Doc: "dimension of w"},
-			{Name: "samples", Type: registry.Int, Default: 1, Min: registry.Bound(1),
-				Doc: "identical samples per client (so minibatch SGD equals GD)"},
-		},
-	}, buildCounterexample)
+// fedpdLogisticParams are the FedPD classification generator's parameters.
+type fedpdLogisticParams struct {
+	Variant  string `param:"variant" choices:"weak|strong" doc:"weak: labels ±1 independent of the features; strong: labels from a per-client linear model"`
+	Clients  int    `param:"clients" min:"1" doc:"number of clients N"`
+	Samples  int    `param:"samples" min:"1" doc:"samples per client"`
+	Features int    `param:"features" min:"1" doc:"D, including the constant feature 1 that serves as the bias (the authors' code uses 20)"`
+	Models   string `param:"models" choices:"code|paper" doc:"strong variant's client models: code = U[0,40] + integer shift in {−10..10} per entry; paper = U[−10,10]"`
+	Noise    string `param:"noise" choices:"threshold|none" doc:"strong variant's label noise: threshold = flip sign(aᵀx_m) when |aᵀx_m| < z·max aᵀx, z ~ N(0,1); none"`
+	Seed     int    `param:"seed" min:"0" doc:"random seed (same parameters and seed give bit-identical data)"`
 }
 
-func buildFedPDLogistic(a registry.Args) (*core.Federated, error) {
-	s := LogisticSpec{Strong: a.String("variant") == "strong", Clients: a.Int("clients"), Samples: a.Int("samples"),
-		Features: a.Int("features"), PaperModels: a.String("models") == "paper",
-		Noise: a.String("noise") == "threshold", Seed: a.Int("seed")}
+// counterexampleParams are the parameters of Claim 2.2's two clients.
+type counterexampleParams struct {
+	Curvature float64 `param:"curvature" min:"0" doc:"c: client 1 has curvature +c, client 2 has −c"`
+	Center    float64 `param:"center" doc:"every entry of w*; w₀ = 0 then starts at distance |center| per entry, and l2_error = ‖w − w*‖"`
+	Dim       int     `param:"dim" min:"1" doc:"dimension of w"`
+	Samples   int     `param:"samples" min:"1" doc:"identical samples per client (so minibatch SGD equals GD)"`
+}
+
+func init() {
+	registry.Define(registry.Dataset, "fedpd_logistic",
+		"FedPD paper's synthetic binary classification (App. H.1): weakly (random labels) or strongly (per-client models) non-iid",
+		fedpdLogisticParams{Variant: "weak", Clients: 100, Samples: 400, Features: 20, Models: "code", Noise: "threshold", Seed: 1},
+		buildFedPDLogistic)
+	registry.Define(registry.Dataset, "fedavg_counterexample",
+		"FedPD paper's Claim 2.2: two clients with f₁ = ½c‖w − w*‖², f₂ = −½c‖w − w*‖² (use loss \"quadratic\")",
+		counterexampleParams{Curvature: 1, Center: 1, Dim: 1, Samples: 1}, buildCounterexample)
+}
+
+func buildFedPDLogistic(p fedpdLogisticParams) (*core.Federated, error) {
+	s := LogisticSpec{Strong: p.Variant == "strong", Clients: p.Clients, Samples: p.Samples,
+		Features: p.Features, PaperModels: p.Models == "paper", Noise: p.Noise == "threshold", Seed: p.Seed}
 	f := GenerateLogistic(s)
 	return f, f.Check()
 }
@@ -138,8 +131,8 @@ func GenerateLogistic(s LogisticSpec) *core.Federated {
 	return f
 }
 
-func buildCounterexample(a registry.Args) (*core.Federated, error) {
-	c, center, dim, n := a.Float("curvature"), a.Float("center"), a.Int("dim"), a.Int("samples")
+func buildCounterexample(p counterexampleParams) (*core.Federated, error) {
+	c, center, dim, n := p.Curvature, p.Center, p.Dim, p.Samples
 	f := &core.Federated{Name: fmt.Sprintf("fedavg_counterexample (c=%g, dim=%d)", c, dim), Features: dim}
 	for _, s := range []float64{c, -c} {
 		d := &core.Data{X: make([]float64, n*dim), Y: make([]float64, n), N: n, Features: dim}

@@ -3,8 +3,6 @@ package datasets
 import (
 	"fmt"
 	"math"
-
-	"github.com/fedlab/fedlab/registry"
 )
 
 // The heterogeneous sparse problems of Liang, Peng & Zhang, "Gradient
@@ -12,23 +10,26 @@ import (
 // App. D.1, with the constants of the authors' code: client optima w̃^m
 // that are dense and distinct, and a sparse global optimum w*.
 
-// heteroParams are the parameters both generators share.
-func heteroParams(samples int, sampleDoc string) []registry.Param {
-	return []registry.Param{
-		{Name: "dim", Type: registry.Int, Default: 1024, Min: registry.Bound(2), Doc: "dimension d"},
-		{Name: "support", Type: registry.Int, Default: 16, Min: registry.Bound(1), Doc: "sparsity s: w* is supported on coordinates 0..s−1"},
-		{Name: "clients", Type: registry.Int, Default: 16, Min: registry.Bound(2), Doc: "number of clients M (even)"},
-		{Name: "samples", Type: registry.Int, Default: samples, Min: registry.Bound(1), Doc: sampleDoc},
-		{Name: "scale", Type: registry.Float, Default: 5.0, Min: registry.Bound(0),
-			Doc: "scale of the client optima (the code's param_scale)"},
-		{Name: "threshold", Type: registry.Float, Default: 1.0, Min: registry.Bound(0),
-			Doc: "the common support values are scale·sign(g)(|g| + threshold), g ~ N(0, 1)"},
-		{Name: "mode", Type: registry.String, Default: "random", Choices: []string{"random", "all_one"},
-			Doc: "client perturbations: Gaussian and Dirichlet (random) or ±scale by halves (all_one)"},
-		{Name: "covariate_var", Type: registry.Float, Default: 1.0, Min: registry.Bound(0), Doc: "variance σ₁² of the covariates"},
-		{Name: "seed", Type: registry.Int, Default: 1, Min: registry.Bound(0), Doc: "random seed"},
-	}
+// heteroHead and heteroTail are the parameters both generators share
+// (each declares its own samples between them).
+type heteroHead struct {
+	Dim     int `param:"dim" min:"2" doc:"dimension d"`
+	Support int `param:"support" min:"1" doc:"sparsity s: w* is supported on coordinates 0..s−1"`
+	Clients int `param:"clients" min:"2" doc:"number of clients M (even)"`
 }
+
+type heteroTail struct {
+	Scale     float64 `param:"scale" min:"0" doc:"scale of the client optima (the code's param_scale)"`
+	Threshold float64 `param:"threshold" min:"0" doc:"the common support values are scale·sign(g)(|g| + threshold), g ~ N(0, 1)"`
+	Mode      string  `param:"mode" choices:"random|all_one" doc:"client perturbations: Gaussian and Dirichlet (random) or ±scale by halves (all_one)"`
+	CovVar    float64 `param:"covariate_var" min:"0" doc:"variance σ₁² of the covariates"`
+	Seed      int     `param:"seed" min:"0" doc:"random seed"`
+}
+
+var (
+	defaultHeteroHead = heteroHead{Dim: 1024, Support: 16, Clients: 16}
+	defaultHeteroTail = heteroTail{Scale: 5, Threshold: 1, Mode: "random", CovVar: 1, Seed: 1}
+)
 
 // heteroSpec holds the shared parameters.
 type heteroSpec struct {
@@ -38,10 +39,10 @@ type heteroSpec struct {
 	Seed                           int
 }
 
-func heteroSpecOf(a registry.Args) heteroSpec {
-	return heteroSpec{Dim: a.Int("dim"), Support: a.Int("support"), Clients: a.Int("clients"), Samples: a.Int("samples"),
-		Scale: a.Float("scale"), Threshold: a.Float("threshold"), CovVar: a.Float("covariate_var"),
-		Mode: a.String("mode"), Seed: a.Int("seed")}
+// heteroSpecOf assembles the shared parameters.
+func heteroSpecOf(h heteroHead, samples int, t heteroTail) heteroSpec {
+	return heteroSpec{Dim: h.Dim, Support: h.Support, Clients: h.Clients, Samples: samples,
+		Scale: t.Scale, Threshold: t.Threshold, CovVar: t.CovVar, Mode: t.Mode, Seed: t.Seed}
 }
 
 func (s heteroSpec) check(quarters bool) error {

@@ -12,21 +12,26 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// heteroLinRegParams are the linear-regression generator's parameters.
+type heteroLinRegParams struct {
+	heteroHead
+	Samples int `param:"samples" min:"1" doc:"samples n per client (> dim): every client uses one shared whitened design"`
+	heteroTail
+	NoiseVar float64 `param:"noise_var" min:"0" doc:"variance σ₂² of the response noise"`
+}
+
 func init() {
-	params := append(heteroParams(1280, "samples n per client (> dim): every client uses one shared whitened design"),
-		registry.Param{Name: "noise_var", Type: registry.Float, Default: 1.0, Min: registry.Bound(0), Doc: "variance σ₂² of the response noise"})
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name: "hetero_linreg",
-		Doc: "Liang et al.'s heterogeneous sparse linear regression: y = ⟨x, w̃^m⟩ + e, x = (1, N(0, σ₁²I)), dense distinct w̃^m, " +
+	registry.Define(registry.Dataset, "hetero_linreg",
+		"Liang et al.'s heterogeneous sparse linear regression: y = ⟨x, w̃^m⟩ + e, x = (1, N(0, σ₁²I)), dense distinct w̃^m, "+
 			"sparse w* = mean w̃^m; the training objective is exactly the population one (use loss squared{intercept = false})",
-		Params: params,
-	}, func(a registry.Args) (*core.Federated, error) {
-		h, err := NewHeteroLinReg(heteroSpecOf(a), a.Float("noise_var"))
-		if err != nil {
-			return nil, err
-		}
-		return h.Data, nil
-	})
+		heteroLinRegParams{heteroHead: defaultHeteroHead, Samples: 1280, heteroTail: defaultHeteroTail, NoiseVar: 1},
+		func(p heteroLinRegParams) (*core.Federated, error) {
+			h, err := NewHeteroLinReg(heteroSpecOf(p.heteroHead, p.Samples, p.heteroTail), p.NoiseVar)
+			if err != nil {
+				return nil, err
+			}
+			return h.Data, nil
+		})
 }
 
 // HeteroLinReg is the decentralized sparse linear regression of Liang,

@@ -11,22 +11,26 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
+// heteroLogRegParams are the logistic-regression generator's parameters.
+type heteroLogRegParams struct {
+	heteroHead
+	Samples int `param:"samples" min:"1" doc:"samples n per client (client m + M/2 mirrors client m's samples)"`
+	heteroTail
+	Tol float64 `param:"tol" min:"0" doc:"relative-change tolerance of the core.Solve run that computes w*"`
+}
+
 func init() {
-	params := append(heteroParams(128, "samples n per client (client m + M/2 mirrors client m's samples)"),
-		registry.Param{Name: "tol", Type: registry.Float, Default: 1e-12, Min: registry.Bound(0),
-			Doc: "relative-change tolerance of the core.Solve run that computes w*"})
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name: "hetero_logreg",
-		Doc: "Liang et al.'s heterogeneous sparse logistic regression: paired clients w̃ = (α, ±β), labels Ber(σ(⟨x, w̃^m⟩)); " +
+	registry.Define(registry.Dataset, "hetero_logreg",
+		"Liang et al.'s heterogeneous sparse logistic regression: paired clients w̃ = (α, ±β), labels Ber(σ(⟨x, w̃^m⟩)); "+
 			"the optimum w* = (α*, 0) is computed by core.Solve (use loss logistic{intercept = false})",
-		Params: params,
-	}, func(a registry.Args) (*core.Federated, error) {
-		h, err := NewHeteroLogReg(heteroSpecOf(a), a.Float("tol"))
-		if err != nil {
-			return nil, err
-		}
-		return h.Data, nil
-	})
+		heteroLogRegParams{heteroHead: defaultHeteroHead, Samples: 128, heteroTail: defaultHeteroTail, Tol: 1e-12},
+		func(p heteroLogRegParams) (*core.Federated, error) {
+			h, err := NewHeteroLogReg(heteroSpecOf(p.heteroHead, p.Samples, p.heteroTail), p.Tol)
+			if err != nil {
+				return nil, err
+			}
+			return h.Data, nil
+		})
 }
 
 // HeteroLogReg is the decentralized sparse logistic regression of Liang,

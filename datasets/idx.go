@@ -40,44 +40,22 @@ var fashionMNISTFiles = [4]string{
 const MethodDominant = "dominant"
 
 func init() {
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name: "fashion_mnist",
-		Doc:  "Fashion-MNIST (28×28 grey images scaled to [0, 1], 10 classes) from IDX gzip files; official test set dealt iid to the clients",
-		Params: []registry.Param{
-			{Name: "dir", Type: registry.String, Default: FashionMNISTDir,
-				Doc: "directory with the four IDX files (apt-get install dataset-fashion-mnist)"},
-			{Name: "clients", Type: registry.Int, Default: 10, Min: registry.Bound(1), Doc: "number of clients"},
-			{Name: "partition", Type: registry.String, Default: MethodIID, Choices: []string{MethodIID, MethodDirichlet, MethodDominant},
-				Doc: "iid; dirichlet (label proportions ~ Dir(alpha)); dominant (client m holds `dominant` of class m mod 10)"},
-			{Name: "alpha", Type: registry.Float, Default: 0.5, Min: registry.Bound(0),
-				Doc: "Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"},
-			{Name: "dominant", Type: registry.Float, Default: 0.8, Min: registry.Bound(0), Max: registry.Bound(1),
-				Doc: "fraction ρ of a class held by its dominant client(s) in the dominant partition (the FedDA paper's 0.8)"},
-			{Name: "train_samples", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "use a seeded random subset of this many training images (0 = all 60000), for quick runs"},
-			{Name: "test_samples", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "use a seeded random subset of this many test images (0 = all 10000)"},
-			{Name: "seed", Type: registry.Int, Default: 1, Min: registry.Bound(0),
-				Doc: "random seed of the subsets and the partition"},
-		},
-	}, func(a registry.Args) (*core.Federated, error) {
-		return LoadFashionMNIST(FashionMNISTOptions{
-			Dir: a.String("dir"), Clients: a.Int("clients"), Partition: a.String("partition"),
-			Alpha: a.Float("alpha"), Dominant: a.Float("dominant"),
-			TrainSamples: a.Int("train_samples"), TestSamples: a.Int("test_samples"), Seed: a.Int("seed"),
-		})
-	})
+	registry.Define(registry.Dataset, "fashion_mnist",
+		"Fashion-MNIST (28×28 grey images scaled to [0, 1], 10 classes) from IDX gzip files; official test set dealt iid to the clients",
+		FashionMNISTOptions{Dir: FashionMNISTDir, Clients: 10, Partition: MethodIID, Alpha: 0.5, Dominant: 0.8, Seed: 1},
+		LoadFashionMNIST)
 }
 
 // FashionMNISTOptions configures LoadFashionMNIST.
 type FashionMNISTOptions struct {
-	Dir                       string
-	Clients                   int
-	Partition                 string  // MethodIID, MethodDirichlet or MethodDominant
-	Alpha                     float64 // Dirichlet concentration
-	Dominant                  float64 // ρ of the dominant partition
-	TrainSamples, TestSamples int     // subset sizes; 0 = all
-	Seed                      int
+	Dir          string  `param:"dir" doc:"directory with the four IDX files (apt-get install dataset-fashion-mnist)"`
+	Clients      int     `param:"clients" min:"1" doc:"number of clients"`
+	Partition    string  `param:"partition" choices:"iid|dirichlet|dominant" doc:"iid; dirichlet (label proportions ~ Dir(alpha)); dominant (client m holds \x60dominant\x60 of class m mod 10)"`
+	Alpha        float64 `param:"alpha" min:"0" doc:"Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"`
+	Dominant     float64 `param:"dominant" min:"0" max:"1" doc:"fraction ρ of a class held by its dominant client(s) in the dominant partition (the FedDA paper's 0.8)"`
+	TrainSamples int     `param:"train_samples" min:"0" doc:"use a seeded random subset of this many training images (0 = all 60000), for quick runs"`
+	TestSamples  int     `param:"test_samples" min:"0" doc:"use a seeded random subset of this many test images (0 = all 10000)"`
+	Seed         int     `param:"seed" min:"0" doc:"random seed of the subsets and the partition"`
 }
 
 // LoadFashionMNIST reads the four Fashion-MNIST IDX gzip files from o.Dir,
@@ -250,7 +228,7 @@ func LoadIDX(path string) (*IDX, error) {
 	if strings.HasSuffix(path, ".gz") {
 		gz, err := gzip.NewReader(r)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
 		}
 		defer gz.Close()
 		r = gz
@@ -288,11 +266,32 @@ func ReadIDX(r io.Reader, name string) (*IDX, error) {
 		}
 		size *= int(d)
 	}
-	t.Data = make([]byte, size)
-	if _, err := io.ReadFull(r, t.Data); err != nil {
+	var err error
+	if t.Data, err = readN(r, size); err != nil {
 		return nil, fmt.Errorf("%s: expected %d values for dimensions %v: %w", name, size, t.Dims, err)
 	}
 	return t, nil
+}
+
+// readN reads exactly n bytes, growing the buffer as data arrive: a header
+// that declares more values than the file holds costs no more memory than
+// the file (a 9-byte file cannot make it allocate 2 GiB).
+func readN(r io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, 0, min(n, 1<<20))
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(n-len(buf), cap(buf)))
+		}
+		m, err := r.Read(buf[len(buf):min(cap(buf), n)])
+		buf = buf[:len(buf)+m]
+		if errors.Is(err, io.EOF) && len(buf) < n {
+			return nil, fmt.Errorf("the file ends after %d", len(buf))
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // idxSet is a set of labelled images read from an image and a label file.

@@ -7,15 +7,12 @@ import (
 	"sync"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/registry"
 )
 
-// lassoSparseParams are the lasso generator's sparse-feature options.
-var lassoSparseParams = []registry.Param{
-	{Name: "density", Type: registry.Float, Default: 1.0, Min: registry.Bound(0), Max: registry.Bound(1),
-		Doc: "fraction in (0, 1] of features present in a sample; below 1 each feature is kept independently with this probability (others are 0), and the client means are hashed per coordinate so memory stays O(nonzeros)"},
-	{Name: "format", Type: registry.String, Default: FormatDense, Choices: []string{FormatDense, FormatSparse},
-		Doc: "storage of the samples; sparse with density = 1 holds exactly the dense data in compressed rows"},
+// lassoStorage are the lasso generator's sparse-feature options.
+type lassoStorage struct {
+	Density float64 `param:"density" min:"0" max:"1" doc:"fraction in (0, 1] of features present in a sample; below 1 each feature is kept independently with this probability (others are 0), and the client means are hashed per coordinate so memory stays O(nonzeros)"`
+	Format  string  `param:"format" choices:"dense|sparse" doc:"storage of the samples; sparse with density = 1 holds exactly the dense data in compressed rows"`
 }
 
 // denseFits refuses a dense shifted dataset beyond maxDenseFloats.

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/registry"
 )
 
 // Table is a pooled dataset read from a file, before it is federated.
@@ -30,36 +29,23 @@ type Options struct {
 }
 
 // loaderParams are the parameters shared by the file loaders.
-func loaderParams() []registry.Param {
-	return []registry.Param{
-		{Name: "classes", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-			Doc: "number of classes (labels 0..K-1, or 1..K; for 2 also -1/+1); 0 = regression"},
-		{Name: "partition", Type: registry.String, Default: MethodIID, Choices: []string{MethodIID, MethodDirichlet, MethodShards},
-			Doc: "how to split samples over clients when the file names no clients"},
-		{Name: "clients", Type: registry.Int, Default: 10, Min: registry.Bound(1),
-			Doc: "number of clients to partition into (ignored when the file names clients)"},
-		{Name: "alpha", Type: registry.Float, Default: 0.5, Min: registry.Bound(0),
-			Doc: "Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"},
-		{Name: "shards_per_client", Type: registry.Int, Default: 2, Min: registry.Bound(1),
-			Doc: "label-sorted shards per client of the shards partition"},
-		{Name: "test_fraction", Type: registry.Float, Default: 0.0, Min: registry.Bound(0), Max: registry.Bound(1),
-			Doc: "fraction in [0, 1) of each client's samples held out (seeded shuffle) as its test set"},
-		{Name: "seed", Type: registry.Int, Default: 1, Min: registry.Bound(0),
-			Doc: "random seed of the partition and the train/test split"},
-	}
+type loaderParams struct {
+	Classes         int     `param:"classes" min:"0" doc:"number of classes (labels 0..K-1, or 1..K; for 2 also -1/+1); 0 = regression"`
+	Partition       string  `param:"partition" choices:"iid|dirichlet|shards" doc:"how to split samples over clients when the file names no clients"`
+	Clients         int     `param:"clients" min:"1" doc:"number of clients to partition into (ignored when the file names clients)"`
+	Alpha           float64 `param:"alpha" min:"0" doc:"Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"`
+	ShardsPerClient int     `param:"shards_per_client" min:"1" doc:"label-sorted shards per client of the shards partition"`
+	TestFraction    float64 `param:"test_fraction" min:"0" max:"1" doc:"fraction in [0, 1) of each client's samples held out (seeded shuffle) as its test set"`
+	Seed            int     `param:"seed" min:"0" doc:"random seed of the partition and the train/test split"`
 }
 
-// optionsFrom reads the shared loader parameters.
-func optionsFrom(a registry.Args) Options {
-	return Options{
-		Classes:         a.Int("classes"),
-		Partition:       a.String("partition"),
-		Clients:         a.Int("clients"),
-		Alpha:           a.Float("alpha"),
-		ShardsPerClient: a.Int("shards_per_client"),
-		TestFraction:    a.Float("test_fraction"),
-		Seed:            a.Int("seed"),
-	}
+// defaultLoaderParams are the loaders' defaults.
+var defaultLoaderParams = loaderParams{Partition: MethodIID, Clients: 10, Alpha: 0.5, ShardsPerClient: 2, Seed: 1}
+
+// options returns the shared loader parameters as Options.
+func (p loaderParams) options() Options {
+	return Options{Classes: p.Classes, Partition: p.Partition, Clients: p.Clients, Alpha: p.Alpha,
+		ShardsPerClient: p.ShardsPerClient, TestFraction: p.TestFraction, Seed: p.Seed}
 }
 
 // Federate converts the labels in place (see Options.Classes), groups the samples by

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/registry"
 )
 
 // Feature scaling methods (the scaling parameter of file loaders).
@@ -16,9 +15,10 @@ const (
 	ScaleStandardize = "standardize"
 )
 
-var scaleParam = registry.Param{Name: "scaling", Type: registry.String, Default: ScaleNone,
-	Choices: []string{ScaleNone, ScaleMaxAbs, ScaleUnitNorm, ScaleStandardize},
-	Doc:     "feature scaling fitted on the training samples and applied to train and test: maxabs (each feature divided by its largest |value|; keeps sparsity), unit_norm (each row divided by its Euclidean norm; keeps sparsity), standardize (zero mean, unit variance per feature; dense format only)"}
+// scaling is the file loaders' feature-scaling parameter.
+type scaling struct {
+	Scaling string `param:"scaling" choices:"none|maxabs|unit_norm|standardize" doc:"feature scaling fitted on the training samples and applied to train and test: maxabs (each feature divided by its largest |value|; keeps sparsity), unit_norm (each row divided by its Euclidean norm; keeps sparsity), standardize (zero mean, unit variance per feature; dense format only)"`
+}
 
 // Scale applies a feature scaling method to every client's training and
 // test data in place. maxabs and standardize are fitted on the pooled

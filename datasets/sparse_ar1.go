@@ -15,38 +15,39 @@ import (
 // Optimization and Statistical Recovery in Federated Learning" (ICML 2022),
 // Sec. 4 and Examples 3.1–3.2.
 
+// regressionCommon are the parameters Bao et al.'s two generators share.
+type regressionCommon struct {
+	Clients     int     `param:"clients" min:"1" doc:"number of clients K"`
+	Samples     int     `param:"samples" min:"1" doc:"training samples n_k per client"`
+	TestSamples int     `param:"test_samples" min:"0" doc:"test samples per client, from the client's distribution (0 = no test set)"`
+	Shift       float64 `param:"shift" min:"0" doc:"standard deviation of the entries of each client's mean shift (0 = iid clients)"`
+	Noise       float64 `param:"noise" min:"0" doc:"standard deviation of the label noise ε"`
+	Seed        int     `param:"seed" min:"0" doc:"random seed (same parameters and seed give bit-identical data)"`
+}
+
+// sparseAR1Params are the sparse regression generator's parameters.
+type sparseAR1Params struct {
+	Dim     int `param:"dim" min:"1" doc:"dimension p"`
+	Support int `param:"support" min:"0" doc:"sparsity s: w* = (1_s, 0_{p−s})"`
+	regressionCommon
+	Rho float64 `param:"rho" min:"0" max:"0.999" doc:"AR(1) correlation: the within-client covariance is Σ_ij = rho^|i−j|"`
+}
+
+// lowRankShiftParams are the trace regression generator's parameters.
+type lowRankShiftParams struct {
+	Size int `param:"size" min:"1" doc:"matrix side: X and W are size×size, flattened row-major"`
+	Rank int `param:"rank" min:"0" doc:"rank r*: W* = diag(1_r, 0)"`
+	regressionCommon
+}
+
 func init() {
-	common := func(size registry.Param, sizeName, sizeDoc string, sizeDefault int) []registry.Param {
-		return []registry.Param{
-			size,
-			{Name: sizeName, Type: registry.Int, Default: sizeDefault, Min: registry.Bound(0), Doc: sizeDoc},
-			{Name: "clients", Type: registry.Int, Default: 64, Min: registry.Bound(1), Doc: "number of clients K"},
-			{Name: "samples", Type: registry.Int, Default: 128, Min: registry.Bound(1), Doc: "training samples n_k per client"},
-			{Name: "test_samples", Type: registry.Int, Default: 32, Min: registry.Bound(0),
-				Doc: "test samples per client, from the client's distribution (0 = no test set)"},
-			{Name: "shift", Type: registry.Float, Default: 1.0, Min: registry.Bound(0),
-				Doc: "standard deviation of the entries of each client's mean shift (0 = iid clients)"},
-			{Name: "noise", Type: registry.Float, Default: 1.0, Min: registry.Bound(0), Doc: "standard deviation of the label noise ε"},
-			{Name: "seed", Type: registry.Int, Default: 1, Min: registry.Bound(0),
-				Doc: "random seed (same parameters and seed give bit-identical data)"},
-		}
-	}
-	sp := common(registry.Param{Name: "dim", Type: registry.Int, Default: 1024, Min: registry.Bound(1), Doc: "dimension p"},
-		"support", "sparsity s: w* = (1_s, 0_{p−s})", 512)
-	sp = append(sp, registry.Param{Name: "rho", Type: registry.Float, Default: 0.5, Min: registry.Bound(0), Max: registry.Bound(0.999),
-		Doc: "AR(1) correlation: the within-client covariance is Σ_ij = rho^|i−j|"})
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name:   "sparse_ar1",
-		Doc:    "Bao et al. (2022) sparse linear regression: y = xᵀw* + ε, x = δ_k + z, z ~ N(0, Σ) with Σ_ij = 0.5^|i−j|, no intercept",
-		Params: sp,
-	}, buildSparseAR1)
-	lp := common(registry.Param{Name: "size", Type: registry.Int, Default: 32, Min: registry.Bound(1), Doc: "matrix side: X and W are size×size, flattened row-major"},
-		"rank", "rank r*: W* = diag(1_r, 0)", 16)
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name:   "lowrank_shift",
-		Doc:    "Bao et al. (2022) low-rank trace regression: y = ⟨X, W*⟩ + ε, X = Z_k + A with a different Gaussian shift Z_k per client, no intercept",
-		Params: lp,
-	}, buildLowRankShift)
+	common := regressionCommon{Clients: 64, Samples: 128, TestSamples: 32, Shift: 1, Noise: 1, Seed: 1}
+	registry.Define(registry.Dataset, "sparse_ar1",
+		"Bao et al. (2022) sparse linear regression: y = xᵀw* + ε, x = δ_k + z, z ~ N(0, Σ) with Σ_ij = 0.5^|i−j|, no intercept",
+		sparseAR1Params{Dim: 1024, Support: 512, regressionCommon: common, Rho: 0.5}, buildSparseAR1)
+	registry.Define(registry.Dataset, "lowrank_shift",
+		"Bao et al. (2022) low-rank trace regression: y = ⟨X, W*⟩ + ε, X = Z_k + A with a different Gaussian shift Z_k per client, no intercept",
+		lowRankShiftParams{Size: 32, Rank: 16, regressionCommon: common}, buildLowRankShift)
 }
 
 // RegressionSpec describes a linear regression y = xᵀw* + ε whose client k
@@ -133,8 +134,8 @@ func drawAR1(rng *rand.Rand, delta []float64, s RegressionSpec, n int) *core.Dat
 	return out
 }
 
-func buildSparseAR1(a registry.Args) (*core.Federated, error) {
-	p, s := a.Int("dim"), a.Int("support")
+func buildSparseAR1(a sparseAR1Params) (*core.Federated, error) {
+	p, s := a.Dim, a.Support
 	if s > p {
 		return nil, fmt.Errorf("support %d exceeds dim %d", s, p)
 	}
@@ -142,15 +143,15 @@ func buildSparseAR1(a registry.Args) (*core.Federated, error) {
 	for i := range s {
 		w[i] = 1
 	}
-	spec := RegressionSpec{Weights: w, Clients: a.Int("clients"), Samples: a.Int("samples"),
-		TestSamples: a.Int("test_samples"), Rho: a.Float("rho"), Shift: a.Float("shift"), Noise: a.Float("noise"), Seed: a.Int("seed")}
+	spec := RegressionSpec{Weights: w, Clients: a.Clients, Samples: a.Samples,
+		TestSamples: a.TestSamples, Rho: a.Rho, Shift: a.Shift, Noise: a.Noise, Seed: a.Seed}
 	spec.Name = fmt.Sprintf("sparse_ar1 (p=%d, s=%d, K=%d, n=%d)", p, s, spec.Clients, spec.Samples)
 	f := GenerateRegression(spec)
 	return f, f.Check()
 }
 
-func buildLowRankShift(a registry.Args) (*core.Federated, error) {
-	n, r := a.Int("size"), a.Int("rank")
+func buildLowRankShift(a lowRankShiftParams) (*core.Federated, error) {
+	n, r := a.Size, a.Rank
 	if r > n {
 		return nil, fmt.Errorf("rank %d exceeds size %d", r, n)
 	}
@@ -158,8 +159,8 @@ func buildLowRankShift(a registry.Args) (*core.Federated, error) {
 	for i := range r {
 		w[i*n+i] = 1
 	}
-	spec := RegressionSpec{Weights: w, Clients: a.Int("clients"), Samples: a.Int("samples"),
-		TestSamples: a.Int("test_samples"), Shift: a.Float("shift"), Noise: a.Float("noise"), Seed: a.Int("seed"),
+	spec := RegressionSpec{Weights: w, Clients: a.Clients, Samples: a.Samples,
+		TestSamples: a.TestSamples, Shift: a.Shift, Noise: a.Noise, Seed: a.Seed,
 		Shape: [2]int{n, n}}
 	spec.Name = fmt.Sprintf("lowrank_shift (%d×%d, r=%d, K=%d, n=%d)", n, n, r, spec.Clients, spec.Samples)
 	f := GenerateRegression(spec)

@@ -17,40 +17,35 @@ const (
 	TaskClassification = "classification"
 )
 
+// sparseFederatedParams are the sparse generator's parameters.
+type sparseFederatedParams struct {
+	Dim         int     `param:"dim" min:"2" max:"16777216" doc:"feature dimension d (up to 2^24)"`
+	Support     int     `param:"support" min:"1" doc:"size s of the true weights' support (±1 weights on s of the 4s most frequent features)"`
+	Clients     int     `param:"clients" min:"1" doc:"number of clients M"`
+	Samples     int     `param:"samples" min:"1" doc:"training samples per client"`
+	TestSamples int     `param:"test_samples" min:"0" doc:"test samples per client, from the client's distribution (0 = no test set)"`
+	Nnz         int     `param:"nnz" min:"1" doc:"nonzero features per sample"`
+	Exponent    float64 `param:"exponent" min:"1" doc:"Zipf exponent (> 1) of the feature frequencies: feature of rank k appears with probability ∝ (1+k)^-exponent"`
+	Vocab       int     `param:"vocab" min:"0" doc:"client vocabulary size: each client draws its features from its own vocab features (drawn by frequency); 0 = the whole dimension (no vocabulary heterogeneity); at most dim/2"`
+	Task        string  `param:"task" choices:"regression|classification" doc:"labels: regression y = xᵀw* + noise·ε, or classification y = 1[xᵀw* + noise·ε > 0] (2 classes)"`
+	Noise       float64 `param:"noise" min:"0" doc:"label noise level"`
+	Format      string  `param:"format" choices:"sparse|dense" doc:"storage of the samples (dense is refused beyond 2^28 stored floats)"`
+	Seed        int     `param:"seed" min:"0" doc:"random seed (same parameters and seed give bit-identical data)"`
+}
+
 func init() {
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name: "sparse_federated",
-		Doc:  "sparse high-dimensional federated data like bag-of-words text: power-law feature frequencies, client vocabularies, an s-sparse ground truth; regression or classification",
-		Params: []registry.Param{
-			{Name: "dim", Type: registry.Int, Default: 1 << 16, Min: registry.Bound(2), Max: registry.Bound(1 << 24),
-				Doc: "feature dimension d (up to 2^24)"},
-			{Name: "support", Type: registry.Int, Default: 10, Min: registry.Bound(1),
-				Doc: "size s of the true weights' support (±1 weights on s of the 4s most frequent features)"},
-			{Name: "clients", Type: registry.Int, Default: 100, Min: registry.Bound(1), Doc: "number of clients M"},
-			{Name: "samples", Type: registry.Int, Default: 20, Min: registry.Bound(1), Doc: "training samples per client"},
-			{Name: "test_samples", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "test samples per client, from the client's distribution (0 = no test set)"},
-			{Name: "nnz", Type: registry.Int, Default: 50, Min: registry.Bound(1), Doc: "nonzero features per sample"},
-			{Name: "exponent", Type: registry.Float, Default: 1.1, Min: registry.Bound(1),
-				Doc: "Zipf exponent (> 1) of the feature frequencies: feature of rank k appears with probability ∝ (1+k)^-exponent"},
-			{Name: "vocab", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "client vocabulary size: each client draws its features from its own vocab features (drawn by frequency); 0 = the whole dimension (no vocabulary heterogeneity); at most dim/2"},
-			{Name: "task", Type: registry.String, Default: TaskRegression, Choices: []string{TaskRegression, TaskClassification},
-				Doc: "labels: regression y = xᵀw* + noise·ε, or classification y = 1[xᵀw* + noise·ε > 0] (2 classes)"},
-			{Name: "noise", Type: registry.Float, Default: 0.1, Min: registry.Bound(0), Doc: "label noise level"},
-			{Name: "format", Type: registry.String, Default: FormatSparse, Choices: []string{FormatSparse, FormatDense},
-				Doc: "storage of the samples (dense is refused beyond 2^28 stored floats)"},
-			{Name: "seed", Type: registry.Int, Default: 1, Min: registry.Bound(0),
-				Doc: "random seed (same parameters and seed give bit-identical data)"},
-		},
-	}, func(a registry.Args) (*core.Federated, error) {
-		return GenerateSparseFederated(SparseSpec{
-			Dim: a.Int("dim"), Support: a.Int("support"), Clients: a.Int("clients"), Samples: a.Int("samples"),
-			TestSamples: a.Int("test_samples"), Nonzeros: a.Int("nnz"), Exponent: a.Float("exponent"), Vocab: a.Int("vocab"),
-			Classification: a.String("task") == TaskClassification, Noise: a.Float("noise"),
-			Dense: a.String("format") == FormatDense, Seed: a.Int("seed"),
+	registry.Define(registry.Dataset, "sparse_federated",
+		"sparse high-dimensional federated data like bag-of-words text: power-law feature frequencies, client vocabularies, an s-sparse ground truth; regression or classification",
+		sparseFederatedParams{Dim: 1 << 16, Support: 10, Clients: 100, Samples: 20, Nnz: 50, Exponent: 1.1,
+			Task: TaskRegression, Noise: 0.1, Format: FormatSparse, Seed: 1},
+		func(p sparseFederatedParams) (*core.Federated, error) {
+			return GenerateSparseFederated(SparseSpec{
+				Dim: p.Dim, Support: p.Support, Clients: p.Clients, Samples: p.Samples,
+				TestSamples: p.TestSamples, Nonzeros: p.Nnz, Exponent: p.Exponent, Vocab: p.Vocab,
+				Classification: p.Task == TaskClassification, Noise: p.Noise,
+				Dense: p.Format == FormatDense, Seed: p.Seed,
+			})
 		})
-	})
 }
 
 // SparseSpec describes a sparse high-dimensional federated dataset.

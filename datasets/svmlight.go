@@ -24,40 +24,39 @@ const (
 // beyond it the loader asks for sparse storage instead of allocating.
 const maxDenseFloats = 1 << 28
 
+// svmlightParams are the svmlight loader's parameters.
+type svmlightParams struct {
+	Path      string `param:"path,required" doc:"svmlight/libsvm file \x60label [qid:N] idx:val ...\x60 per line; .gz, .bz2, .xz and .zst files are decompressed while reading"`
+	Features  int    `param:"features" min:"0" max:"1073741824" doc:"number of features; 0 = infer from the largest index"`
+	ZeroBased bool   `param:"zero_based" doc:"feature indices start at 0 instead of 1"`
+	Format    string `param:"format" choices:"sparse|dense" doc:"storage: sparse (compressed rows, memory O(nonzeros); O(nnz) gradients) or dense (needed by mlp and quadratic)"`
+	scaling
+	loaderParams
+}
+
 func init() {
-	params := append([]registry.Param{
-		{Name: "path", Type: registry.String, Doc: "svmlight/libsvm file `label [qid:N] idx:val ...` per line; .gz, .bz2, .xz and .zst files are decompressed while reading"},
-		{Name: "features", Type: registry.Int, Default: 0, Min: registry.Bound(0), Max: registry.Bound(core.MaxFeatures),
-			Doc: "number of features; 0 = infer from the largest index"},
-		{Name: "zero_based", Type: registry.Bool, Default: false,
-			Doc: "feature indices start at 0 instead of 1"},
-		{Name: "format", Type: registry.String, Default: FormatSparse, Choices: []string{FormatSparse, FormatDense},
-			Doc: "storage: sparse (compressed rows, memory O(nonzeros); O(nnz) gradients) or dense (needed by mlp and quadratic)"},
-		scaleParam,
-	}, loaderParams()...)
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name:   "svmlight",
-		Doc:    "svmlight/libsvm text file (optionally compressed), stored sparse or dense; qid:N gives the client, else the samples are partitioned",
-		Params: params,
-	}, func(a registry.Args) (*core.Federated, error) {
-		t, err := LoadSVMLight(a.String("path"), a.Int("features"), a.Bool("zero_based"))
-		if err != nil {
-			return nil, err
-		}
-		if a.String("format") == FormatDense {
-			if err := t.densify(); err != nil {
+	registry.Define(registry.Dataset, "svmlight",
+		"svmlight/libsvm text file (optionally compressed), stored sparse or dense; qid:N gives the client, else the samples are partitioned",
+		svmlightParams{Format: FormatSparse, scaling: scaling{Scaling: ScaleNone}, loaderParams: defaultLoaderParams},
+		func(p svmlightParams) (*core.Federated, error) {
+			t, err := LoadSVMLight(p.Path, p.Features, p.ZeroBased)
+			if err != nil {
 				return nil, err
 			}
-		}
-		f, err := t.Federate(optionsFrom(a))
-		if err != nil {
-			return nil, err
-		}
-		if err := Scale(f, a.String("scaling")); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Name, err)
-		}
-		return f, nil
-	})
+			if p.Format == FormatDense {
+				if err := t.densify(); err != nil {
+					return nil, err
+				}
+			}
+			f, err := t.Federate(p.options())
+			if err != nil {
+				return nil, err
+			}
+			if err := Scale(f, p.Scaling); err != nil {
+				return nil, fmt.Errorf("%s: %w", t.Name, err)
+			}
+			return f, nil
+		})
 }
 
 // densify stores the table's data densely, refusing sizes beyond maxDenseFloats.

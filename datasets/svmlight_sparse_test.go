@@ -201,3 +201,23 @@ func TestScalingFittedOnTrainAppliedToTest(t *testing.T) {
 		t.Errorf("standardized training mean %g", s/3)
 	}
 }
+
+// TestHeartScaleIfInstalled reads Debian's liblinear-tools copy of
+// heart_scale when it is installed (270 samples, 13 features, ±1 labels).
+func TestHeartScaleIfInstalled(t *testing.T) {
+	const path = "/usr/share/doc/liblinear-tools/examples/heart_scale"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("liblinear-tools is not installed")
+	}
+	f := build(t, "svmlight", map[string]any{"path": path, "classes": 2, "clients": 5, "scaling": "maxabs"})
+	if f.Samples() != 270 || f.Features != 13 || !f.IsSparse() {
+		t.Fatalf("heart_scale: %d samples, %d features", f.Samples(), f.Features)
+	}
+	for _, d := range f.Train {
+		for _, v := range d.Sparse.Val {
+			if math.Abs(v) > 1 {
+				t.Fatalf("maxabs-scaled value %g", v)
+			}
+		}
+	}
+}

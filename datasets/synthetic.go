@@ -31,49 +31,41 @@ var LowRankPresets = map[string]struct{ Rank, Clients, Samples int }{
 	"IV":  {16, 256, 32},
 }
 
-var variantChoices = []string{"I", "II", "III", "IV", "custom"}
+// syntheticCommon are the parameters the FCO generators share.
+type syntheticCommon struct {
+	Clients     int     `param:"clients" min:"0" doc:"number of clients M; 0 = from variant"`
+	Samples     int     `param:"samples" min:"0" doc:"training samples n_m per client; 0 = from variant"`
+	TestSamples int     `param:"test_samples" min:"0" doc:"test samples per client, drawn from the client's distribution (0 = no test set)"`
+	Scale       float64 `param:"scale" doc:"feature scale (> 0): features are multiplied by it after y is computed, truth weights divided by it"`
+	Seed        int     `param:"seed" min:"0" doc:"random seed (same parameters and seed give bit-identical data)"`
+}
 
-// syntheticParams declares a synthetic dataset's parameters; dimParam is its
-// dimension parameter (dim or size).
-func syntheticParams(sizeName, sizeDoc string, dimParam registry.Param) []registry.Param {
-	return []registry.Param{
-		{Name: "variant", Type: registry.String, Default: "I", Choices: variantChoices,
-			Doc: "paper configuration (I)–(IV), or custom (then " + sizeName + ", clients and samples are required)"},
-		{Name: sizeName, Type: registry.Int, Default: 0, Min: registry.Bound(0),
-			Doc: sizeDoc + "; 0 = from variant"},
-		dimParam,
-		{Name: "clients", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-			Doc: "number of clients M; 0 = from variant"},
-		{Name: "samples", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-			Doc: "training samples n_m per client; 0 = from variant"},
-		{Name: "test_samples", Type: registry.Int, Default: 32, Min: registry.Bound(0),
-			Doc: "test samples per client, drawn from the client's distribution (0 = no test set)"},
-		{Name: "scale", Type: registry.Float, Default: 1.0,
-			Doc: "feature scale (> 0): features are multiplied by it after y is computed, truth weights divided by it"},
-		{Name: "seed", Type: registry.Int, Default: 1, Min: registry.Bound(0),
-			Doc: "random seed (same parameters and seed give bit-identical data)"},
-	}
+// lassoParams are the lasso generator's parameters.
+type lassoParams struct {
+	Variant string `param:"variant" choices:"I|II|III|IV|custom" doc:"paper configuration (I)–(IV), or custom (then support, clients and samples are required)"`
+	Support int    `param:"support" min:"0" doc:"support size d1 (the first d1 true weights are 1, the rest 0); 0 = from variant"`
+	Dim     int    `param:"dim" min:"1" max:"1048576" doc:"feature dimension d = d1 + d0 (up to 2^20; beyond about 2^14 use density < 1 and format = \"sparse\")"`
+	syntheticCommon
+	lassoStorage
+}
+
+// lowRankParams are the low-rank generator's parameters.
+type lowRankParams struct {
+	Variant string `param:"variant" choices:"I|II|III|IV|custom" doc:"paper configuration (I)–(IV), or custom (then rank, clients and samples are required)"`
+	Rank    int    `param:"rank" min:"0" doc:"rank r of the true matrix diag(1,…,1,0,…,0); 0 = from variant"`
+	Size    int    `param:"size" min:"1" doc:"matrix side n_row: X and W are size×size, flattened row-major"`
+	syntheticCommon
 }
 
 func init() {
-	lp := append(syntheticParams("support", "support size d1 (the first d1 true weights are 1, the rest 0)",
-		registry.Param{Name: "dim", Type: registry.Int, Default: 1024, Min: registry.Bound(1), Max: registry.Bound(1 << 20),
-			Doc: "feature dimension d = d1 + d0 (up to 2^20; beyond about 2^14 use density < 1 and format = \"sparse\")"}),
-		lassoSparseParams...)
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name:   "lasso",
-		Doc:    "FCO paper's synthetic federated LASSO: y = 1_{d1}ᵀx + b + ε with client-shifted Gaussian x",
-		Params: lp,
-	}, buildLasso)
-
-	rp := syntheticParams("rank", "rank r of the true matrix diag(1,…,1,0,…,0)",
-		registry.Param{Name: "size", Type: registry.Int, Default: 32, Min: registry.Bound(1),
-			Doc: "matrix side n_row: X and W are size×size, flattened row-major"})
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name:   "lowrank",
-		Doc:    "FCO paper's synthetic low-rank matrix estimation: y = ⟨diag(1_r,0), X⟩ + b + ε with client-shifted Gaussian X",
-		Params: rp,
-	}, buildLowRank)
+	common := syntheticCommon{TestSamples: 32, Scale: 1, Seed: 1}
+	registry.Define(registry.Dataset, "lasso",
+		"FCO paper's synthetic federated LASSO: y = 1_{d1}ᵀx + b + ε with client-shifted Gaussian x",
+		lassoParams{Variant: "I", Dim: 1024, syntheticCommon: common, lassoStorage: lassoStorage{Density: 1, Format: FormatDense}},
+		buildLasso)
+	registry.Define(registry.Dataset, "lowrank",
+		"FCO paper's synthetic low-rank matrix estimation: y = ⟨diag(1_r,0), X⟩ + b + ε with client-shifted Gaussian X",
+		lowRankParams{Variant: "I", Size: 32, syntheticCommon: common}, buildLowRank)
 }
 
 // resolve fills the zero (from-variant) sizes of a synthetic dataset from its
@@ -109,20 +101,20 @@ func resolve(variant, sizeName string, p preset, size, clients, samples int) (pr
 	return out, out == p, nil
 }
 
-func buildLasso(a registry.Args) (*core.Federated, error) {
-	variant, dim := a.String("variant"), a.Int("dim")
+func buildLasso(a lassoParams) (*core.Federated, error) {
+	variant, dim := a.Variant, a.Dim
 	var p preset
 	if lp, ok := LassoPresets[variant]; ok {
 		p = preset{lp.Support, lp.Clients, lp.Samples}
 	}
-	p, exact, err := resolve(variant, "support", p, a.Int("support"), a.Int("clients"), a.Int("samples"))
+	p, exact, err := resolve(variant, "support", p, a.Support, a.Clients, a.Samples)
 	if err != nil {
 		return nil, err
 	}
 	if p.support > dim {
 		return nil, fmt.Errorf("support %d exceeds dim %d", p.support, dim)
 	}
-	scale := a.Float("scale")
+	scale := a.Scale
 	if !(scale > 0) {
 		return nil, fmt.Errorf("scale must be > 0, got %g", scale)
 	}
@@ -138,8 +130,8 @@ func buildLasso(a registry.Args) (*core.Federated, error) {
 		w[i] = 1
 	}
 	spec := ShiftedSpec{Name: name, Weights: w, Clients: p.clients, Samples: p.samples,
-		TestSamples: a.Int("test_samples"), Scale: scale, Seed: a.Int("seed")}
-	if density, format := a.Float("density"), a.String("format"); density < 1 || format != FormatDense {
+		TestSamples: a.TestSamples, Scale: scale, Seed: a.Seed}
+	if density, format := a.Density, a.Format; density < 1 || format != FormatDense {
 		return lassoSparse(spec, density, format)
 	}
 	if err := denseFits(spec); err != nil {
@@ -149,20 +141,20 @@ func buildLasso(a registry.Args) (*core.Federated, error) {
 	return f, f.Check()
 }
 
-func buildLowRank(a registry.Args) (*core.Federated, error) {
-	variant, size := a.String("variant"), a.Int("size")
+func buildLowRank(a lowRankParams) (*core.Federated, error) {
+	variant, size := a.Variant, a.Size
 	var p preset
 	if rp, ok := LowRankPresets[variant]; ok {
 		p = preset{rp.Rank, rp.Clients, rp.Samples}
 	}
-	p, exact, err := resolve(variant, "rank", p, a.Int("rank"), a.Int("clients"), a.Int("samples"))
+	p, exact, err := resolve(variant, "rank", p, a.Rank, a.Clients, a.Samples)
 	if err != nil {
 		return nil, err
 	}
 	if p.support > size {
 		return nil, fmt.Errorf("rank %d exceeds size %d", p.support, size)
 	}
-	scale := a.Float("scale")
+	scale := a.Scale
 	if !(scale > 0) {
 		return nil, fmt.Errorf("scale must be > 0, got %g", scale)
 	}
@@ -178,7 +170,7 @@ func buildLowRank(a registry.Args) (*core.Federated, error) {
 		w[i*size+i] = 1
 	}
 	f, _ := GenerateShifted(ShiftedSpec{Name: name, Weights: w, Clients: p.clients, Samples: p.samples,
-		TestSamples: a.Int("test_samples"), Scale: scale, Seed: a.Int("seed"), Shape: [2]int{size, size}})
+		TestSamples: a.TestSamples, Scale: scale, Seed: a.Seed, Shape: [2]int{size, size}})
 	return f, f.Check()
 }
 

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"runtime"
 
 	"github.com/fedlab/fedlab/core"
@@ -23,6 +24,11 @@ type Options struct {
 	// an error, no further run is started; the runs already running finish
 	// (Done is still called for them) and Execute returns the first error.
 	Done func(i int, r Run) error
+	// Context, if set, interrupts the execution when it is done: no
+	// further run starts, the running ones stop at their next round
+	// boundary with status core.Interrupted (Done is still called for
+	// them), and Execute returns context.Cause.
+	Context context.Context
 }
 
 // Execute runs the jobs and returns their runs in the order of the jobs.
@@ -58,19 +64,28 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 	for range par {
 		go func() {
 			for i := range todo {
-				out <- ended{i, execute(&jobs[i], i, workers, prog)}
+				out <- ended{i, execute(opts.Context, &jobs[i], i, workers, prog)}
 			}
 		}()
 	}
 	defer close(todo)
 	next, running := 0, 0
 	var stop error
+	var done <-chan struct{}
+	if opts.Context != nil {
+		done = opts.Context.Done()
+	}
 	for (next < len(jobs) && stop == nil) || running > 0 {
 		var send chan int
 		if next < len(jobs) && stop == nil {
 			send = todo
 		}
 		select {
+		case <-done:
+			if stop == nil {
+				stop = context.Cause(opts.Context)
+			}
+			done = nil
 		case send <- next:
 			if prog != nil {
 				prog.runStarted()
@@ -95,8 +110,9 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 
 // execute runs job j (index i) with the given number of client workers:
 // a fresh algorithm built from the job's validated parameters, or the
-// job's pipeline.
-func execute(j *Job, i, workers int, prog *Progress) *core.Result {
+// job's pipeline. A run (not a pipeline) stops at a round boundary when
+// ctx (if not nil) is done.
+func execute(ctx context.Context, j *Job, i, workers int, prog *Progress) *core.Result {
 	var progress func(done, total int)
 	if prog != nil {
 		progress = func(done, total int) { prog.round(i, done, total) }
@@ -109,6 +125,9 @@ func execute(j *Job, i, workers int, prog *Progress) *core.Result {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
 	s := j.Settings
-	s.Seed, s.Run, s.Workers, s.Progress = j.Seed, 0, workers, progress
+	s.Seed, s.Run, s.Workers, s.Progress = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)), progress // more workers than clients would idle
+	if ctx != nil {
+		s.Interrupt = func() bool { return ctx.Err() != nil }
+	}
 	return core.Run(j.Problem, alg, s, j.Metrics)
 }

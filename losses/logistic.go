@@ -140,21 +140,17 @@ func (e *logisticEval) rows(wk []float64, b float64, d *core.Data, idx []int, gk
 // Support touches the kernel entries of the rows' features and the bias.
 func (e *logisticEval) Support(d *core.Data, idx []int, g *core.Indexed) { e.support(d, idx, g) }
 
-// EvalSparse returns the mean loss over the rows idx of sparse d and writes
-// its gradient into g on g's touched coordinates, in O(nonzeros of the rows).
-func (e *logisticEval) EvalSparse(w []float64, d *core.Data, idx []int, g *core.Indexed) float64 {
-	e.clearTouched(w, d, e.features, g)
+// EvalSparse returns the mean loss over the rows idx of sparse d at the
+// model values g.At and writes its gradient into g.Val, in O(nonzeros of
+// the rows).
+func (e *logisticEval) EvalSparse(d *core.Data, idx []int, g *core.Indexed) float64 {
 	n := rows(d, idx)
 	if n == 0 {
+		clear(g.Val)
 		return 0
 	}
-	wk, b := e.params(w)
 	inv := 1 / float64(n)
-	sum, gb := e.rows(wk, b, d, idx, e.kernel.Of(g.Val), inv)
-	if e.hasBias {
-		e.bias.Of(g.Val)[0] = gb
-	}
-	return sum * inv
+	return e.linearSparse(d, idx, g, inv, sampleLoss) * inv
 }
 
 // Accuracy returns the fraction of rows of d whose predicted class (positive

@@ -158,17 +158,20 @@ func addRow(dst []float64, a float64, d *core.Data, i int) {
 	floats.AddScaled(dst, a, d.Row(i))
 }
 
-// support touches in g the kernel entries (cols per feature) of the
-// nonzero features of rows idx of sparse d, and the bias.
+// support touches in g the kernel entries (Cols per feature, consecutive
+// slots) of the nonzero features of rows idx of sparse d, recording each
+// nonzero's first slot in g.Ref, and then the bias.
 func (m *model) support(d *core.Data, idx []int, g *core.Indexed) {
 	cols, off := m.kernel.Cols, m.kernel.Offset
 	for k := range rows(d, idx) {
 		ind, _ := d.Sparse.Row(row(idx, k))
 		for _, j := range ind {
 			base := off + int(j)*cols
-			for c := range cols {
+			s := g.Touch(base)
+			for c := 1; c < cols; c++ {
 				g.Touch(base + c)
 			}
+			g.Ref = append(g.Ref, int32(s))
 		}
 	}
 	if m.hasBias {
@@ -178,14 +181,48 @@ func (m *model) support(d *core.Data, idx []int, g *core.Indexed) {
 	}
 }
 
-// clearTouched zeroes g on its touched coordinates and checks the
-// arguments of EvalSparse.
-func (m *model) clearTouched(w []float64, d *core.Data, features int, g *core.Indexed) {
-	m.check(w, d, features, g.Val)
+// biasSlot returns the slot of the first bias coordinate in g (−1 without
+// a bias); the bias coordinates occupy consecutive slots.
+func (m *model) biasSlot(g *core.Indexed) int {
+	if !m.hasBias {
+		return -1
+	}
+	return g.Slot(m.bias.Offset)
+}
+
+// linearSparse evaluates a loss of the margin zᵢ = xᵢᵀw + b on rows idx of
+// sparse d at the model values g.At: it returns Σᵢ ℓ(zᵢ, yᵢ) and writes
+// scale·Σᵢ ℓ'(zᵢ, yᵢ)·xᵢ into g.Val (and scale·Σᵢ ℓ' at the bias), where
+// f returns ℓ and ℓ'. Single-column kernels only.
+func (m *model) linearSparse(d *core.Data, idx []int, g *core.Indexed, scale float64, f func(z, y float64) (float64, float64)) float64 {
 	if d.Sparse == nil {
 		panic(fmt.Sprintf("losses: %s: EvalSparse needs sparse data", m.loss))
 	}
-	for _, j := range g.Idx {
-		g.Val[j] = 0
+	clear(g.Val)
+	bs, b := m.biasSlot(g), 0.0
+	if bs >= 0 {
+		b = g.At[bs]
 	}
+	sum, gb, pos := 0.0, 0.0, 0
+	for k := range rows(d, idx) {
+		i := row(idx, k)
+		_, val := d.Sparse.Row(i)
+		refs := g.Ref[pos : pos+len(val)]
+		pos += len(val)
+		z := 0.0
+		for t, s := range refs {
+			z += val[t] * g.At[s]
+		}
+		l, dz := f(z+b, d.Y[i])
+		sum += l
+		a := scale * dz
+		for t, s := range refs {
+			g.Val[s] += a * val[t]
+		}
+		gb += a
+	}
+	if bs >= 0 {
+		g.Val[bs] = gb
+	}
+	return sum
 }

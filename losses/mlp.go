@@ -11,22 +11,24 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// mlpParams are the MLP's parameters.
+type mlpParams struct {
+	Hidden []float64 `param:"hidden" min:"1" doc:"widths of the hidden layers (positive integers); {} is multinomial logistic regression"`
+}
+
 func init() {
-	registry.Register[core.Loss](registry.Loss, registry.Spec{
-		Name: "mlp",
-		Doc:  "multilayer perceptron classifier: ReLU hidden layers, softmax cross-entropy output; per-layer kernel (regularized) and bias blocks",
-		Params: []registry.Param{{Name: "hidden", Type: registry.Floats, Default: []float64{200, 200}, Min: registry.Bound(1),
-			Doc: "widths of the hidden layers (positive integers); {} is multinomial logistic regression"}},
-	}, func(a registry.Args) (core.Loss, error) {
-		var hidden []int
-		for _, h := range a.Floats("hidden") {
-			if h != math.Trunc(h) || h > 1<<20 {
-				return nil, fmt.Errorf("parameter \"hidden\": widths must be integers in 1..%d, got %g", 1<<20, h)
+	registry.Define(registry.Loss, "mlp",
+		"multilayer perceptron classifier: ReLU hidden layers, softmax cross-entropy output; per-layer kernel (regularized) and bias blocks",
+		mlpParams{Hidden: []float64{200, 200}}, func(p mlpParams) (core.Loss, error) {
+			var hidden []int
+			for _, h := range p.Hidden {
+				if h != math.Trunc(h) || h > 1<<20 {
+					return nil, fmt.Errorf("parameter \"hidden\": widths must be integers in 1..%d, got %g", 1<<20, h)
+				}
+				hidden = append(hidden, int(h))
 			}
-			hidden = append(hidden, int(h))
-		}
-		return MLP{Hidden: hidden}, nil
-	})
+			return MLP{Hidden: hidden}, nil
+		})
 }
 
 // MLP is a multilayer perceptron classifier with ReLU hidden layers and a

@@ -277,16 +277,57 @@ func (e *multinomialEval) sparseRows(w []float64, d *core.Data, idx []int, gk, g
 // the bias.
 func (e *multinomialEval) Support(d *core.Data, idx []int, g *core.Indexed) { e.support(d, idx, g) }
 
-// EvalSparse returns the mean loss over the rows idx of sparse d and writes
-// its gradient into g on g's touched coordinates, in O(K · nonzeros).
-func (e *multinomialEval) EvalSparse(w []float64, d *core.Data, idx []int, g *core.Indexed) float64 {
-	e.clearTouched(w, d, e.features, g)
-	if rows(d, idx) == 0 {
+// EvalSparse returns the mean loss over the rows idx of sparse d at the
+// model values g.At and writes its gradient into g.Val, in O(K · nonzeros).
+func (e *multinomialEval) EvalSparse(d *core.Data, idx []int, g *core.Indexed) float64 {
+	if d.Sparse == nil {
+		panic("losses: multinomial: EvalSparse needs sparse data")
+	}
+	clear(g.Val)
+	n := rows(d, idx)
+	if n == 0 {
 		return 0
 	}
-	var gb []float64
-	if e.hasBias {
-		gb = e.bias.Of(g.Val)
+	K := e.classes
+	e.z = grow(e.z, K)
+	z := e.z
+	bs := e.biasSlot(g)
+	inv := 1 / float64(n)
+	sum, pos := 0.0, 0
+	for r := range n {
+		i := row(idx, r)
+		c := e.label(d.Y[i])
+		_, val := d.Sparse.Row(i)
+		refs := g.Ref[pos : pos+len(val)]
+		pos += len(val)
+		if bs >= 0 {
+			copy(z, g.At[bs:bs+K])
+		} else {
+			clear(z)
+		}
+		for t, s := range refs {
+			floats.AddScaled(z, val[t], g.At[s:int(s)+K])
+		}
+		zmax := floats.Max(z)
+		se := 0.0
+		for _, v := range z {
+			se += math.Exp(v - zmax)
+		}
+		lse := zmax + math.Log(se)
+		sum += lse - z[c]
+		for k, v := range z {
+			p := math.Exp(v - lse)
+			if k == c {
+				p -= 1
+			}
+			z[k] = p * inv
+		}
+		if bs >= 0 {
+			floats.Add(g.Val[bs:bs+K], z)
+		}
+		for t, s := range refs {
+			floats.AddScaled(g.Val[s:int(s)+K], val[t], z)
+		}
 	}
-	return e.sparseRows(w, d, idx, e.kernel.Of(g.Val), gb)
+	return sum * inv
 }

@@ -7,21 +7,19 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// nonconvexLogisticParams are the non-convex logistic loss's parameters.
+type nonconvexLogisticParams struct {
+	Alpha     float64 `param:"alpha" min:"0" doc:"α: curvature of the penalty (the paper uses 1)"`
+	Beta      float64 `param:"beta" min:"0" doc:"β: weight of the penalty (the paper uses 0.1)"`
+	Intercept bool    `param:"intercept" doc:"fit an unpenalized intercept b (the paper's data carry a constant feature instead)"`
+}
+
 func init() {
-	registry.Register[core.Loss](registry.Loss, registry.Spec{
-		Name: "nonconvex_logistic",
-		Doc:  "logistic loss plus the non-convex penalty Σ_d β·α·w_d²/(1 + α·w_d²) (FedPD paper, eq. 121)",
-		Params: []registry.Param{
-			{Name: "alpha", Type: registry.Float, Default: 1.0, Min: registry.Bound(0),
-				Doc: "α: curvature of the penalty (the paper uses 1)"},
-			{Name: "beta", Type: registry.Float, Default: 0.1, Min: registry.Bound(0),
-				Doc: "β: weight of the penalty (the paper uses 0.1)"},
-			{Name: "intercept", Type: registry.Bool, Default: false,
-				Doc: "fit an unpenalized intercept b (the paper's data carry a constant feature instead)"},
-		},
-	}, func(a registry.Args) (core.Loss, error) {
-		return NonconvexLogistic{Alpha: a.Float("alpha"), Beta: a.Float("beta"), Intercept: a.Bool("intercept")}, nil
-	})
+	registry.Define(registry.Loss, "nonconvex_logistic",
+		"logistic loss plus the non-convex penalty Σ_d β·α·w_d²/(1 + α·w_d²) (FedPD paper, eq. 121)",
+		nonconvexLogisticParams{Alpha: 1, Beta: 0.1}, func(p nonconvexLogisticParams) (core.Loss, error) {
+			return NonconvexLogistic{Alpha: p.Alpha, Beta: p.Beta, Intercept: p.Intercept}, nil
+		})
 }
 
 // NonconvexLogistic is the non-convex penalized logistic regression of the

@@ -8,10 +8,9 @@ import (
 )
 
 func init() {
-	registry.Register[core.Loss](registry.Loss, registry.Spec{
-		Name: "quadratic",
-		Doc:  "per-sample quadratic (y/2)·‖w − x‖²: the label y is the curvature (any sign), the features x the center",
-	}, func(registry.Args) (core.Loss, error) { return Quadratic{}, nil })
+	registry.Define(registry.Loss, "quadratic",
+		"per-sample quadratic (y/2)·‖w − x‖²: the label y is the curvature (any sign), the features x the center",
+		struct{}{}, func(struct{}) (core.Loss, error) { return Quadratic{}, nil })
 }
 
 // Quadratic is the per-sample quadratic

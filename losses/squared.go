@@ -153,21 +153,18 @@ func (e *squaredEval) rows(wk []float64, b float64, d *core.Data, idx []int, gk 
 // Support touches the kernel entries of the rows' features and the bias.
 func (e *squaredEval) Support(d *core.Data, idx []int, g *core.Indexed) { e.support(d, idx, g) }
 
-// EvalSparse returns the mean loss over the rows idx of sparse d and writes
-// its gradient into g on g's touched coordinates, in O(nonzeros of the rows).
-func (e *squaredEval) EvalSparse(w []float64, d *core.Data, idx []int, g *core.Indexed) float64 {
-	e.clearTouched(w, d, e.features, g)
+// EvalSparse returns the mean loss over the rows idx of sparse d at the
+// model values g.At and writes its gradient into g.Val, in O(nonzeros of
+// the rows).
+func (e *squaredEval) EvalSparse(d *core.Data, idx []int, g *core.Indexed) float64 {
 	n := rows(d, idx)
 	if n == 0 {
+		clear(g.Val)
 		return 0
 	}
-	b := 0.0
-	if e.hasBias {
-		b = e.bias.Of(w)[0]
-	}
-	sum, gb := e.rows(e.kernel.Of(w), b, d, idx, e.kernel.Of(g.Val), 2*e.c/float64(n))
-	if e.hasBias {
-		e.bias.Of(g.Val)[0] = gb
-	}
+	sum := e.linearSparse(d, idx, g, 2*e.c/float64(n), func(z, y float64) (float64, float64) {
+		r := z - y
+		return r * r, r
+	})
 	return e.c * sum / float64(n)
 }

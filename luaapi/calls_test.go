@@ -18,11 +18,13 @@ var callScripts = map[string]string{
 		"grid = { eta_c = { 0.1 } }, select = { metric = 'test_objective', mode = 'min' }, %s }",
 	"fedlab.sweep select": "fedlab.sweep{ problem = problem, algorithms = { fedlab.algo.test_gd{} }, rounds = 1, local_steps = 1, metrics = { 'test_objective' }, " +
 		"grid = { eta_c = { 0.1 } }, select = { metric = 'test_objective', mode = 'min', %s } }",
-	"fedlab.stages":       "fedlab.stages{ problem = problem, local_steps = 1, metrics = { 'test_objective' }, { algo = fedlab.algo.test_gd{}, rounds = 1 }, %s }",
-	"fedlab.stages stage": "fedlab.stages{ problem = problem, local_steps = 1, metrics = { 'test_objective' }, { algo = fedlab.algo.test_gd{}, rounds = 1, %s } }",
-	"fedlab.table":        "fedlab.table(run, { %s })",
-	"fedlab.sweep_table":  "fedlab.sweep_table(sweep, { %s })",
-	"fedlab.plot":         "fedlab.plot(run, { metric = 'test_objective', %s })",
+	"fedlab.stages":        "fedlab.stages{ problem = problem, local_steps = 1, metrics = { 'test_objective' }, { algo = fedlab.algo.test_gd{}, rounds = 1 }, %s }",
+	"fedlab.stages stage":  "fedlab.stages{ problem = problem, local_steps = 1, metrics = { 'test_objective' }, { algo = fedlab.algo.test_gd{}, rounds = 1, %s } }",
+	"fedlab.table":         "fedlab.table(run, { %s })",
+	"fedlab.sweep_table":   "fedlab.sweep_table(sweep, { %s })",
+	"fedlab.plot":          "fedlab.plot(run, { metric = 'test_objective', %s })",
+	"fedlab.xyplot":        "fedlab.xyplot{ file = 'x', series = {}, %s }",
+	"fedlab.xyplot series": "fedlab.xyplot{ file = 'x', series = { { label = 'a', x = { 1 }, y = { 2 }, %s } } }",
 }
 
 // Every call table rejects a misspelled key with the script line, the

@@ -72,7 +72,7 @@ func asComponent(v lua.LValue, kind registry.Kind, what string) (*component, err
 			return c, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: expected a %s (from fedlab.%s.*), got %s", what, kind, Namespace(kind), typeText(v))
+	return nil, fmt.Errorf("%s: expected %s (from fedlab.%s.*), got %s", what, article(string(kind)), Namespace(kind), typeText(v))
 }
 
 // Namespace returns the field of the Lua table `fedlab` that holds the

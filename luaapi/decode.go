@@ -38,8 +38,11 @@ func integer(v lua.LValue, lo int, what string) (int, error) {
 		return 0, fmt.Errorf("%s: expected an integer, got %s", what, typeText(v))
 	}
 	f := float64(x)
-	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("%s: expected an integer, got %g", what, f)
+	}
+	if math.Abs(f) > 1<<53 {
+		return 0, fmt.Errorf("%s: expected an integer, got %g, which is too large (integers lie within ±2^53)", what, f)
 	}
 	if int(f) < lo {
 		return 0, fmt.Errorf("%s: expected an integer ≥ %d, got %g", what, lo, f)

@@ -16,6 +16,7 @@ func (in *interp) install() {
 		"sweep":       in.fnSweep,
 		"sweep_table": in.fnSweepTable,
 		"plot":        in.fnPlot,
+		"xyplot":      in.fnXYPlot,
 		"optimum":     in.fnOptimum,
 		"info":        in.fnInfo,
 		"table":       in.fnTable,

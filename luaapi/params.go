@@ -111,7 +111,7 @@ func paramValue(spec *registry.Spec, p registry.Param, v lua.LValue) (any, error
 		}
 		if c, ok := x.Value.(*component); ok && p.Type == registry.Component {
 			if c.spec.Kind != p.Kind {
-				return nil, fmt.Errorf("%s: expected a %s (from fedlab.%s.*) or its name, got %s", what, p.Kind, Namespace(p.Kind), c.spec.Title())
+				return nil, fmt.Errorf("%s: expected %s (from fedlab.%s.*) or its name, got %s", what, article(string(p.Kind)), Namespace(p.Kind), c.spec.Title())
 			}
 			return c.value, nil
 		}

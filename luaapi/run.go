@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -36,6 +37,10 @@ type Options struct {
 	// Args are the script's arguments, fedlab.args in Lua (fedlab run
 	// --set key=value; see ParseSet).
 	Args map[string]any
+	// Context, if set, interrupts the script when done (see rundir.Options.Context and sandbox.go).
+	Context context.Context
+	// MaxMemory is the memory ceiling in bytes (0: the memory available; see sandbox.go).
+	MaxMemory uint64
 }
 
 // interp is the state of one script.
@@ -49,6 +54,10 @@ type interp struct {
 	stop    error                           // a shard's stop, raised again by every later call
 	// scriptDir is the script's directory: relative input paths resolve against it
 	scriptDir string
+	guard     *guard // interruption and memory ceiling (sandbox.go)
+	// raisedAt is where error() raised each non-string error value (sandbox.go)
+	raisedAt map[lua.LValue]string
+	threads  []*lua.LState // idle threads of pcall (sandbox.go)
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and
@@ -68,9 +77,11 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
+	g := newGuard(opts)
+	defer g.stop()
 	sum := sha256.Sum256(src)
 	dopts := rundir.Options{Script: rundir.Script{Path: path, SHA256: hex.EncodeToString(sum[:])},
-		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers}
+		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers, Context: g.ctx}
 	if !opts.Quiet {
 		dopts.Progress, dopts.Interactive = opts.Stderr, isTerminal(opts.Stderr)
 	}
@@ -78,12 +89,14 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), builder: plan.NewBuilder(),
+	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), builder: plan.NewBuilder(), guard: g,
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
 	in.builder.Inputs = inputArgs
+	in.builder.CheckData = in.checkData
 	defer in.L.Close()
 	in.install()
-	runErr := in.run(filepath.Base(path), src)
+	in.confine()
+	runErr := g.interruption(filepath.Base(path), in.run(filepath.Base(path), src))
 	summary, err := dir.Finish(runErr)
 	return summary, errors.Join(runErr, err)
 }
@@ -101,7 +114,7 @@ func (in *interp) run(name string, src []byte) error {
 		return in.stop
 	}
 	if err != nil {
-		return runtimeError(name, err)
+		return runtimeError(name, in.errorObject(err))
 	}
 	return nil
 }

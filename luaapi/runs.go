@@ -63,14 +63,8 @@ func (in *interp) algorithmsAndSeeds(f *fields) ([]*component, []uint64) {
 	return algos, readSeeds(f)
 }
 
-// readSeeds reads the key seeds (nil if absent: the plan's default, seed 1).
-func readSeeds(f *fields) []uint64 {
-	var seeds []uint64
-	for _, s := range f.integers("seeds", 0) {
-		seeds = append(seeds, uint64(s))
-	}
-	return seeds
-}
+// readSeeds reads the key seeds (see seedList).
+func readSeeds(f *fields) []uint64 { return seedList(f) }
 
 // call is what the runs of one fedlab.run, fedlab.compare or fedlab.sweep
 // call share, decoded: the plan values, Lua functions tabulated for the
@@ -99,6 +93,9 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	}
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.fn(), err)
+	}
+	if err := in.checkSettings(f.fn(), s, max(len(metricValues), 1)); err != nil {
+		return nil, err
 	}
 	c := &call{fn: f.fn(), where: in.where(), name: name, problem: p, settings: s}
 	if c.plan, err = in.planProblem(p, s.Rounds); err != nil {
@@ -146,6 +143,9 @@ func (in *interp) compare(c *call, algos []*component, seeds []uint64) ([]experi
 
 // execute runs the jobs of a call (named name, if not "") in the run directory.
 func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
+	if err := in.statesFit(fn, jobs); err != nil {
+		return nil, err
+	}
 	in.dir.NameNextCall(name)
 	runs, err := in.dir.Execute(fn, where, rules, jobs)
 	if err != nil {

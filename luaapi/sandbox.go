@@ -1,14 +1,19 @@
 package luaapi
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
-	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/rundir"
 
 	lua "github.com/yuin/gopher-lua"
@@ -123,29 +128,224 @@ func insideAfterLinks(base, target string) error {
 	}
 }
 
-// inputArgs returns the arguments of a dataset with its relative input
-// paths (String parameters named path or dir, or ending in _path or _dir)
-// joined to dir, the script's directory: a script finds its data files
-// next to it wherever it is run from. The identity of runs keeps the paths
-// as written. Other components' arguments are returned unchanged.
-func inputArgs(spec *registry.Spec, raw map[string]any, dir string) map[string]any {
-	if spec.Kind != registry.Dataset || dir == "" {
-		return raw
+// guard bounds a script: its context ends on a signal or a time limit
+// (Options.Context) or when the process's heap passes the memory ceiling.
+type guard struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	budget budget.Budget // data and state estimates are checked against it
+	done   chan struct{}
+}
+
+// MemoryCeiling is the cause of a script stopped by the memory ceiling.
+type MemoryCeiling struct {
+	Used   uint64
+	Budget budget.Budget
+}
+
+// Error says what happened and what to do.
+func (e *MemoryCeiling) Error() string {
+	return fmt.Sprintf("memory ceiling reached: the process holds %s, more than the ceiling of %s (%s): a string or table that grows without bound, or data too large (--max-memory sets the ceiling)",
+		budget.Format(e.Used), budget.Format(e.Budget.Limit), e.Budget.Source)
+}
+
+// memoryCheck is how often the guard measures the heap.
+const memoryCheck = 10 * time.Millisecond
+
+// newGuard starts the guard of a script. The memory ceiling is
+// Options.MaxMemory, or half the memory available (a doubling string
+// needs twice its size at once, and the process is not alone).
+func newGuard(opts Options) *guard {
+	parent := opts.Context
+	if parent == nil {
+		parent = context.Background()
 	}
-	var out map[string]any
-	for _, p := range spec.Params {
-		s, ok := raw[p.Name].(string)
-		input := p.Name == "path" || p.Name == "dir" || strings.HasSuffix(p.Name, "_path") || strings.HasSuffix(p.Name, "_dir")
-		if !ok || !input || s == "" || filepath.IsAbs(s) {
+	g := &guard{budget: budget.New(opts.MaxMemory), done: make(chan struct{})}
+	if opts.MaxMemory == 0 && g.budget.Limit > 0 {
+		g.budget.Limit /= 2
+		g.budget.Source = "half the available memory"
+	}
+	g.ctx, g.cancel = context.WithCancelCause(parent)
+	if g.budget.Limit > 0 {
+		go g.watch()
+	}
+	return g
+}
+
+// watch cancels the context when the live heap passes the ceiling.
+func (g *guard) watch() {
+	tick := time.NewTicker(memoryCheck)
+	defer tick.Stop()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	for {
+		select {
+		case <-g.done:
+			return
+		case <-g.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Uint64() <= g.budget.Limit {
 			continue
 		}
-		if out == nil {
-			out = maps.Clone(raw)
+		runtime.GC() // count live data only
+		metrics.Read(sample)
+		if used := sample[0].Value.Uint64(); used > g.budget.Limit {
+			g.cancel(&MemoryCeiling{Used: used, Budget: g.budget})
+			runtime.GC()
+			return
 		}
-		out[p.Name] = filepath.Join(dir, s)
 	}
-	if out == nil {
-		return raw
+}
+
+// stop ends the guard.
+func (g *guard) stop() {
+	close(g.done)
+	g.cancel(nil)
+}
+
+// interruption turns the error of a script whose context ended into a
+// *rundir.Interrupted naming the script line it stopped at.
+func (g *guard) interruption(name string, err error) error {
+	if g.ctx.Err() == nil {
+		return err
 	}
-	return out
+	var intr *rundir.Interrupted
+	if errors.As(err, &intr) {
+		return err
+	}
+	where := name
+	if err != nil {
+		if m := regexp.MustCompile(`^` + regexp.QuoteMeta(name) + `:\d+`).FindString(err.Error()); m != "" {
+			where = m
+		}
+	}
+	return &rundir.Interrupted{Where: where, Cause: context.Cause(g.ctx)}
+}
+
+// confine binds the Lua state to the guard: the interpreter checks the
+// context between instructions (a signal, --timeout or the memory ceiling
+// stops `while true do end`), and string.rep refuses results above the
+// ceiling before allocating them.
+func (in *interp) confine() {
+	in.L.SetContext(in.guard.ctx)
+	in.raisedAt = map[lua.LValue]string{}
+	in.L.SetGlobal("pcall", in.L.NewFunction(in.pcall))
+	in.L.SetGlobal("error", in.L.NewFunction(func(L *lua.LState) int {
+		obj, level := L.Get(1), L.OptInt(2, 1)
+		if _, ok := obj.(lua.LString); !ok && level > 0 {
+			in.raisedAt[obj] = L.Where(level)
+		}
+		L.Error(obj, level)
+		return 0
+	}))
+	lim := in.guard.budget
+	str, ok := in.L.GetGlobal("string").(*lua.LTable)
+	if !ok || lim.Limit == 0 {
+		return
+	}
+	rep := str.RawGetString("rep")
+	str.RawSetString("rep", in.L.NewFunction(func(L *lua.LState) int {
+		s, n := L.CheckString(1), float64(L.CheckNumber(2))
+		if need := float64(len(s)) * n; need > float64(lim.Limit) {
+			L.RaiseError("string.rep: the result would take %s, more than the memory ceiling of %s (%s; --max-memory sets it)",
+				budget.Format(uint64(min(need, 1<<63))), budget.Format(lim.Limit), lim.Source)
+		}
+		L.Push(rep)
+		L.Push(lua.LString(s))
+		L.Push(lua.LNumber(n))
+		L.Call(2, 1)
+		return 1
+	}))
+}
+
+// errorObject gives an error whose value is not a string (error({...}))
+// the script line that raised it and a readable rendering of the value;
+// Lua itself reports only "table: 0x…".
+func (in *interp) errorObject(err error) error {
+	var ae *lua.ApiError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	if _, ok := ae.Object.(lua.LString); ok {
+		return err
+	}
+	where := in.raisedAt[ae.Object]
+	return errors.New(where + " error value " + describeValue(ae.Object, 2))
+}
+
+// describeValue renders a Lua value for a message: tables as { k = v, … }
+// (at most 8 entries, depth levels deep), strings quoted.
+func describeValue(v lua.LValue, depth int) string {
+	switch x := v.(type) {
+	case lua.LString:
+		return escape.Quote(string(x), 200)
+	case *lua.LTable:
+		if depth == 0 {
+			return "{…}"
+		}
+		var parts []string
+		x.ForEach(func(k, val lua.LValue) {
+			key := k.String()
+			if _, ok := k.(lua.LString); !ok {
+				key = "[" + describeValue(k, 0) + "]"
+			}
+			parts = append(parts, key+" = "+describeValue(val, depth-1))
+		})
+		slices.Sort(parts) // Lua's order of keys is not fixed
+		if len(parts) > 8 {
+			parts = append(parts[:8], "…")
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return v.String()
+}
+
+// pcall replaces Lua's pcall, working around gopher-lua issue 448: when a
+// function called by its pcall fails, gopher-lua closes the upvalues of
+// every frame on the stack, not only of the frames the error unwinds, so a
+// closure stops seeing later assignments to the caller's locals (`local
+// failed; local function check() return failed end; pcall(error);
+// failed = true` leaves check() returning nil). This pcall runs the
+// function on a separate Lua thread: the error unwinds that thread only,
+// and the caller's upvalues stay open. Results and errors are those of
+// Lua's pcall.
+func (in *interp) pcall(L *lua.LState) int {
+	fn := L.CheckAny(1)
+	if fn.Type() != lua.LTFunction && L.GetMetaField(fn, "__call").Type() != lua.LTFunction {
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a " + fn.Type().String() + " value"))
+		return 2
+	}
+	var co *lua.LState
+	if n := len(in.threads); n > 0 {
+		co, in.threads = in.threads[n-1], in.threads[:n-1]
+	} else {
+		co, _ = L.NewThread() // its context ends with the script's
+	}
+	defer func() { in.threads = append(in.threads, co) }()
+	nargs := L.GetTop() - 1
+	co.SetTop(0)
+	for i := 1; i <= nargs+1; i++ {
+		co.Push(L.Get(i))
+	}
+	if err := co.PCall(nargs, lua.MultRet, nil); err != nil {
+		co.SetTop(0)
+		L.Push(lua.LFalse)
+		var ae *lua.ApiError
+		if errors.As(err, &ae) {
+			L.Push(ae.Object)
+		} else {
+			L.Push(lua.LString(err.Error()))
+		}
+		return 2
+	}
+	n := co.GetTop()
+	L.Push(lua.LTrue)
+	for i := 1; i <= n; i++ {
+		L.Push(co.Get(i))
+	}
+	co.SetTop(0)
+	return n + 1
 }

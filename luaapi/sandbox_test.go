@@ -131,3 +131,63 @@ func TestFreeTextStaysOnItsLineInTheModelFile(t *testing.T) {
 		t.Errorf("model does not read back: %v %v", w, err)
 	}
 }
+
+func TestMemoryCeilingStopsStringAndTableBombs(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"local s = string.rep('x', 2^40)\n", "script.lua:1: string.rep: the result would take 1.0 TiB, more than the memory ceiling of 64.0 MiB (--max-memory"},
+		{"local s = ('ab'):rep(2^50)\n", "script.lua:1: string.rep: the result would take"},
+		{"local s = 'x'\nwhile true do\n  s = s .. s\nend\n", "memory ceiling reached"},
+		{"local t = {}\nlocal i = 0\nwhile true do\n  i = i + 1\n  t[i] = {i, i, i}\nend\n", "memory ceiling reached"},
+	}
+	for _, c := range cases {
+		_, err := sandboxScript(t, c.src, Options{MaxMemory: 64 << 20})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "script.lua:") {
+			t.Errorf("%q: error %q lacks the script line", c.src, err)
+		}
+	}
+	if _, err := sandboxScript(t, "assert(string.rep('ab', 3) == 'ababab')\n", Options{MaxMemory: 64 << 20}); err != nil {
+		t.Errorf("string.rep within the ceiling: %v", err)
+	}
+}
+
+// TestPcallKeepsTheCallersUpvaluesOpen is gopher-lua issue 448: after a
+// failed pcall, a closure no longer saw assignments to the caller's local.
+func TestPcallKeepsTheCallersUpvaluesOpen(t *testing.T) {
+	out, err := script(t, `local failed
+local function check() return failed end
+local ok, msg = pcall(function() error("boom") end)
+failed = true
+print(ok, msg, check())
+print(pcall(function(a, b) return a + b, "x" end, 2, 3))
+print(pcall(42))
+print(select("#", pcall(function() end)))
+local t = setmetatable({}, { __call = function(self, x) return x * 2 end })
+print(pcall(t, 21))
+print(pcall(pcall, error, "inner", 0))
+`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "false\tscript.lua:3: boom\ttrue\ntrue\t5\tx\nfalse\tattempt to call a number value\n1\ntrue\t42\ntrue\tfalse\tinner\n"
+	if out != want {
+		t.Errorf("output\n%q\nwant\n%q", out, want)
+	}
+}
+
+func TestErrorWithATableKeepsTheLine(t *testing.T) {
+	mustFail(t, "local x = 1\n\nerror({ code = 42 })\n", "script.lua:3: error value { code = 42 }")
+	mustFail(t, "local f = function() error({ 1 }, 2) end\nf()\n", "script.lua:2: error value { [1] = 1 }")
+	out, err := script(t, "local ok, e = pcall(error, { code = 7 })\nprint(ok, e.code)\n", Options{})
+	if err != nil || out != "false\t7\n" {
+		t.Errorf("a caught error table: %q %v", out, err)
+	}
+}
+
+func TestSeedsMustBeDistinctAndGiven(t *testing.T) {
+	run := problemSrc + "fedlab.compare{ problem = problem, algorithms = { fedlab.algo.test_gd{} }, rounds = 1, local_steps = 1, metrics = {\"test_objective\"}, seeds = SEEDS }\n"
+	mustFail(t, strings.Replace(run, "SEEDS", "{ 1, 2, 1 }", 1), "script.lua:3: ", `key "seeds": seed 1 appears twice (elements 1 and 3)`)
+	mustFail(t, strings.Replace(run, "SEEDS", "{}", 1), "script.lua:3: ", `key "seeds": the list is empty`)
+}

@@ -33,6 +33,9 @@ func (*luaSchedule) pending()       {}
 // returns the values. Errors carry the script position of the failure (or
 // of the function, if it returned a non-number).
 func (s *luaSchedule) tabulate(in *interp, rounds int) (sched.Table, error) {
+	if err := in.tableFits(s, rounds); err != nil {
+		return nil, err
+	}
 	t := make(sched.Table, max(rounds, 1))
 	for r := range t {
 		if err := in.L.CallByParam(lua.P{Fn: s.fn, NRet: 1, Protect: true}, lua.LNumber(r)); err != nil {
@@ -44,6 +47,10 @@ func (s *luaSchedule) tabulate(in *interp, rounds int) (sched.Table, error) {
 		if !ok {
 			return nil, located{fmt.Sprintf("%s:%d: %s: parameter %q: the function returned %s at round %d, expected a number",
 				s.fn.Proto.SourceName, s.fn.Proto.LineDefined, s.title, s.param, typeText(v), r)}
+		}
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, located{fmt.Sprintf("%s:%d: %s: parameter %q: the function returned %g at round %d, expected a finite number",
+				s.fn.Proto.SourceName, s.fn.Proto.LineDefined, s.title, s.param, f, r)}
 		}
 		t[r] = float64(x)
 	}

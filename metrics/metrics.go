@@ -23,16 +23,23 @@ func (m Func) Name() string { return m.Label }
 // Eval calls F.
 func (m Func) Eval(e *core.Eval) float64 { return m.F(e) }
 
-var thresholdParam = registry.Param{Name: "threshold", Type: registry.Float, Default: 1e-2, Min: registry.Bound(0),
-	Doc: "a weight (or singular value) counts as nonzero if its magnitude exceeds this"}
-
-func register(name, doc string, params []registry.Param, build func(a registry.Args) func(e *core.Eval) float64) {
-	registry.Register[core.Metric](registry.Metric, registry.Spec{Name: name, Doc: doc, Params: params},
-		func(a registry.Args) (core.Metric, error) { return Func{Label: name, F: build(a)}, nil })
+// threshold is the magnitude above which a weight counts as nonzero.
+type threshold struct {
+	Threshold float64 `param:"threshold" min:"0" doc:"a weight (or singular value) counts as nonzero if its magnitude exceeds this"`
 }
 
+// thresholded registers a metric of the weights above a threshold.
+func thresholded(name, doc string, f func(e *core.Eval, t float64) float64) {
+	registry.Define(registry.Metric, name, doc, threshold{Threshold: 1e-2}, func(p threshold) (core.Metric, error) {
+		return Func{Label: name, F: func(e *core.Eval) float64 { return f(e, p.Threshold) }}, nil
+	})
+}
+
+// simple registers a metric without parameters.
 func simple(name, doc string, f func(e *core.Eval) float64) {
-	register(name, doc, nil, func(registry.Args) func(e *core.Eval) float64 { return f })
+	registry.Define(registry.Metric, name, doc, struct{}{}, func(struct{}) (core.Metric, error) {
+		return Func{Label: name, F: f}, nil
+	})
 }
 
 func init() {
@@ -59,10 +66,7 @@ func init() {
 		func(e *core.Eval) float64 { return float64(e.CommRounds) })
 	simple("samples", "cumulative samples whose gradient clients evaluated", func(e *core.Eval) float64 { return float64(e.Samples) })
 	support := func(name, doc string, pick func(s supportCounts) float64) {
-		register(name, doc, []registry.Param{thresholdParam}, func(a registry.Args) func(e *core.Eval) float64 {
-			t := a.Float("threshold")
-			return func(e *core.Eval) float64 { return pick(countSupport(e, t)) }
-		})
+		thresholded(name, doc, func(e *core.Eval, t float64) float64 { return pick(countSupport(e, t)) })
 	}
 	support("precision", "support precision |Ŝ ∩ S| / |Ŝ| against the ground truth's support", supportCounts.precision)
 	support("recall", "support recall |Ŝ ∩ S| / |S| against the ground truth's support", supportCounts.recall)
@@ -71,11 +75,7 @@ func init() {
 		func(s supportCounts) float64 { return float64(s.found) / float64(s.dim) })
 	support("nnz", "number of regularized weights with magnitude above the threshold",
 		func(s supportCounts) float64 { return float64(s.found) })
-	register("rank", "number of singular values of the weight matrix above the threshold",
-		[]registry.Param{thresholdParam}, func(a registry.Args) func(e *core.Eval) float64 {
-			t := a.Float("threshold")
-			return func(e *core.Eval) float64 { return rank(e, t) }
-		})
+	thresholded("rank", "number of singular values of the weight matrix above the threshold", rank)
 }
 
 func accuracy(e *core.Eval, test bool) float64 {

@@ -146,3 +146,30 @@ func TestGossipCountsThroughAPipeline(t *testing.T) {
 		t.Errorf("columns %v lack the per-node extremes", res.Metrics)
 	}
 }
+
+// A pipeline mixing a decentralized stage with a server stage keeps the
+// per-node columns; the server stage, with one model, leaves them NaN.
+func TestMixedNodeAndServerStages(t *testing.T) {
+	prob := testProblem(t, 0.05)
+	s := settings
+	s.ClientsPerRound = 0
+	pl := newPipeline(t, Spec{Problem: prob, Settings: s, Metrics: testMetrics(t)[:1],
+		Stages: []Stage{{Algorithm: "dfedda", Params: map[string]any{"topology": "chain"}, Rounds: 4},
+			{Algorithm: "fedmid", Params: map[string]any{"eta_c": 0.001}, Rounds: 4}}})
+	res := pl.Run(1, 0, 0, nil)
+	if res.Status != core.Done {
+		t.Fatal(res.Err)
+	}
+	if !slices.Equal(res.Metrics, []string{StageMetric, "l2_error", "l2_error_min", "l2_error_max"}) {
+		t.Fatalf("columns %v", res.Metrics)
+	}
+	for _, r := range res.Records {
+		v := r.Values
+		switch node := math.IsNaN(v[2]) || math.IsNaN(v[3]); {
+		case v[0] == 1 && (node || v[2] > v[1] || v[3] < v[1]):
+			t.Errorf("round %d (dfedda): mean %g outside [min %g, max %g]", r.Round, v[1], v[2], v[3])
+		case v[0] == 2 && (!node || math.IsNaN(v[1])):
+			t.Errorf("round %d (fedmid): %v, want the mean and NaN extremes", r.Round, v)
+		}
+	}
+}

@@ -20,6 +20,10 @@ type Builder struct {
 	// Inputs, if set, rewrites a dataset's raw parameters before it is
 	// built: relative input paths resolved against dir (Component.Dir).
 	Inputs func(spec *registry.Spec, raw map[string]any, dir string) map[string]any
+	// CheckData, if set, is called with a dataset's arguments before it
+	// is built: an error (e.g. an estimate over the memory budget) is
+	// returned instead of building it.
+	CheckData func(args registry.Args) error
 
 	datasets map[string]*core.Federated
 	problems map[string]*core.Problem
@@ -112,6 +116,11 @@ func (b *Builder) dataset(r resolved) (*core.Federated, error) {
 	k := key(r.id)
 	if f, ok := b.datasets[k]; ok {
 		return f, nil
+	}
+	if b.CheckData != nil {
+		if err := b.CheckData(r.args); err != nil {
+			return nil, err
+		}
 	}
 	f, err := registry.BuildArgs[*core.Federated](r.args)
 	if err != nil {

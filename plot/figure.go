@@ -54,6 +54,11 @@ func NewFigure(runs []experiment.Run, opts Options) (*Figure, error) {
 	if err := opts.Check(); err != nil {
 		return nil, err
 	}
+	return build(opts, func(metric string) ([]Series, error) { return Lines(runs, metric, opts) })
+}
+
+// build draws a panel per metric of opts with the series seriesOf gives.
+func build(opts Options, seriesOf func(metric string) ([]Series, error)) (*Figure, error) {
 	list := opts.metricList()
 	fs := vg.Points(opts.FontSize)
 	if fs == 0 {
@@ -77,7 +82,7 @@ func NewFigure(runs []experiment.Run, opts Options) (*Figure, error) {
 	}
 	index := map[string]int{}
 	for _, m := range list {
-		series, err := Lines(runs, m, opts)
+		series, err := seriesOf(m)
 		if err != nil {
 			return nil, err
 		}
@@ -362,13 +367,19 @@ func Save(base string, runs []experiment.Run, opts Options, formats []string) ([
 	if err != nil {
 		return nil, err
 	}
+	return fig.save(base, formats)
+}
+
+// save writes base.FORMAT for each format, atomically, and returns the
+// paths written.
+func (f *Figure) save(base string, formats []string) ([]string, error) {
 	var paths []string
-	for _, f := range formats {
-		wt, err := fig.WriterTo(f)
+	for _, format := range formats {
+		wt, err := f.WriterTo(format)
 		if err != nil {
 			return nil, err
 		}
-		path := base + "." + f
+		path := base + "." + format
 		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err }); err != nil {
 			return nil, err
 		}

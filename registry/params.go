@@ -3,9 +3,10 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/fedlab/fedlab/sched"
@@ -141,11 +142,7 @@ func (a Args) Spec() *Spec { return a.spec }
 
 // Values returns a copy of the validated values (the fully resolved parameters).
 func (a Args) Values() map[string]any {
-	out := make(map[string]any, len(a.vals))
-	for k, v := range a.vals {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(a.vals)
 }
 
 // Has reports whether a value is set for name (given or defaulted).
@@ -194,12 +191,7 @@ func (a Args) Component(name string) (any, error) {
 func (s *Spec) Validate(raw map[string]any) (Args, error) {
 	vals := make(map[string]any, len(s.Params))
 	var errs []error
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		p, ok := s.Param(k)
 		if !ok {
 			errs = append(errs, s.unknownKey(k))
@@ -233,7 +225,13 @@ func (s *Spec) Validate(raw map[string]any) (Args, error) {
 	if len(errs) > 0 {
 		return Args{}, errors.Join(errs...)
 	}
-	return Args{spec: s, vals: vals}, nil
+	a := Args{spec: s, vals: vals}
+	if s.crossCheck != nil {
+		if err := s.crossCheck(a); err != nil {
+			return Args{}, fmt.Errorf("%s: %w", s.Title(), err)
+		}
+	}
+	return a, nil
 }
 
 func (s *Spec) unknownKey(k string) error {
@@ -264,8 +262,11 @@ func (s *Spec) convert(p Param, v any) (any, error) {
 		if !ok {
 			return nil, bad("expected an integer, got %s", describe(v))
 		}
-		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		if x != math.Trunc(x) || math.IsInf(x, 0) {
 			return nil, bad("expected an integer, got %g", x)
+		}
+		if math.Abs(x) > 1<<53 {
+			return nil, bad("expected an integer, got %g, which is too large (integers lie within ±2^53)", x)
 		}
 		return int(x), s.inRange(p, x)
 	case Bool:
@@ -279,7 +280,7 @@ func (s *Spec) convert(p Param, v any) (any, error) {
 		if !ok {
 			return nil, bad("expected a string, got %s", describe(v))
 		}
-		if len(p.Choices) > 0 && !contains(p.Choices, str) {
+		if len(p.Choices) > 0 && !slices.Contains(p.Choices, str) {
 			return nil, bad("%q is not one of %s", str, strings.Join(p.Choices, ", "))
 		}
 		return str, nil
@@ -382,15 +383,6 @@ func describe(v any) string {
 		return "a table"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // closest returns the candidate within edit distance 2 of s, if any.

@@ -10,8 +10,9 @@ package registry
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -41,6 +42,8 @@ type Spec struct {
 	Name   string
 	Doc    string // one line
 	Params []Param
+
+	crossCheck func(Args) error // cross-parameter check after Validate (Define's Checker)
 }
 
 // Param returns the declaration of the named parameter.
@@ -128,12 +131,7 @@ func Find(name string) []*Spec {
 func Names(k Kind) []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	names := make([]string, 0, len(entries[k]))
-	for n := range entries[k] {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(entries[k]))
 }
 
 // Specs lists the specs of kind k sorted by name.

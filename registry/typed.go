@@ -12,7 +12,8 @@ import (
 // Define registers a component of kind k whose parameters are the tagged
 // fields of the struct P: each parameter is declared once, as a field, and
 // the factory receives a P holding the validated values (no lookups by
-// name). defaults holds the default of every optional parameter.
+// name). defaults holds the default of every optional parameter. If P is
+// a Checker, its Check runs at validation.
 //
 // A field declares a parameter with the tags
 //
@@ -40,7 +41,17 @@ func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, er
 	if err != nil {
 		panic(fmt.Sprintf("registry: %s %q: %v", k, name, err))
 	}
-	Register[T](k, Spec{Name: name, Doc: doc, Params: params}, func(a Args) (T, error) {
+	spec := Spec{Name: name, Doc: doc, Params: params}
+	if _, ok := any(defaults).(Checker); ok {
+		spec.crossCheck = func(a Args) error {
+			var p P
+			if err := a.fill(reflect.ValueOf(&p).Elem(), fields); err != nil {
+				return err
+			}
+			return any(p).(Checker).Check()
+		}
+	}
+	Register[T](k, spec, func(a Args) (T, error) {
 		var p P
 		if err := a.fill(reflect.ValueOf(&p).Elem(), fields); err != nil {
 			var zero T
@@ -48,6 +59,15 @@ func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, er
 		}
 		return build(p)
 	})
+}
+
+// Checker is implemented by params structs whose parameters constrain each
+// other (a FedMiD server optimizer must take scalar steps, w > 0 when
+// power > 0, ...). Check runs in Spec.Validate after every parameter is
+// valid, so such mistakes surface where the component is written (the Lua
+// call), not when a run starts. Only the params struct's own method counts.
+type Checker interface {
+	Check() error
 }
 
 // typedField binds a parameter to a field of the params struct.
@@ -178,7 +198,6 @@ func (a Args) fill(p reflect.Value, fields []typedField) error {
 		}
 		rv := reflect.ValueOf(v)
 		switch {
-		case v == nil: // a component parameter left unset
 		case pd.Type == String:
 			f.SetString(rv.String())
 		case rv.Type().AssignableTo(f.Type()):

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fedlab/fedlab/core"
 )
 
@@ -29,27 +31,11 @@ type L2Ball struct {
 // allocating in steady state.
 var sortBufs = sync.Pool{New: func() any { return new([]float64) }}
 
-func norm1(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += math.Abs(v)
-	}
-	return s
-}
-
-func norm2(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return math.Sqrt(s)
-}
-
 // Value returns 0 if every regularized block lies in the ball (up to a
 // relative tolerance of 1e-9) and +Inf otherwise.
 func (c L1Ball) Value(w []float64, l core.Layout) float64 {
 	for _, b := range l.Blocks {
-		if b.Regularized && norm1(b.Of(w)) > c.Radius*(1+feasTol) {
+		if b.Regularized && floats.Norm(b.Of(w), 1) > c.Radius*(1+feasTol) {
 			return math.Inf(1)
 		}
 	}
@@ -82,7 +68,7 @@ func (L1Ball) Subgradient(dst, _ []float64, l core.Layout) {
 // sums, ρ is the last j with u_j·j > cssv_j − s, θ = (cssv_ρ − s)/ρ and
 // d = soft(v, θ).
 func projectL1(d, v []float64, s float64) {
-	if norm1(v) <= s {
+	if floats.Norm(v, 1) <= s {
 		copy(d, v)
 		return
 	}
@@ -115,7 +101,7 @@ func projectL1(d, v []float64, s float64) {
 // relative tolerance of 1e-9) and +Inf otherwise.
 func (c L2Ball) Value(w []float64, l core.Layout) float64 {
 	for _, b := range l.Blocks {
-		if b.Regularized && norm2(b.Of(w)) > c.Radius*(1+feasTol) {
+		if b.Regularized && floats.Norm(b.Of(w), 2) > c.Radius*(1+feasTol) {
 			return math.Inf(1)
 		}
 	}
@@ -130,7 +116,7 @@ func (c L2Ball) Prox(dst, z []float64, _ float64, l core.Layout) {
 			copy(d, v)
 			continue
 		}
-		n := norm2(v)
+		n := floats.Norm(v, 2)
 		if n <= c.Radius {
 			copy(d, v)
 			continue

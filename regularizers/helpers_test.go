@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -207,3 +208,7 @@ func assertClose(t *testing.T, what string, got, want, tol float64) {
 		t.Errorf("%s = %.12g, want %.12g (tol %g)", what, got, want, tol)
 	}
 }
+
+func norm1(x []float64) float64 { return floats.Norm(x, 1) }
+
+func norm2(x []float64) float64 { return floats.Norm(x, 2) }

@@ -8,19 +8,23 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// pnormParams are the p-norm map's parameters.
+type pnormParams struct {
+	P float64 `param:"p" min:"0" doc:"the dual exponent p ≥ 2; 0 = 2 ln d with d the model dimension (at least 2), the theory's choice"`
+}
+
+// Check refuses exponents in (0, 2).
+func (p pnormParams) Check() error {
+	if p.P != 0 && p.P < 2 {
+		return fmt.Errorf("parameter \"p\" must be ≥ 2 (or 0 for 2 ln d), got %g", p.P)
+	}
+	return nil
+}
+
 func init() {
-	registry.Register[core.Mirror](registry.Mirror, registry.Spec{
-		Name: "pnorm",
-		Doc:  "p-norm map h(w) = ‖w‖_q²/(2(q−1)), q = p/(p−1): 1-strongly convex in ‖·‖_q, for sparse high-dimensional problems; composite map with ψ = l1 or none",
-		Params: []registry.Param{{Name: "p", Type: registry.Float, Default: 0.0, Min: registry.Bound(0),
-			Doc: "the dual exponent p ≥ 2; 0 = 2 ln d with d the model dimension (at least 2), the theory's choice"}},
-	}, func(a registry.Args) (core.Mirror, error) {
-		p := a.Float("p")
-		if p != 0 && p < 2 {
-			return nil, fmt.Errorf("parameter \"p\" must be ≥ 2 (or 0 for 2 ln d), got %g", p)
-		}
-		return PNorm{P: p}, nil
-	})
+	registry.Define(registry.Mirror, "pnorm",
+		"p-norm map h(w) = ‖w‖_q²/(2(q−1)), q = p/(p−1): 1-strongly convex in ‖·‖_q, for sparse high-dimensional problems; composite map with ψ = l1 or none",
+		pnormParams{}, func(p pnormParams) (core.Mirror, error) { return PNorm{P: p.P}, nil })
 }
 
 var _ core.Mirror = PNorm{}
@@ -68,15 +72,28 @@ func (m PNorm) GradConj(dst, z []float64) {
 // ψ = 0 it is ∇h*(z). Other penalties have no closed form with this map
 // and panic (the engine reports the run as failed with the message).
 func (m PNorm) Composite(dst, z []float64, step float64, psi core.Psi) {
+	if err := m.checkReg(psi.Reg, fmt.Sprintf("%T", psi.Reg)); err != nil {
+		panic(err.Error())
+	}
 	switch psi.Reg.(type) {
 	case None:
 		m.GradConj(dst, z)
 	case L1:
 		psi.Prox(dst, z, step)
 		m.GradConj(dst, dst)
-	default:
-		panic(fmt.Sprintf("mirror map \"pnorm\": the composite map ∇(h + tψ)* has a closed form only for ψ = l1 or none, not %T", psi.Reg))
 	}
+}
+
+// CheckComposite refuses, when the problem is built, the penalties whose
+// composite map has no closed form with this map (all but l1 and none).
+func (m PNorm) CheckComposite(p core.Penalty) error { return m.checkReg(p.Reg, p.Name) }
+
+func (m PNorm) checkReg(reg core.Regularizer, name string) error {
+	switch reg.(type) {
+	case None, L1:
+		return nil
+	}
+	return fmt.Errorf("mirror map \"pnorm\": the composite map ∇(h + tψ)* has a closed form only for the regularizers l1 and none, not %q: use the euclidean mirror map, or reg = fedlab.reg.l1{...}", name)
 }
 
 // Ball writes the restricted prox of the FedDA-GT paper's eq. (3) with the
@@ -161,3 +178,6 @@ func ipow(t float64, n int) float64 {
 	}
 	return out
 }
+
+// PNorm has the restricted prox of ReFedDA-GT.
+var _ core.RestrictedMirror = PNorm{}

@@ -174,10 +174,21 @@ func TestPNormCompositeOptimality(t *testing.T) {
 	}
 }
 
+func TestPNormCompositeRejectsOtherPenaltiesWhenTheProblemIsBuilt(t *testing.T) {
+	if err := (PNorm{}).CheckComposite(core.Penalty{Name: "nuclear", Reg: Nuclear{}}); err == nil || !strings.Contains(err.Error(), `not "nuclear"`) {
+		t.Errorf("nuclear: %v", err)
+	}
+	for _, reg := range []core.Regularizer{L1{}, None{}} {
+		if err := (PNorm{}).CheckComposite(core.Penalty{Reg: reg}); err != nil {
+			t.Errorf("%T refused: %v", reg, err)
+		}
+	}
+}
+
 func TestPNormCompositeRejectsOtherPenalties(t *testing.T) {
 	defer func() {
 		r := recover()
-		if r == nil || !strings.Contains(r.(string), "only for ψ = l1 or none") {
+		if r == nil || !strings.Contains(r.(string), "only for the regularizers l1 and none") {
 			t.Fatalf("panic %v", r)
 		}
 	}()

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,11 @@ type Options struct {
 	// redraws them in place.
 	Progress    io.Writer
 	Interactive bool
+	// Context, if set, interrupts the session when it is done (a signal,
+	// a time limit): the running runs stop at a round boundary and are
+	// not stored, Execute returns an *Interrupted error, and Finish marks
+	// the directory interrupted. Completed runs are kept for a resume.
+	Context context.Context
 }
 
 // Dir is a session on a run directory: it executes the runs of the
@@ -53,6 +59,11 @@ type Dir struct {
 	dirty   bool      // the manifest has changes not written yet
 	ran     int       // runs executed by this session
 	reused  int       // runs found in the directory
+	lock    *lock     // held from Open (or the first write) to Finish
+	checked bool      // the directory's manifest was checked against this session (see check)
+	// prunable are the runs the previous manifest lists, if it was written
+	// by a script of the same name: the only runs pruning may delete.
+	prunable map[string]bool
 	// nextName is the name of the next call Execute records (NameNextCall).
 	nextName string
 }
@@ -69,6 +80,19 @@ func callTitle(n int, c Call) string {
 	}
 	return fmt.Sprintf("call %d: %s at %s", n, c.Function, c.Where)
 }
+
+// Interrupted is the error of a session whose context ended (a signal, a
+// time limit): Where is the call or script line it stopped at.
+type Interrupted struct {
+	Where string
+	Cause error
+}
+
+// Error names where the session stopped and why.
+func (e *Interrupted) Error() string { return e.Where + ": " + e.Cause.Error() }
+
+// Unwrap returns the cause.
+func (e *Interrupted) Unwrap() error { return e.Cause }
 
 // Stopped is the error Execute returns when a shard reaches a call with
 // runs that belong to other shards: later calls may depend on the whole
@@ -87,31 +111,66 @@ func (s *Stopped) Error() string {
 
 // Open starts a session on the directory at path ("" for memory only). If
 // the directory holds runs of the same script, they are reused; if it holds
-// runs of a different script (another SHA-256), Open refuses unless
-// opts.Fresh or opts.Update. Nothing is written until the script executes
-// its first call or writes a file there, so a script that fails early
-// leaves no directory behind.
+// runs of a different script (another SHA-256) or of another fedlab build,
+// Open refuses unless opts.Fresh or opts.Update. The session locks the
+// directory from Open (if it exists) or its first write until Finish; a
+// directory locked by another session is refused with a *Busy error.
+// Nothing is written until the script executes its first call or writes a
+// file there, so a script that fails early leaves no directory behind.
 func Open(path string, opts Options) (*Dir, error) {
 	d := &Dir{path: path, opts: opts, memory: map[string]stored{}, m: newManifest(opts.Script, StatusRunning)}
 	if opts.Shard.sharded() {
 		s := opts.Shard
 		d.m.Shard = &s
 	}
-	if path == "" || opts.Fresh {
+	if path == "" {
 		return d, nil
 	}
-	old, ok, err := ReadManifest(path)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%w (use --fresh to start over)", err)
-	case ok && old.Script.SHA256 != opts.Script.SHA256 && !opts.Update:
-		return nil, fmt.Errorf("%s holds the runs of another version of %s (sha256 %.12s…, now %.12s…); "+
-			"use --fresh to start over, or --update to keep the runs whose parameters did not change",
-			path, filepath.Base(old.Script.Path), old.Script.SHA256, opts.Script.SHA256)
-	case ok:
-		d.m.MergedFrom = old.MergedFrom // a merged directory stays documented as such
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		if d.lock, err = acquireLock(path, opts.Script); err != nil {
+			return nil, err
+		}
+		if err := d.check(); err != nil {
+			d.lock.release()
+			return nil, err
+		}
 	}
 	return d, nil
+}
+
+// check compares the directory's manifest, read under the lock, with this
+// session: another script's or another build's runs are refused unless
+// Fresh or Update.
+func (d *Dir) check() error {
+	d.checked = true
+	if d.opts.Fresh {
+		return nil
+	}
+	old, ok, err := ReadManifest(d.path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w (use --fresh to start over)", err)
+	case !ok:
+		return nil
+	case old.Script.SHA256 != d.opts.Script.SHA256 && !d.opts.Update && filepath.Base(old.Script.Path) != filepath.Base(d.opts.Script.Path):
+		return fmt.Errorf("%s holds the runs of another script, %s; give another --out (or --update to add this script's runs, keeping the others)",
+			d.path, filepath.Base(old.Script.Path))
+	case old.Script.SHA256 != d.opts.Script.SHA256 && !d.opts.Update:
+		return fmt.Errorf("%s holds the runs of another version of %s (sha256 %.12s…, now %.12s…); "+
+			"use --fresh to start over, or --update to keep the runs whose parameters did not change",
+			d.path, filepath.Base(old.Script.Path), old.Script.SHA256, d.opts.Script.SHA256)
+	case old.Fedlab != d.m.Fedlab && !d.opts.Update:
+		return fmt.Errorf("%s holds runs of another fedlab build (%s, this is %s), whose numbers may differ; "+
+			"use --update to reuse them anyway, or --fresh to start over", d.path, old.Fedlab, d.m.Fedlab)
+	}
+	d.m.MergedFrom = old.MergedFrom // a merged directory stays documented as such
+	if filepath.Base(old.Script.Path) == filepath.Base(d.opts.Script.Path) {
+		d.prunable = map[string]bool{}
+		for key := range old.Runs {
+			d.prunable[key] = true
+		}
+	}
+	return nil
 }
 
 // begin prepares the directory for writing, once: creates it, removes the
@@ -124,6 +183,17 @@ func (d *Dir) begin() error {
 	d.begun = true
 	if err := os.MkdirAll(d.path, 0o755); err != nil {
 		return err
+	}
+	if d.lock == nil {
+		var err error
+		if d.lock, err = acquireLock(d.path, d.opts.Script); err != nil {
+			return err
+		}
+	}
+	if !d.checked { // the directory appeared after Open: another session may have written it
+		if err := d.check(); err != nil {
+			return err
+		}
 	}
 	for _, sub := range []string{"", ResultsDir, ModelsDir} {
 		if err := atomicfile.Clean(filepath.Join(d.path, sub)); err != nil {
@@ -201,7 +271,13 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 			callTitle(len(d.m.Calls), call), len(planned), found)
 	}
 	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Progress: prog,
-		Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
+		Context: d.opts.Context, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
+	if d.interrupted() {
+		if werr := d.writeManifest(); werr != nil {
+			return nil, werr
+		}
+		return nil, &Interrupted{Where: where, Cause: context.Cause(d.opts.Context)}
+	}
 	if err == nil && d.dirty {
 		err = d.writeManifest()
 	}
@@ -249,6 +325,9 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 // completed saves a run that just ended: model and result file first, then
 // the manifest entry.
 func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
+	if r.Result.Status == core.Interrupted {
+		return nil // incomplete: stays pending, runs again on resume
+	}
 	end := time.Now().UTC().Truncate(time.Millisecond)
 	st := stored{res: r.Result, started: end.Add(-r.Result.Elapsed).Truncate(time.Millisecond), finished: end}
 	d.memory[j.Key] = st
@@ -285,19 +364,26 @@ func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 	return e
 }
 
-// Finish ends the session: the manifest gets the final status ("complete"
-// if scriptErr is nil, "stopped" after a shard's stop, "failed" with the
+// Finish ends the session and releases the directory: the manifest gets
+// the final status ("complete" if scriptErr is nil, "stopped" after a
+// shard's stop, "interrupted" when the context ended, "failed" with the
 // error otherwise) and the end time, records.csv is rewritten, and, when
-// the script completed, result and model files that no call of the script
-// planned (runs of an earlier version of the script) are deleted. A
-// session that wrote nothing (no call, no file) leaves no directory.
+// the script completed, the result and model files of runs that the
+// previous manifest of this script listed and no call planned again (runs
+// of an earlier version of the script) are deleted; files of other
+// scripts are never deleted. A session that wrote nothing (no call, no
+// file) leaves no directory.
 func (d *Dir) Finish(scriptErr error) (Summary, error) {
+	defer d.lock.release()
 	var stop *Stopped
+	var intr *Interrupted
 	switch {
-	case scriptErr == nil:
+	case scriptErr == nil && !d.interrupted():
 		d.m.Status = StatusComplete
 	case errors.As(scriptErr, &stop):
 		d.m.Status = StatusStopped
+	case errors.As(scriptErr, &intr) || d.interrupted():
+		d.m.Status, d.m.Error = StatusInterrupted, fmt.Sprint(scriptErr)
 	default:
 		d.m.Status, d.m.Error = StatusFailed, scriptErr.Error()
 	}
@@ -325,7 +411,11 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	return sum, d.writeManifest()
 }
 
-// prune deletes result and model files of runs the manifest does not list.
+// interrupted reports whether the session's context has ended.
+func (d *Dir) interrupted() bool { return d.opts.Context != nil && d.opts.Context.Err() != nil }
+
+// prune deletes the result and model files of the runs the previous
+// manifest listed (see check) that this session's manifest does not.
 func (d *Dir) prune() error {
 	for _, sub := range []string{ResultsDir, ModelsDir} {
 		entries, err := os.ReadDir(filepath.Join(d.path, sub))
@@ -337,7 +427,7 @@ func (d *Dir) prune() error {
 		}
 		for _, e := range entries {
 			key := strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".json"), ".txt")
-			if _, ok := d.m.Runs[key]; !ok {
+			if _, ok := d.m.Runs[key]; !ok && d.prunable[key] {
 				if err := os.Remove(filepath.Join(d.path, sub, e.Name())); err != nil {
 					return err
 				}

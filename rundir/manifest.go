@@ -31,6 +31,9 @@ const (
 	StatusStopped  = "stopped"  // a shard stopped at a call with runs of other shards
 	StatusFailed   = "failed"   // the script stopped with an error
 	StatusMerged   = "merged"   // written by Merge
+	// StatusInterrupted: a signal or a time limit stopped the script; the
+	// completed runs are kept and running the script again resumes it.
+	StatusInterrupted = "interrupted"
 )
 
 // Pending is the status of a run that is planned but not completed.

@@ -1,8 +1,11 @@
 package rundir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,9 +31,13 @@ type resultFile struct {
 	Metrics    []string    `json:"metrics"`
 	Records    []record    `json:"records"`
 	Model      string      `json:"model,omitempty"`
-	Started    time.Time   `json:"started"`
-	Finished   time.Time   `json:"finished"`
-	Elapsed    float64     `json:"elapsed_seconds"`
+	// ModelSHA256 and RecordsSHA256 are checksums of the model file and
+	// of the records (as encoded here), verified when the run is reused.
+	ModelSHA256   string    `json:"model_sha256,omitempty"`
+	RecordsSHA256 string    `json:"records_sha256,omitempty"`
+	Started       time.Time `json:"started"`
+	Finished      time.Time `json:"finished"`
+	Elapsed       float64   `json:"elapsed_seconds"`
 }
 
 // record is one core.Record.
@@ -112,6 +119,15 @@ func save(dir string, run experiment.Run, st stored) error {
 		if err := report.SaveModel(filepath.Join(dir, f.Model), run); err != nil {
 			return err
 		}
+		sum, err := fileSHA256(filepath.Join(dir, f.Model))
+		if err != nil {
+			return err
+		}
+		f.ModelSHA256 = sum
+	}
+	var err error
+	if f.RecordsSHA256, err = recordsSHA256(f.Records); err != nil {
+		return err
 	}
 	b, err := json.Marshal(f)
 	if err != nil {
@@ -122,8 +138,9 @@ func save(dir string, run experiment.Run, st stored) error {
 
 // load reads the run with the given key; ok is false if the directory has
 // no usable result for it: no result file, one that does not decode as
-// the result of this key (damaged by something other than fedlab, whose
-// writes are atomic), or a model file missing. Such a run is run again.
+// the result of this key, records or a model file whose checksum does not
+// match (damaged by something other than fedlab, whose writes are
+// atomic), or a model file missing. Such a run is run again.
 func load(dir, key string) (st stored, ok bool, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, resultPath(key)))
 	if os.IsNotExist(err) {
@@ -136,6 +153,16 @@ func load(dir, key string) (st stored, ok bool, err error) {
 	if json.Unmarshal(b, &f) != nil || f.Format != resultFormat || f.Key != key {
 		return stored{}, false, nil
 	}
+	if f.RecordsSHA256 != "" {
+		if sum, err := recordsSHA256(f.Records); err != nil || sum != f.RecordsSHA256 {
+			return stored{}, false, nil // records altered after fedlab wrote them
+		}
+	}
+	if f.ModelSHA256 != "" {
+		if sum, err := fileSHA256(filepath.Join(dir, f.Model)); err != nil || sum != f.ModelSHA256 {
+			return stored{}, false, nil // model file altered or missing
+		}
+	}
 	res := &core.Result{Metrics: f.Metrics, Status: f.Status, DivergedAt: f.DivergedAt, Err: f.Error,
 		Elapsed: time.Duration(f.Elapsed * float64(time.Second)), Records: make([]core.Record, len(f.Records))}
 	for i, r := range f.Records {
@@ -147,4 +174,29 @@ func load(dir, key string) (st stored, ok bool, err error) {
 		}
 	}
 	return stored{res: res, started: f.Started, finished: f.Finished}, true, nil
+}
+
+// fileSHA256 is the hex SHA-256 of a file's content.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// recordsSHA256 is the hex SHA-256 of the records' JSON encoding (which
+// is exact, so a read-back file gives the same checksum).
+func recordsSHA256(records []record) (string, error) {
+	b, err := json.Marshal(records)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }

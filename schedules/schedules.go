@@ -10,60 +10,38 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
+// constantParams is the constant schedule's value.
+type constantParams struct {
+	Value float64 `param:"value,required" doc:"the value"`
+}
+
+// piecewiseParams are the piecewise schedule's values and boundaries.
+type piecewiseParams struct {
+	Values     []float64 `param:"values,required" doc:"the values, one more than the boundaries"`
+	Boundaries []float64 `param:"boundaries" min:"0" doc:"increasing rounds at which the next value starts"`
+}
+
 func init() {
-	registry.Register[sched.Schedule](registry.Schedule, registry.Spec{
-		Name: "constant",
-		Doc:  "the same value at every round",
-		Params: []registry.Param{
-			{Name: "value", Type: registry.Float, Doc: "the value"},
-		},
-	}, func(a registry.Args) (sched.Schedule, error) { return sched.Constant(a.Float("value")), nil })
-
-	registry.Register[sched.Schedule](registry.Schedule, registry.Spec{
-		Name: "geometric",
-		Doc:  "start·factor^⌊r/every⌋, never below floor (homotopy: geometric decrease to a target)",
-		Params: []registry.Param{
-			{Name: "start", Type: registry.Float, Doc: "value at round 0"},
-			{Name: "factor", Type: registry.Float, Default: 0.5, Min: registry.Bound(0), Doc: "multiplier applied every `every` rounds"},
-			{Name: "every", Type: registry.Int, Default: 1, Min: registry.Bound(1), Doc: "rounds between multiplications"},
-			{Name: "floor", Type: registry.Float, Default: 0.0, Doc: "target: the value never goes below it (never above it if factor > 1 and floor > start)"},
-		},
-	}, func(a registry.Args) (sched.Schedule, error) {
-		return Geometric{Start: a.Float("start"), Factor: a.Float("factor"), Every: a.Int("every"), Floor: a.Float("floor")}, nil
-	})
-
-	registry.Register[sched.Schedule](registry.Schedule, registry.Spec{
-		Name: "piecewise",
-		Doc:  "values[i] from round boundaries[i-1] on (piecewise constant)",
-		Params: []registry.Param{
-			{Name: "values", Type: registry.Floats, Doc: "the values, one more than the boundaries"},
-			{Name: "boundaries", Type: registry.Floats, Default: []float64{}, Min: registry.Bound(0), Doc: "increasing rounds at which the next value starts"},
-		},
-	}, func(a registry.Args) (sched.Schedule, error) {
-		return NewPiecewise(a.Floats("values"), a.Floats("boundaries"))
-	})
-
-	registry.Register[sched.Schedule](registry.Schedule, registry.Spec{
-		Name: "poly",
-		Doc:  "scale / (offset + r)^power (e.g. power 1/3 for η_t = lr/(w+t)^{1/3}, 1/2 for 1/√t decay)",
-		Params: []registry.Param{
-			{Name: "scale", Type: registry.Float, Doc: "numerator"},
-			{Name: "offset", Type: registry.Float, Default: 1.0, Min: registry.Bound(0), Doc: "added to the round index; must make offset + r > 0"},
-			{Name: "power", Type: registry.Float, Default: 0.5, Doc: "exponent of the decay"},
-		},
-	}, func(a registry.Args) (sched.Schedule, error) {
-		if a.Float("offset") == 0 && a.Float("power") > 0 {
-			return nil, fmt.Errorf("offset must be > 0 when power > 0 (round 0 would divide by zero)")
-		}
-		return Poly{Scale: a.Float("scale"), Offset: a.Float("offset"), Power: a.Float("power")}, nil
-	})
+	registry.Define(registry.Schedule, "constant", "the same value at every round", constantParams{},
+		func(p constantParams) (sched.Schedule, error) { return sched.Constant(p.Value), nil })
+	registry.Define(registry.Schedule, "geometric",
+		"start·factor^⌊r/every⌋, never below floor (homotopy: geometric decrease to a target)",
+		Geometric{Factor: 0.5, Every: 1}, func(g Geometric) (sched.Schedule, error) { return g, nil })
+	registry.Define(registry.Schedule, "piecewise", "values[i] from round boundaries[i-1] on (piecewise constant)",
+		piecewiseParams{Boundaries: []float64{}}, func(p piecewiseParams) (sched.Schedule, error) {
+			return NewPiecewise(p.Values, p.Boundaries)
+		})
+	registry.Define(registry.Schedule, "poly",
+		"scale / (offset + r)^power (e.g. power 1/3 for η_t = lr/(w+t)^{1/3}, 1/2 for 1/√t decay)",
+		Poly{Offset: 1, Power: 0.5}, func(p Poly) (sched.Schedule, error) { return p, nil })
 }
 
 // Geometric is Start·Factor^⌊r/Every⌋ clipped at Floor.
 type Geometric struct {
-	Start, Factor float64
-	Every         int
-	Floor         float64
+	Start  float64 `param:"start,required" doc:"value at round 0"`
+	Factor float64 `param:"factor" min:"0" doc:"multiplier applied every \"every\" rounds"`
+	Every  int     `param:"every" min:"1" doc:"rounds between multiplications"`
+	Floor  float64 `param:"floor" doc:"target: the value never goes below it (never above it if factor > 1 and floor > start)"`
 }
 
 // At returns the value of round r.
@@ -133,7 +111,17 @@ func (p Piecewise) Range() (float64, float64) { return sched.Table(p.Values).Ran
 
 // Poly is Scale / (Offset + r)^Power.
 type Poly struct {
-	Scale, Offset, Power float64
+	Scale  float64 `param:"scale,required" doc:"numerator"`
+	Offset float64 `param:"offset" min:"0" doc:"added to the round index; must make offset + r > 0"`
+	Power  float64 `param:"power" doc:"exponent of the decay"`
+}
+
+// Check refuses offset 0 with power > 0 (as a registered schedule).
+func (p Poly) Check() error {
+	if p.Offset == 0 && p.Power > 0 {
+		return fmt.Errorf("offset must be > 0 when power > 0 (round 0 would divide by zero)")
+	}
+	return nil
 }
 
 // At returns the value of round r.

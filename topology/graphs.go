@@ -11,38 +11,33 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// erdosRenyiParams are the random graph's parameters.
+type erdosRenyiParams struct {
+	P    float64 `param:"p" min:"0" max:"1" doc:"probability of each edge (connectivity needs p ≳ ln M / M)"`
+	Seed int     `param:"seed" min:"0" doc:"random seed of the graph"`
+}
+
+// matrixParams is the user-given gossip matrix.
+type matrixParams struct {
+	Weights []float64 `param:"weights,required" doc:"the M×M matrix U row by row (M² numbers); u_ij is the weight node i gives to node j"`
+}
+
 func init() {
-	reg := func(name, doc string, params []registry.Param, build func(registry.Args) (Topology, error)) {
-		registry.Register[Topology](registry.Topology, registry.Spec{Name: name, Doc: doc, Params: params}, build)
+	fixed := func(name, doc string, t Topology) {
+		registry.Define(registry.Topology, name, doc, struct{}{}, func(struct{}) (Topology, error) { return t, nil })
 	}
-	fixed := func(t Topology) func(registry.Args) (Topology, error) {
-		return func(registry.Args) (Topology, error) { return t, nil }
-	}
-	reg("complete", "fully connected graph, U = J_M = 11ᵀ/M (one gossip step is exact averaging; σ₂ = 0)", nil, fixed(CompleteGraph{}))
-	reg("chain", "path 1–2–…–M with the paper's weights: 1/3 to self and to each neighbour, 2/3 self-weight at the two ends", nil, fixed(ChainGraph{}))
-	reg("ring", "cycle 1–2–…–M–1 with weight 1/3 to self and to each neighbour", nil, fixed(RingGraph{}))
-	reg("star", "node 1 linked to every other node, Metropolis–Hastings weights", nil, fixed(StarGraph{}))
-	reg("grid", "2-D rows×cols grid (or torus), Metropolis–Hastings weights; nodes numbered row by row",
-		[]registry.Param{
-			{Name: "rows", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "grid rows (0: the largest divisor of M not above √M); rows·cols must equal M"},
-			{Name: "cols", Type: registry.Int, Default: 0, Min: registry.Bound(0), Doc: "grid columns (0: M / rows)"},
-			{Name: "torus", Type: registry.Bool, Default: false, Doc: "wrap the rows and the columns around (a torus)"},
-		}, func(a registry.Args) (Topology, error) {
-			return GridGraph{Rows: a.Int("rows"), Cols: a.Int("cols"), Torus: a.Bool("torus")}, nil
+	fixed("complete", "fully connected graph, U = J_M = 11ᵀ/M (one gossip step is exact averaging; σ₂ = 0)", CompleteGraph{})
+	fixed("chain", "path 1–2–…–M with the paper's weights: 1/3 to self and to each neighbour, 2/3 self-weight at the two ends", ChainGraph{})
+	fixed("ring", "cycle 1–2–…–M–1 with weight 1/3 to self and to each neighbour", RingGraph{})
+	fixed("star", "node 1 linked to every other node, Metropolis–Hastings weights", StarGraph{})
+	registry.Define(registry.Topology, "grid", "2-D rows×cols grid (or torus), Metropolis–Hastings weights; nodes numbered row by row",
+		GridGraph{}, func(g GridGraph) (Topology, error) { return g, nil })
+	registry.Define(registry.Topology, "erdos_renyi", "Erdős–Rényi graph G(M, p) with Metropolis–Hastings weights, redrawn until connected",
+		erdosRenyiParams{P: 0.2, Seed: 1}, func(p erdosRenyiParams) (Topology, error) {
+			return ErdosRenyiGraph{P: p.P, Seed: uint64(p.Seed)}, nil
 		})
-	reg("erdos_renyi", "Erdős–Rényi graph G(M, p) with Metropolis–Hastings weights, redrawn until connected",
-		[]registry.Param{
-			{Name: "p", Type: registry.Float, Default: 0.2, Min: registry.Bound(0), Max: registry.Bound(1),
-				Doc: "probability of each edge (connectivity needs p ≳ ln M / M)"},
-			{Name: "seed", Type: registry.Int, Default: 1, Min: registry.Bound(0), Doc: "random seed of the graph"},
-		}, func(a registry.Args) (Topology, error) {
-			return ErdosRenyiGraph{P: a.Float("p"), Seed: uint64(a.Int("seed"))}, nil
-		})
-	reg("matrix", "a user-given gossip matrix, checked to be symmetric, non-negative, doubly stochastic and connected",
-		[]registry.Param{{Name: "weights", Type: registry.Floats,
-			Doc: "the M×M matrix U row by row (M² numbers); u_ij is the weight node i gives to node j"}},
-		func(a registry.Args) (Topology, error) { return NewMatrixTopology(a.Floats("weights")) })
+	registry.Define(registry.Topology, "matrix", "a user-given gossip matrix, checked to be symmetric, non-negative, doubly stochastic and connected",
+		matrixParams{}, func(p matrixParams) (Topology, error) { return NewMatrixTopology(p.Weights) })
 }
 
 // CompleteGraph is the fully connected graph, U = J_M.
@@ -126,8 +121,9 @@ func (StarGraph) String() string { return "star" }
 // GridGraph is the Rows×Cols grid (a torus if Torus) with
 // Metropolis–Hastings weights; node r·Cols + c sits at row r, column c.
 type GridGraph struct {
-	Rows, Cols int // 0: chosen from M
-	Torus      bool
+	Rows  int  `param:"rows" min:"0" doc:"grid rows (0: the largest divisor of M not above √M); rows·cols must equal M"`
+	Cols  int  `param:"cols" min:"0" doc:"grid columns (0: M / rows)"`
+	Torus bool `param:"torus" doc:"wrap the rows and the columns around (a torus)"`
 }
 
 // Gossip returns the grid's matrix for M nodes.

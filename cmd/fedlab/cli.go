@@ -8,7 +8,7 @@ import (
 
 const usage = `usage:
   fedlab run SCRIPT.lua [--out DIR] [--jobs N] [--workers N] [--fresh | --update]
-                        [--shard I/N] [--set KEY=VALUE]... [--quiet] [--unsafe]
+                        [--shard I/N] [--set KEY=VALUE]... [--quiet] [--unsafe] [--timeout D] [--max-memory M]
                           run a Lua experiment script into a run directory
   fedlab table DIR [--format text|md|latex|csv] [--call N] [--metric NAME]... [--round R]...
                    [--bold] [--transpose] [--width W] [--out FILE]
@@ -47,7 +47,12 @@ run options:
                  true/false are booleans, anything else a string; only the runs whose
                  parameters it changes get new keys (no --update needed)
   --quiet        no progress lines
-  --unsafe       give the script the os, io and package libraries
+  --unsafe       give the script the os, io and package libraries, and let it write
+                 outside its run directory
+  --timeout D    stop after D (e.g. 90s, 2h): runs stop at a round boundary, the
+                 completed ones are kept, and running the script again resumes it
+  --max-memory M memory ceiling, e.g. 4GB (default: half the available memory); data
+                 and state larger than the ceiling are refused before allocation
 
 table options:
   --format F     text (default), md (Markdown), latex (booktabs) or csv
@@ -94,12 +99,16 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	var ue usageError
 	var help helpRequested
+	var xe exitError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &help):
 		fmt.Fprint(stdout, usage)
 		return 0
+	case errors.As(err, &xe):
+		fmt.Fprintf(stderr, "fedlab: %s\n", xe.msg)
+		return xe.code
 	case errors.As(err, &ue):
 		if ue.msg != "" {
 			fmt.Fprintf(stderr, "fedlab: %s\n", ue.msg)

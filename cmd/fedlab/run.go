@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/rundir"
 )
@@ -31,6 +32,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&opts.Unsafe, "unsafe", false, "open the os, io and package libraries")
 	var sets stringList
 	fs.Var(&sets, "set", "script argument key=value, fedlab.args.key in Lua (repeatable)")
+	timeout := fs.Duration("timeout", 0, "stop the run after this long (resumable)")
+	maxMemory := fs.String("max-memory", "", "memory ceiling, e.g. 4GB")
 	scripts, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -51,6 +54,18 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	case opts.Jobs == 0:
 		opts.Jobs = runtime.NumCPU()
 	}
+	capWorkers(&opts, stderr)
+	if *maxMemory != "" {
+		if opts.MaxMemory, err = budget.ParseBytes(*maxMemory); err != nil {
+			return usageError{"--max-memory: " + err.Error()}
+		}
+	}
+	if *timeout < 0 {
+		return usageError{"--timeout must be positive, e.g. 30m"}
+	}
+	ctx, release := guarded(*timeout)
+	defer release()
+	opts.Context = ctx
 	if shard != "" {
 		if opts.Shard, err = rundir.ParseShard(shard); err != nil {
 			return usageError{err.Error()}
@@ -60,6 +75,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		opts.Out = defaultOut(scripts[0], opts.Shard, time.Now())
 	}
 	sum, err := luaapi.RunFile(scripts[0], opts)
+	var intr *rundir.Interrupted
+	if errors.As(err, &intr) {
+		return interrupted(stderr, intr, sum, scripts[0], opts)
+	}
 	var stop *rundir.Stopped
 	if errors.As(err, &stop) {
 		fmt.Fprintf(stderr, "fedlab: %s\nfedlab: %s\n", stop, sum)

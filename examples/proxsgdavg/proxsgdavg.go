@@ -8,12 +8,15 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
+// params declares the parameters once, as tagged fields; the factory gets them typed.
+type params struct {
+	Eta sched.Schedule `param:"eta" min:"0" doc:"client step size"`
+}
+
 func init() {
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "prox_sgd_avg", Doc: "clients run proximal SGD, the server averages models",
-		Params: []registry.Param{{Name: "eta", Type: registry.Sched, Default: 0.01,
-			Min: registry.Bound(0), Doc: "client step size"}},
-	}, func(a registry.Args) (core.Algorithm, error) { return &ProxSGDAvg{eta: a.Schedule("eta")}, nil })
+	registry.Define(registry.Algorithm, "prox_sgd_avg", "clients run proximal SGD, the server averages models",
+		params{Eta: sched.Constant(0.01)}, // the defaults
+		func(p params) (core.Algorithm, error) { return &ProxSGDAvg{eta: p.Eta}, nil })
 }
 
 // ProxSGDAvg: clients take K proximal SGD steps; the server averages the models.

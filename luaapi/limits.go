@@ -1,0 +1,197 @@
+package luaapi
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"strings"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/budget"
+	"github.com/fedlab/fedlab/registry"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// checkData refuses a dataset whose size parameters ask for more memory
+// than the budget (see dataBytes), before it is generated.
+func (in *interp) checkData(args registry.Args) error {
+	need, what := dataBytes(args)
+	if need == 0 {
+		return nil
+	}
+	return in.guard.budget.Check(args.Spec().Title()+" ("+what+")", need,
+		"lower these parameters, or raise --max-memory if the machine has the memory")
+}
+
+// sizeParams are the parameters that size generated data: clients × (samples
+// + test_samples) rows of dim (or features, or size² for matrices) values.
+var sizeParams = []string{"clients", "samples", "test_samples", "dim", "features", "size"}
+
+// dataBytes estimates the memory of generated data from the size
+// parameters a dataset has (0 when it has none, e.g. a file: files are
+// checked against their size by their readers), and names the values.
+func dataBytes(a registry.Args) (uint64, string) {
+	v := map[string]int{}
+	var named []string
+	for _, name := range sizeParams {
+		if p, ok := a.Spec().Param(name); ok && p.Type == registry.Int {
+			v[name] = a.Int(name)
+			named = append(named, fmt.Sprintf("%s = %d", name, v[name]))
+		}
+	}
+	_, hasSamples := v["samples"]
+	if !hasSamples {
+		return 0, ""
+	}
+	width := 1
+	for _, w := range []string{"dim", "features"} {
+		if x, ok := v[w]; ok {
+			width = x
+		}
+	}
+	if s, ok := v["size"]; ok {
+		width = int(min(budget.Product(s, s), 1<<62))
+	}
+	clients := 1
+	if m, ok := v["clients"]; ok {
+		clients = m
+	}
+	rows := budget.Sum(uint64(v["samples"]), uint64(v["test_samples"]))
+	cells := budget.Product(clients, int(min(rows, 1<<62)), width+1)
+	bytes := budget.Product(int(min(cells, 1<<62)), 8)
+	if p, ok := a.Spec().Param("format"); ok && p.Type == registry.String && a.String("format") == "sparse" {
+		density := 1.0 // compressed rows: 8 bytes of value and 4 of index per nonzero
+		if p, ok := a.Spec().Param("density"); ok && p.Type == registry.Float {
+			density = a.Float("density")
+			named = append(named, fmt.Sprintf("density = %g", density))
+		}
+		bytes = uint64(float64(bytes) * density * 1.5)
+	}
+	return bytes, strings.Join(named, ", ")
+}
+
+// inputArgs returns the arguments of a dataset with its relative input
+// paths (String parameters named path or dir, or ending in _path or _dir)
+// joined to dir, the script's directory: a script finds its data files
+// next to it wherever it is run from. The identity of runs keeps the paths
+// as written. Other components' arguments are returned unchanged.
+func inputArgs(spec *registry.Spec, raw map[string]any, dir string) map[string]any {
+	if spec.Kind != registry.Dataset || dir == "" {
+		return raw
+	}
+	var out map[string]any
+	for _, p := range spec.Params {
+		s, ok := raw[p.Name].(string)
+		input := p.Name == "path" || p.Name == "dir" || strings.HasSuffix(p.Name, "_path") || strings.HasSuffix(p.Name, "_dir")
+		if !ok || !input || s == "" || filepath.IsAbs(s) {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(raw)
+		}
+		out[p.Name] = filepath.Join(dir, s)
+	}
+	if out == nil {
+		return raw
+	}
+	return out
+}
+
+// Bounds of the engine settings: a run checks for interruption (a signal,
+// --timeout) between rounds only, so a round must end in reasonable time,
+// and every round count is tabulated for Lua schedules.
+const (
+	MaxRounds     = 100_000_000
+	MaxLocalSteps = 1_000_000
+	MaxBatch      = 1 << 30
+)
+
+// checkSettings refuses settings beyond the bounds above, and records
+// (one per evaluated round, metrics plus counters) beyond the budget.
+func (in *interp) checkSettings(fn string, s core.Settings, metrics int) error {
+	for _, b := range []struct {
+		key        string
+		value, max int
+	}{{"rounds", s.Rounds, MaxRounds}, {"local_steps", s.LocalSteps, MaxLocalSteps}, {"epochs", s.LocalEpochs, MaxLocalSteps}, {"batch", s.Batch, MaxBatch}} {
+		if b.value > b.max {
+			return fmt.Errorf("%s: %s = %d is too large (at most %d: runs stop for Ctrl-C and --timeout only between rounds)", fn, b.key, b.value, b.max)
+		}
+	}
+	evals := s.Rounds + 2
+	if s.EvalEvery > 0 {
+		evals = s.Rounds/s.EvalEvery + 2
+	}
+	need := budget.Product(evals, 3*metrics+6, 8) // node metrics have _min and _max columns
+	return in.guard.budget.Check(fmt.Sprintf("%s: the records of a run (rounds = %d, eval_every = %d, %d metrics)", fn, s.Rounds, s.EvalEvery, metrics),
+		need, "evaluate less often (eval_every) or run fewer rounds")
+}
+
+// tableFits refuses to tabulate a Lua schedule whose table would not fit
+// in the budget.
+func (in *interp) tableFits(s *luaSchedule, rounds int) error {
+	return in.guard.budget.Check(fmt.Sprintf("%s: parameter %q: the function's table of values for %d rounds", s.title, s.param, rounds),
+		budget.Product(rounds, 8), "run fewer rounds")
+}
+
+// stateVectors is how many model-sized vectors a run keeps per client
+// (reply, scratch and state vectors of the algorithms) in the estimate of
+// stateFits; a few more are the server's.
+const stateVectors = 4
+
+// statesFit checks the state of the jobs' problems (see stateFits).
+func (in *interp) statesFit(fn string, jobs []experiment.Job) error {
+	seen := map[*core.Problem]bool{}
+	for _, j := range jobs {
+		if j.Problem == nil || seen[j.Problem] {
+			continue
+		}
+		seen[j.Problem] = true
+		if err := in.stateFits(fn, j.Problem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stateFits refuses a call whose runs' state (model-sized vectors per
+// client, for the runs executed at once) would not fit in the budget.
+func (in *interp) stateFits(fn string, p *core.Problem) error {
+	clients, dim := p.Data.Clients(), p.Dim()
+	runs := max(in.opts.Jobs, 1)
+	need := budget.Product(runs, stateVectors*clients+8, dim, 8)
+	return in.guard.budget.Check(fmt.Sprintf("%s: the state of %d runs at once (%d clients, %d parameters)", fn, runs, clients, dim),
+		need, "use fewer clients or a smaller model, or fewer runs at once (--jobs)")
+}
+
+// seedList reads the key seeds: { 1 } when absent; an empty list or a seed
+// given twice (the runs would be the same, and their spread zero) is an
+// error.
+func seedList(f *fields) []uint64 {
+	if f.get("seeds") == lua.LNil {
+		return []uint64{1}
+	}
+	var seeds []uint64
+	seen := map[int]int{}
+	list := f.integers("seeds", 0)
+	if len(list) == 0 && f.error() == nil {
+		f.fail(fmt.Errorf("%s: the list is empty; give at least one seed, or leave seeds out for { 1 }", f.what("seeds")))
+	}
+	for i, s := range list {
+		if j, ok := seen[s]; ok {
+			f.fail(fmt.Errorf("%s: seed %d appears twice (elements %d and %d): its runs would be the same run", f.what("seeds"), s, j+1, i+1))
+			continue
+		}
+		seen[s] = i
+		seeds = append(seeds, uint64(s))
+	}
+	return seeds
+}
+
+// article prefixes a noun with "a" or "an".
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}

@@ -1,0 +1,15 @@
+//go:build !unix
+
+package rundir
+
+import (
+	"errors"
+	"os"
+)
+
+// errLocked: another open file holds the lock.
+var errLocked = errors.New("locked")
+
+// lockFile does not lock on systems without flock: run directories are
+// not protected against concurrent sessions there (docs/reliability.md).
+func lockFile(*os.File) error { return nil }

@@ -1,0 +1,22 @@
+//go:build unix
+
+package rundir
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// errLocked: another open file holds the lock.
+var errLocked = errors.New("locked")
+
+// lockFile takes the exclusive advisory lock (flock) of f without waiting.
+// The kernel releases it when the process ends, even when it is killed.
+func lockFile(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return errLocked
+	}
+	return err
+}
