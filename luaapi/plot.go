@@ -45,7 +45,7 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	if opts.Metric == "" && len(opts.Metrics) == 0 {
-		return 0, fmt.Errorf("fedlab.plot: no metric to draw: give metric = NAME, or metrics = { ... } for one panel each")
+		return 0, fmt.Errorf("fedlab.plot: missing key \"metric\" (the metric to draw), or \"metrics\" = { ... } for one panel each")
 	}
 	if err := opts.Check(); err != nil {
 		return 0, fmt.Errorf("fedlab.plot: %w", err)

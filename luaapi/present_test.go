@@ -33,7 +33,7 @@ print(files[1])
 	if _, err := os.Stat(filepath.Join(out, "test_objective_test_objective_vs_samples.pdf")); err != nil {
 		t.Error(err)
 	}
-	mustFail(t, presentRuns+`fedlab.plot(runs, { x = "round" })`, "script.lua:6: fedlab.plot: no metric to draw")
+	mustFail(t, presentRuns+`fedlab.plot(runs, { x = "round" })`, "script.lua:6: fedlab.plot: missing key \"metric\"")
 	mustFail(t, presentRuns+`fedlab.plot(runs, { metric = "test_objective", ylim = { 1 } })`, "script.lua:6: fedlab.plot: ylim")
 	mustFail(t, presentRuns+`fedlab.table(runs, { format = "html" })`, "script.lua:6: fedlab.table: key \"format\"")
 }
