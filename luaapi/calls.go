@@ -204,6 +204,8 @@ var (
 	sweepTableCall = declare("fedlab.sweep_table", "options of fedlab.sweep_table(sweep, options)", []key{
 		{"cols", "string", false, "the swept key whose values are the columns (default: the last)"},
 		{"title", "string", false, "a title line"},
+		{"format", `"text", "md" or "latex"`, false, "the format of file (default: from its extension: .md, .tex; text otherwise)"},
+		{"file", "string", false, "also write the grids to this file in the run directory (returns its path)"},
 	})
 	plotCall = declare("fedlab.plot", "options of fedlab.plot(runs, options)", []key{
 		{"metric", "metric name", false, "the metric to draw (give metric or metrics)"},

@@ -2,7 +2,9 @@ package luaapi
 
 import (
 	"fmt"
+	"io"
 
+	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/report"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -120,20 +122,38 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	var opts report.SweepOptions
+	file := ""
 	f, err := optionsArg(L, 2, sweepTableCall)
 	if err != nil {
 		return 0, err
 	}
 	if f != nil {
-		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", "")}
+		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", ""), Format: f.str("format", "", "text", "md", "latex")}
+		file = f.str("file", "")
 		if err := f.error(); err != nil {
 			return 0, err
 		}
 	}
-	if err := report.SweepTable(in.opts.Stdout, s.sels, s.rules, opts); err != nil {
+	text := opts
+	text.Format = ""
+	if err := report.SweepTable(in.opts.Stdout, s.sels, s.rules, text); err != nil {
 		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)
 	}
-	return 0, nil
+	if file == "" {
+		return 0, nil
+	}
+	path, err := in.output("fedlab.sweep_table", file)
+	if err != nil {
+		return 0, err
+	}
+	if opts.Format == "" {
+		opts.Format = report.FormatOf(path)
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { return report.SweepTable(w, s.sels, s.rules, opts) }); err != nil {
+		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)
+	}
+	L.Push(lua.LString(path))
+	return 1, nil
 }
 
 // sweepArg returns the sweep behind a table returned by fedlab.sweep.

@@ -59,3 +59,21 @@ func TestArgsAreTyped(t *testing.T) {
 		}
 	}
 }
+
+func TestSweepTableExport(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	_, err := script(t, problemSrc+`local sw = fedlab.sweep{ problem = problem, rounds = 4, local_steps = 1, metrics = { "test_objective" },
+  algorithms = { fedlab.algo.test_gd{} }, grid = { eta_c = { 0.05, 0.1 } }, select = { metric = "test_objective", mode = "min" } }
+print(fedlab.sweep_table(sw, { file = "grid.tex" }))
+`, Options{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tex, _ := os.ReadFile(filepath.Join(out, "grid.tex"))
+	for _, want := range []string{`\toprule`, `\mathbf{`, `\caption{test\_gd: min test\_objective (at the last round) (best test\_gd: eta\_c=`} {
+		if !strings.Contains(string(tex), want) {
+			t.Errorf("grid.tex lacks %q:\n%s", want, tex)
+		}
+	}
+}

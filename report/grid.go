@@ -18,6 +18,9 @@ type Grid struct {
 	Header  []string
 	Keys    int
 	Rows    [][]Cell
+	// Mark shows bold cells in text as "*" (a sweep's selected cell);
+	// otherwise text tables show no bold.
+	Mark bool
 }
 
 // Cell is one entry of a Grid.
@@ -80,7 +83,7 @@ func (g Grid) text(w io.Writer, width int) error {
 	}
 	for i, row := range g.Rows {
 		for j := range row {
-			widths[j] = max(widths[j], utf8.RuneCountInString(g.CellText(i, j)))
+			widths[j] = max(widths[j], utf8.RuneCountInString(g.textCell(i, j)))
 		}
 	}
 	right := g.rightAligned()
@@ -132,7 +135,7 @@ func (g Grid) text(w io.Writer, width int) error {
 		line(func(j int) string { return g.Header[j] }, false)
 		line(func(j int) string { return strings.Repeat("─", widths[j]) }, true)
 		for i := range g.Rows {
-			line(func(j int) string { return g.CellText(i, j) }, false)
+			line(func(j int) string { return g.textCell(i, j) }, false)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -156,6 +159,15 @@ func (g Grid) CellText(i, j int) string {
 		}
 	}
 	return g.Rows[i][j].Text
+}
+
+// textCell is CellText as text tables show it: bold cells of a grid
+// whose bold marks a single choice (Mark) start with "*".
+func (g Grid) textCell(i, j int) string {
+	if g.Mark && g.Rows[i][j].Bold {
+		return "*" + g.CellText(i, j)
+	}
+	return g.CellText(i, j)
 }
 
 // rightAligned tells which columns align right: the statistics, and keys
