@@ -72,7 +72,7 @@ func tickLabel(v float64) string {
 }
 
 // logTicks marks a log axis: labels at 1, 2 and 5 times the powers of ten
-// when the axis spans at most two decades, at every power of ten up to
+// when the axis spans at most three decades, at every power of ten up to
 // six decades and every other one beyond; unlabelled ticks at the other
 // integer multiples.
 type logTicks struct{}
@@ -81,7 +81,7 @@ type logTicks struct{}
 func (logTicks) Ticks(lo, hi float64) []gonum.Tick {
 	first, last := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
 	labelled := []int{1}
-	if last-first <= 2 {
+	if last-first <= 3 {
 		labelled = []int{1, 2, 5}
 	}
 	every := 1
