@@ -147,7 +147,7 @@ func init() {
 
 // newFedDA builds FedDA with the given estimator, H rule and coefficients.
 func newFedDA(est estimator, precond precondRule, rule stepRule, c, alpha float64, p feddaCommon) *FedDA {
-	f := &FedDA{Estimator: est, Precond: precond, rate: rule.poly(), c: c, nuKeep: alpha,
+	f := &FedDA{est: est, hRule: precond, rate: rule.poly(), c: c, nuKeep: alpha,
 		muKeep: p.Beta, eps: p.Eps, lambda: p.MirrorScale,
 		biasCorrection: p.BiasCorrection, initBatch: p.InitBatch}
 	if p.Convention == "paper" {
@@ -175,7 +175,7 @@ func newFedDA(est estimator, precond precondRule, rule stepRule, c, alpha float6
 // engine), sets x_{τ+1} by the same argmin with z̄ and the OLD H_τ, ν_{τ+1} =
 // ν̄, then updates H from z̄ (so H lags one round and H₀ = εI).
 //
-// Estimators U (Estimator):
+// Estimators U (parameter estimator):
 //
 //	mvr:       ν ← ∇f(x_{i+1}; B) + (1 − α_{t+1})(ν − ∇f(x_i; B)),  α_{t+1} = min(1, cη_t²),
 //	           B = c.NextBatch() evaluated at both points (c.GradientOn);
@@ -183,7 +183,7 @@ func newFedDA(est estimator, precond precondRule, rule stepRule, c, alpha float6
 //	sgd:       ν_i = ∇f(x_i; B_i), fresh at every step including i = 0, so
 //	           ν is neither sent nor averaged.
 //
-// Adaptive matrices (Precond), from the averaged z̄ and the round's last
+// Adaptive matrices (parameter precond), from the averaged z̄ and the round's last
 // step size η_last (eqs. 7–8, with the printed eq. 7's μ_{τ+1} on the right
 // read as μ_τ):
 //
@@ -213,8 +213,8 @@ func newFedDA(est estimator, precond precondRule, rule stepRule, c, alpha float6
 // Messages: down x_τ, ν_τ (not for sgd) and diag(H) (a scalar for norm);
 // up z_I, ν_I (not for sgd) and three scalars (Σ η, η_last, I).
 type FedDA struct {
-	Estimator estimator
-	Precond   precondRule
+	est   estimator   // the gradient-estimator rule U
+	hRule precondRule // the adaptive-matrix rule V
 
 	rate           schedules.Poly
 	c              float64 // MVR: α = min(1, cη²)
@@ -235,7 +235,7 @@ func (a *FedDA) Init(env *core.Env) error {
 	if _, ok := p.Mirror.(core.Euclidean); !ok {
 		return fmt.Errorf("fedda uses its own mirror map ½λ⁻¹‖x − x_τ‖²_H; the problem's mirror map must be euclidean")
 	}
-	if a.Precond == precondDiag {
+	if a.hRule == precondDiag {
 		d, ok := p.Penalty.Reg.(core.DiagonalProx)
 		if !ok {
 			return fmt.Errorf("fedda with precond = \"diag\" needs a regularizer with a prox in a diagonal metric (none, l1, l2sq, elastic_net); use precond = \"norm\" or \"identity\" for %q", p.Penalty.Name)
@@ -243,10 +243,10 @@ func (a *FedDA) Init(env *core.Env) error {
 		a.diag = d
 	}
 	a.x = append([]float64(nil), env.W0...)
-	if a.Estimator != estimatorSGD {
+	if a.est != estimatorSGD {
 		a.nu = initialEstimate(env, a.initBatch)
 	}
-	a.h = newAdaptive(a.Precond, a.muKeep, a.eps, a.biasCorrection, len(a.x))
+	a.h = newAdaptive(a.hRule, a.muKeep, a.eps, a.biasCorrection, len(a.x))
 	a.t = 0
 	return nil
 }
@@ -254,11 +254,11 @@ func (a *FedDA) Init(env *core.Env) error {
 // Shape: down x, ν, diag(H) or scalar H; up z, ν and (Σ η, η_last, steps).
 func (a *FedDA) Shape() (down, up core.MessageShape) {
 	down, up = core.MessageShape{Vecs: 1}, core.MessageShape{Vecs: 1, Scalars: 3}
-	if a.Estimator != estimatorSGD {
+	if a.est != estimatorSGD {
 		down.Vecs++
 		up.Vecs++
 	}
-	switch a.Precond {
+	switch a.hRule {
 	case precondDiag:
 		down.Vecs++
 	case precondNorm:
@@ -273,7 +273,7 @@ func (a *FedDA) Broadcast(_ *core.Round, down *core.Message) {
 	if a.nu != nil {
 		copy(down.Vecs[1], a.nu)
 	}
-	switch a.Precond {
+	switch a.hRule {
 	case precondDiag:
 		copy(down.Vecs[len(down.Vecs)-1], a.h.h)
 	case precondNorm:
@@ -283,7 +283,7 @@ func (a *FedDA) Broadcast(_ *core.Round, down *core.Message) {
 
 // hOf returns H from a down message: the diagonal, or nil and the scalar.
 func (a *FedDA) hOf(down *core.Message) ([]float64, float64) {
-	switch a.Precond {
+	switch a.hRule {
 	case precondDiag:
 		return down.Vecs[len(down.Vecs)-1], 0
 	case precondNorm:
@@ -311,7 +311,7 @@ func (a *FedDA) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mess
 		floats.AddScaled(z, -eta, nu)
 		e += eta
 		feddaPrimal(xn, x0, z, h, hs, a.lambda, e, rd.Psi, a.diag)
-		switch a.Estimator {
+		switch a.est {
 		case estimatorMVR:
 			batch := c.NextBatch()
 			c.GradientOn(batch, xn, g)
@@ -335,7 +335,7 @@ func (a *FedDA) ClientUpdate(rd *core.Round, c *core.Client, down, up *core.Mess
 // ν, then updates H and the step counter.
 func (a *FedDA) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Message) {
 	h, hs := a.h.h, a.h.hs
-	if a.Precond != precondDiag {
+	if a.hRule != precondDiag {
 		h = nil
 	}
 	z := mean.Vecs[0]

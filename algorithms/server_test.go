@@ -100,22 +100,16 @@ func TestFedYogiAndFedAdagradHand(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		server core.ServerOptimizer
-		v      func(d float64) float64
+		v      func(d float64) float64 // v₀ from v₋₁ = τ² and Δ₀ = d
 	}{
 		{"yogi", serveropt.Yogi{Adaptive: serveropt.Adaptive{LR: lr, Beta1: b1, Beta2: b2, Tau: tau}},
 			func(d float64) float64 { return tau*tau - (1-b2)*d*d*math.Copysign(1, tau*tau-d*d) }},
-		{"adagrad", serveropt.AdaGrad{}, nil},
+		{"adagrad", serveropt.AdaGrad{LR: lr, Beta1: b1, Tau: tau},
+			func(d float64) float64 { return tau*tau + d*d }},
 	} {
-		if c.name == "adagrad" {
-			o, err := registry.Build[core.ServerOptimizer](registry.Optimizer, "adagrad", map[string]any{"lr": lr, "beta1": b1, "tau": tau})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.server, c.v = o, func(d float64) float64 { return tau*tau + d*d }
-		}
 		x := slices.Clone(handX0)
 		for j := range 2 {
-			d := (y0[j]-x[j])/2 + (y1[j]-handX0[j])/2
+			d := (y0[j]-handX0[j])/2 + (y1[j]-handX0[j])/2
 			x[j] += lr * (1 - b1) * d / (math.Sqrt(c.v(d)) + tau)
 		}
 		got := handRun(t, "fedavg", map[string]any{"eta_c": etaC, "server": c.server}, 1)

@@ -10,61 +10,55 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// cnnParams are the CNN's parameters.
+type cnnParams struct {
+	InChannels int       `param:"in_channels" min:"1" doc:"input channels; a sample's features are the image channel by channel, each row-major"`
+	Height     int       `param:"height" min:"0" doc:"image height; 0 = square images, side √(features / in_channels)"`
+	Width      int       `param:"width" min:"0" doc:"image width; 0 = the height (or square images)"`
+	Channels   []float64 `param:"channels" min:"1" doc:"output channels of the convolutional layers (positive integers, at least one layer)"`
+	Kernel     int       `param:"kernel" min:"1" doc:"side of the square convolution kernels (stride 1)"`
+	Padding    []float64 `param:"padding" min:"0" doc:"zero padding of each convolutional layer; one value applies to every layer"`
+	Pool       int       `param:"pool" min:"1" doc:"side and stride of the max-pool after each convolution (1 = no pooling); a partial last window is dropped"`
+	Dense      []float64 `param:"dense" min:"1" doc:"widths of the hidden dense layers after the convolutions; {} = a linear output layer"`
+}
+
 func init() {
-	registry.Register[core.Loss](registry.Loss, registry.Spec{
-		Name: "cnn",
-		Doc: "convolutional classifier: [conv k×k (zero padding) → ReLU → max-pool] per entry of channels, then ReLU dense layers and a softmax " +
+	registry.Define(registry.Loss, "cnn",
+		"convolutional classifier: [conv k×k (zero padding) → ReLU → max-pool] per entry of channels, then ReLU dense layers and a softmax "+
 			"cross-entropy output; defaults are LeNet-5 for 28×28 images; the FedDA paper's 4-layer CNN is channels = {32, 32, 32, 32}, kernel = 3, padding = {1}, dense = {}",
-		Params: []registry.Param{
-			{Name: "in_channels", Type: registry.Int, Default: 1, Min: registry.Bound(1),
-				Doc: "input channels; a sample's features are the image channel by channel, each row-major"},
-			{Name: "height", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "image height; 0 = square images, side √(features / in_channels)"},
-			{Name: "width", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-				Doc: "image width; 0 = the height (or square images)"},
-			{Name: "channels", Type: registry.Floats, Default: []float64{6, 16}, Min: registry.Bound(1),
-				Doc: "output channels of the convolutional layers (positive integers, at least one layer)"},
-			{Name: "kernel", Type: registry.Int, Default: 5, Min: registry.Bound(1),
-				Doc: "side of the square convolution kernels (stride 1)"},
-			{Name: "padding", Type: registry.Floats, Default: []float64{2, 0}, Min: registry.Bound(0),
-				Doc: "zero padding of each convolutional layer; one value applies to every layer"},
-			{Name: "pool", Type: registry.Int, Default: 2, Min: registry.Bound(1),
-				Doc: "side and stride of the max-pool after each convolution (1 = no pooling); a partial last window is dropped"},
-			{Name: "dense", Type: registry.Floats, Default: []float64{120, 84}, Min: registry.Bound(1),
-				Doc: "widths of the hidden dense layers after the convolutions; {} = a linear output layer"},
-		},
-	}, func(a registry.Args) (core.Loss, error) {
-		ints := func(key string, xs []float64) ([]int, error) {
-			out := make([]int, len(xs))
-			for i, x := range xs {
-				if x != math.Trunc(x) || x > 1<<20 {
-					return nil, fmt.Errorf("parameter %q: values must be integers in 0..%d, got %g", key, 1<<20, x)
+		cnnParams{InChannels: 1, Channels: []float64{6, 16}, Kernel: 5, Padding: []float64{2, 0}, Pool: 2, Dense: []float64{120, 84}},
+		func(a cnnParams) (core.Loss, error) {
+			ints := func(key string, xs []float64) ([]int, error) {
+				out := make([]int, len(xs))
+				for i, x := range xs {
+					if x != math.Trunc(x) || x > 1<<20 {
+						return nil, fmt.Errorf("parameter %q: values must be integers in 0..%d, got %g", key, 1<<20, x)
+					}
+					out[i] = int(x)
 				}
-				out[i] = int(x)
+				return out, nil
 			}
-			return out, nil
-		}
-		var c CNN
-		var err error
-		if c.Channels, err = ints("channels", a.Floats("channels")); err != nil {
-			return nil, err
-		}
-		if c.Padding, err = ints("padding", a.Floats("padding")); err != nil {
-			return nil, err
-		}
-		if c.Dense, err = ints("dense", a.Floats("dense")); err != nil {
-			return nil, err
-		}
-		c.InChannels, c.Height, c.Width = a.Int("in_channels"), a.Int("height"), a.Int("width")
-		c.Kernel, c.Pool = a.Int("kernel"), a.Int("pool")
-		if len(c.Channels) == 0 {
-			return nil, fmt.Errorf("parameter \"channels\": at least one convolutional layer is needed (use the loss \"mlp\" for none)")
-		}
-		if len(c.Padding) != 1 && len(c.Padding) != len(c.Channels) {
-			return nil, fmt.Errorf("parameter \"padding\": give one value or one per convolutional layer (%d), got %d", len(c.Channels), len(c.Padding))
-		}
-		return c, nil
-	})
+			var c CNN
+			var err error
+			if c.Channels, err = ints("channels", a.Channels); err != nil {
+				return nil, err
+			}
+			if c.Padding, err = ints("padding", a.Padding); err != nil {
+				return nil, err
+			}
+			if c.Dense, err = ints("dense", a.Dense); err != nil {
+				return nil, err
+			}
+			c.InChannels, c.Height, c.Width = a.InChannels, a.Height, a.Width
+			c.Kernel, c.Pool = a.Kernel, a.Pool
+			if len(c.Channels) == 0 {
+				return nil, fmt.Errorf("parameter \"channels\": at least one convolutional layer is needed (use the loss \"mlp\" for none)")
+			}
+			if len(c.Padding) != 1 && len(c.Padding) != len(c.Channels) {
+				return nil, fmt.Errorf("parameter \"padding\": give one value or one per convolutional layer (%d), got %d", len(c.Channels), len(c.Padding))
+			}
+			return c, nil
+		})
 }
 
 // CNN is a convolutional classifier. Each convolutional layer ℓ maps a

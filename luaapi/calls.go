@@ -143,6 +143,13 @@ var (
 		{"init", `"zeros" or "normal"`, false, `initial model (default "zeros")`},
 		{"init_scale", "number ≥ 0", false, `standard deviation of init = "normal" (default 0.01)`},
 	}
+	// systemKeys are the system effects of fedlab.run, compare and sweep (see luaapi/system.go).
+	systemKeys = []key{
+		{"availability", "availability", false, "client availability from fedlab.availability.* (default: every sampled client replies after all its steps)"},
+		{"compress_up", "compressor", false, "uplink compressor from fedlab.compressor.* (default: none)"},
+		{"compress_down", "compressor", false, "downlink compressor from fedlab.compressor.*, applied to the change of the broadcast (default: none)"},
+		{"privacy", "privacy", false, "client-level differential privacy from fedlab.privacy.* (default: none)"},
+	}
 	seedsKey = key{"seeds", "list of integers ≥ 0", false, "seeds, one run per seed (default { 1 })"}
 	nameKey  = key{"name", "string", false, "the call's name: the title of its tables and figures in fedlab table, plot and report (default: its place in the script)"}
 )
@@ -159,18 +166,18 @@ var (
 	runCall = declare("fedlab.run", "one run of one algorithm", []key{
 		{"algorithm", "algorithm", true, "an algorithm from fedlab.algo.*"},
 		{"seed", "integer ≥ 0", false, "the seed (default 1)"},
-	}, settingKeys, []key{nameKey})
+	}, settingKeys, systemKeys, []key{nameKey})
 	compareCall = declare("fedlab.compare", "every algorithm once per seed", []key{
 		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
 		seedsKey,
-	}, settingKeys, []key{nameKey})
+	}, settingKeys, systemKeys, []key{nameKey})
 	sweepCall = declare("fedlab.sweep", "every algorithm under every configuration once per seed; selects the best configuration", []key{
 		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
 		seedsKey,
 		{"grid", "table { key = { values... } }", false, "the configurations of a grid (keys: algorithm parameters or data., loss., reg., mirror. parameters)"},
 		{"configs", "list of tables { key = value }", false, "explicit configurations (after the grid's)"},
 		{"select", "rule or list of rules", true, `selection rule { metric =, mode = "max" or "min", last = ROUNDS }`},
-	}, settingKeys, []key{nameKey})
+	}, settingKeys, systemKeys, []key{nameKey})
 	ruleCall = declare("fedlab.sweep select", "a selection rule of fedlab.sweep", []key{
 		{"metric", "metric name", true, "the metric to select by"},
 		{"mode", `"max" or "min"`, true, "whether larger or smaller is better"},
@@ -210,7 +217,7 @@ var (
 	plotCall = declare("fedlab.plot", "options of fedlab.plot(runs, options)", []key{
 		{"metric", "metric name", false, "the metric to draw (give metric or metrics)"},
 		{"metrics", "list of metric names", false, "metrics drawn as panels of one figure"},
-		{"x", `"round", "comm", "comm_rounds", "samples" or "time"`, false, `the x axis (default "round"; "time" spreads each run's wall time evenly over its rounds)`},
+		{"x", `"round", "comm", "comm_rounds", "samples", "time" or a metric the runs measured (e.g. "bits")`, false, `the x axis (default "round"; "time" spreads each run's wall time evenly over its rounds)`},
 		{"file", "string", false, "the file name without extension (default: the metrics)"},
 		{"title", "string", false, "the figure title (default: none)"},
 		{"log", "boolean", false, "force a logarithmic (true) or linear (false) y axis (default: log for error, gap and norm metrics)"},

@@ -26,7 +26,7 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 		return 0, fmt.Errorf("fedlab.plot: argument 2: expected a table of options { metric = NAME, ... }, got %s", typeText(L.Get(2)))
 	}
 	f := plotCall.read(t)
-	opts := plot.Options{Metric: f.str("metric", ""), Metrics: f.strings("metrics"), X: f.str("x", "round", plot.XNames...),
+	opts := plot.Options{Metric: f.str("metric", ""), Metrics: f.strings("metrics"), X: f.str("x", "round"),
 		Title: f.str("title", ""), XLabel: f.str("xlabel", ""), YLabel: f.str("ylabel", ""),
 		XLim: f.numbers("xlim"), YLim: f.numbers("ylim"), SkipRound0: f.boolean("skip_round0", false),
 		Width: f.number("width", 0, 1), Height: f.number("height", 0, 1), FontSize: f.number("font_size", 0, 1)}

@@ -76,6 +76,7 @@ type call struct {
 	plan      plan.Problem
 	settings  core.Settings
 	metrics   []plan.Component
+	system    plan.System
 }
 
 // readCall reads the shared settings.
@@ -87,6 +88,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	s := in.readSettings(f)
 	s.Rounds = f.integer("rounds", 0, 0)
 	name := f.str("name", "")
+	system := in.readSystem(f, s.Rounds)
 	metricValues := f.list("metrics")
 	if err := f.error(); err != nil {
 		return nil, err
@@ -97,7 +99,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	if err := in.checkSettings(f.fn(), s, max(len(metricValues), 1)); err != nil {
 		return nil, err
 	}
-	c := &call{fn: f.fn(), where: in.where(), name: name, problem: p, settings: s}
+	c := &call{fn: f.fn(), where: in.where(), name: name, problem: p, settings: s, system: system}
 	if c.plan, err = in.planProblem(p, s.Rounds); err != nil {
 		return nil, err
 	}
@@ -126,7 +128,7 @@ func (in *interp) where() string { return strings.TrimSuffix(in.L.Where(1), ":")
 
 // compare plans every algorithm once per seed and executes the runs.
 func (in *interp) compare(c *call, algos []*component, seeds []uint64) ([]experiment.Run, error) {
-	cmp := plan.Compare{Problem: c.plan, Settings: c.settings, Metrics: c.metrics, Seeds: seeds}
+	cmp := plan.Compare{Problem: c.plan, Settings: c.settings, Metrics: c.metrics, Seeds: seeds, System: c.system}
 	for _, a := range algos {
 		pa, err := in.planAlgorithm(a, c.settings.Rounds)
 		if err != nil {

@@ -118,6 +118,9 @@ func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Lengt
 	}
 	// free text is kept on one line of the figure and the SVG
 	p.X.Label.Text = xAxes[x]
+	if p.X.Label.Text == "" { // a metric
+		p.X.Label.Text = escape.Line(metrics.DisplayOf(x).Label)
+	}
 	if opts.XLabel != "" {
 		p.X.Label.Text = escape.Line(opts.XLabel)
 	}

@@ -51,8 +51,9 @@ type Options struct {
 	// Metrics to draw, one panel each (Metric is added in front if set).
 	Metrics []string
 	Metric  string
-	// X is one of XNames; "" means "round". "time" spreads each run's
-	// wall time evenly over its rounds (runs record no per-round times).
+	// X is one of XNames, or a metric the runs measured (e.g. "bits");
+	// "" means "round". "time" spreads each run's wall time evenly over
+	// its rounds (runs record no per-round times).
 	X string
 	// Title of the figure; "" draws none.
 	Title string
@@ -84,9 +85,6 @@ func (o Options) metricList() []string {
 func (o Options) Check() error {
 	if len(o.metricList()) == 0 {
 		return fmt.Errorf("no metric to draw")
-	}
-	if o.X != "" && !slices.Contains(XNames, o.X) {
-		return fmt.Errorf("x axis %q: want one of %s", o.X, strings.Join(XNames, ", "))
 	}
 	for _, s := range []struct{ name, v string }{{"x scale", o.XScale}, {"y scale", o.YScale}} {
 		if s.v != Auto && s.v != Linear && s.v != Log {
@@ -132,9 +130,7 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 	if x == "" {
 		x = "round"
 	}
-	if _, ok := xAxes[x]; !ok {
-		return nil, fmt.Errorf("x axis %q: want one of %s", x, strings.Join(XNames, ", "))
-	}
+	_, axis := xAxes[x] // otherwise x names a metric of the runs (bits, epsilon, ...)
 	var out []Series
 	index := map[string]int{}
 	type point struct{ xs, ys []float64 }
@@ -150,6 +146,11 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 			if !slices.Contains(have, m) {
 				have = append(have, m)
 			}
+		}
+		xcol := slices.Index(r.Result.Metrics, x)
+		if !axis && xcol < 0 {
+			return nil, fmt.Errorf(`key "x": %q is neither an axis (%s) nor a metric the runs measured (they have: %s)`,
+				x, strings.Join(XNames, ", "), strings.Join(r.Result.Metrics, ", "))
 		}
 		name := r.Name()
 		g, ok := index[name]
@@ -187,6 +188,10 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 				xv = float64(rec.Samples)
 			case "time":
 				xv = r.Result.Elapsed.Seconds() * float64(rec.Round) / last
+			default:
+				if !axis {
+					xv = rec.Values[xcol]
+				}
 			}
 			p.xs = append(p.xs, xv)
 			p.ys = append(p.ys, rec.Values[col])

@@ -155,3 +155,22 @@ func TestTwelveSeriesAreDistinctAndTheLegendFits(t *testing.T) {
 		}
 	}
 }
+
+func TestMetricAsXAxis(t *testing.T) {
+	run := curve("a", 1, 1, false)
+	run.Result.Metrics = append(run.Result.Metrics, "bits")
+	for i := range run.Result.Records {
+		run.Result.Records[i].Values = append(run.Result.Records[i].Values, float64(640*i))
+	}
+	s, err := Lines([]experiment.Run{run}, "loss", Options{X: "bits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := s[0].X; len(x) != 3 || x[0] != 0 || x[1] != 640 || x[2] != 1280 {
+		t.Fatalf("x = %v, want the bits column 0, 640, 1280", x)
+	}
+	if _, err := Lines([]experiment.Run{run}, "loss", Options{X: "epsilon"}); err == nil ||
+		!strings.Contains(err.Error(), `key "x": "epsilon" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured (they have: loss, bits)`) {
+		t.Fatalf("unknown x: %v", err)
+	}
+}

@@ -173,3 +173,23 @@ func TestAnotherBuildsRunsNeedUpdate(t *testing.T) {
 		t.Errorf("--update: %+v %v", sum, err)
 	}
 }
+
+func TestMergeRefusesADirectoryInUse(t *testing.T) {
+	jobs := sweepJobs(t)
+	dir := t.TempDir()
+	d, err := Open(dir, Options{Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Execute("fedlab.sweep", "sweep.lua:3", rules, jobs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	var busy *Busy
+	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), []string{dir}); !errors.As(err, &busy) {
+		t.Errorf("merging a directory in use: %v", err)
+	}
+	d.Finish(nil)
+	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), []string{dir}); err != nil {
+		t.Errorf("merging after the session ended: %v", err)
+	}
+}

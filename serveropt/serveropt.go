@@ -39,7 +39,7 @@ func init() {
 		Yogi{adaptive}, func(p Yogi) (core.ServerOptimizer, error) { return p, nil })
 	registry.Define(registry.Optimizer, "adagrad",
 		"server AdaGrad (FedAdagrad, Reddi et al. 2021 Alg. 2): v ← v + Δ², v₋₁ = τ²",
-		AdaGrad{adaptiveNoBeta2{LR: 0.01, Beta1: 0.9, Tau: 1e-3}},
+		AdaGrad{LR: 0.01, Beta1: 0.9, Tau: 1e-3},
 		func(p AdaGrad) (core.ServerOptimizer, error) { return p, nil })
 }
 
@@ -92,13 +92,6 @@ type Adaptive struct {
 	Tau   float64 `param:"tau" min:"0" doc:"adaptivity τ of x += η·m/(√v + τ); v starts at τ²"`
 }
 
-// adaptiveNoBeta2 holds AdaGrad's parameters (no β₂).
-type adaptiveNoBeta2 struct {
-	LR    float64 `param:"lr" min:"0" doc:"learning rate η of x += η·m/(√v + τ), multiplied by the algorithm's η_s"`
-	Beta1 float64 `param:"beta1" min:"0" max:"1" doc:"first-moment coefficient β₁ (weight of the old m)"`
-	Tau   float64 `param:"tau" min:"0" doc:"adaptivity τ of x += η·m/(√v + τ); v starts at τ²"`
-}
-
 // Adam is FedAdam's server step: v ← β₂v + (1−β₂)Δ².
 type Adam struct{ Adaptive }
 
@@ -117,13 +110,16 @@ func (o Yogi) Start(dim int) core.ServerStepper {
 	return newMoments(dim, p.LR, p.Beta1, p.Tau, func(v, d2 float64) float64 { return v - (1-p.Beta2)*d2*sign(v-d2) })
 }
 
-// AdaGrad is FedAdagrad's server step: v ← v + Δ².
-type AdaGrad struct{ adaptiveNoBeta2 }
+// AdaGrad is FedAdagrad's server step: v ← v + Δ² (no β₂).
+type AdaGrad struct {
+	LR    float64 `param:"lr" min:"0" doc:"learning rate η of x += η·m/(√v + τ), multiplied by the algorithm's η_s"`
+	Beta1 float64 `param:"beta1" min:"0" max:"1" doc:"first-moment coefficient β₁ (weight of the old m)"`
+	Tau   float64 `param:"tau" min:"0" doc:"adaptivity τ of x += η·m/(√v + τ); v starts at τ²"`
+}
 
 // Start returns m₋₁ = 0, v₋₁ = τ².
 func (o AdaGrad) Start(dim int) core.ServerStepper {
-	p := o.adaptiveNoBeta2
-	return newMoments(dim, p.LR, p.Beta1, p.Tau, func(v, d2 float64) float64 { return v + d2 })
+	return newMoments(dim, o.LR, o.Beta1, o.Tau, func(v, d2 float64) float64 { return v + d2 })
 }
 
 // moments is the state of Reddi et al.'s Algorithm 2: m ← β₁m + (1−β₁)Δ,

@@ -27,8 +27,8 @@ const usage = `usage:
   fedlab version          print the build's version and VCS revision (also --version)
   fedlab help             show this help (also --help after any command)
 
-kinds: algorithm, loss, regularizer, mirror, dataset, metric, schedule, topology, optimizer
-(or the Lua names algo, loss, reg, mirror, data, metric, schedule, topology, opt)
+kinds: algorithm, loss, regularizer, mirror, dataset, metric, schedule, topology, optimizer, availability, compressor, privacy
+(or the Lua names algo, loss, reg, mirror, data, metric, schedule, topology, opt, availability, compressor, privacy)
 
 run options:
   --out DIR      run directory: manifest.json, records.csv, results/, models/ and the
@@ -67,8 +67,9 @@ table options:
 plot options:
   --metric NAME  metric to draw (repeatable; default every metric)
   --panels       one figure per call with a panel per metric (default a figure per metric)
-  --x AXIS       round (default), comm (floats up + down), comm_rounds, samples or time
-                 (wall time, each run's time spread evenly over its rounds)
+  --x AXIS       round (default), comm (floats up + down), comm_rounds, samples, time
+                 (wall time, each run's time spread evenly over its rounds) or a metric the
+                 runs measured (e.g. bits)
   --call N       draw only call N of the script (default every call)
   --log, --linear  force the y scale (default: log for error, gap and norm metrics)
   --logx         logarithmic x axis
