@@ -108,3 +108,22 @@ func TestLazyPathIsTaken(t *testing.T) {
 		t.Error("no lazy FedAvg(∂) with l1")
 	}
 }
+
+// TestLazyStepsDoNotDependOnWorkers: the scratch is per worker and lent
+// to the clients a worker runs, so results are bit-identical for any
+// worker count.
+func TestLazyStepsDoNotDependOnWorkers(t *testing.T) {
+	p := sparseProblem(t, "sparse", "logistic", "classification", "l1", map[string]any{"lambda": 0.01})
+	var models [][]float64
+	for _, workers := range []int{1, 3} {
+		s := core.Settings{Rounds: 5, ClientsPerRound: 3, LocalSteps: 4, Batch: 5, Seed: 2, Init: "normal", InitScale: 0.3, Workers: workers}
+		for _, name := range []string{"feddualavg", "fedmid", "fedavg_subgrad"} {
+			models = append(models, run(t, p, algo(t, name, map[string]any{"eta_c": 0.1}), s).Model)
+		}
+	}
+	for i := range 3 {
+		if !floats.Equal(models[i], models[i+3]) {
+			t.Errorf("algorithm %d: models differ between 1 and 3 workers", i)
+		}
+	}
+}

@@ -1,15 +1,19 @@
 // Package all links every component package into a binary, so that their
 // init functions register algorithms, losses, regularizers and mirror maps,
-// datasets, metrics, schedules, topologies and server optimizers. Import it for its side effects:
+// datasets, metrics, schedules, topologies, server optimizers, availability
+// models, compressors and privacy mechanisms. Import it for its side effects:
 //
 //	import _ "github.com/fedlab/fedlab/all"
 package all
 
 import (
 	_ "github.com/fedlab/fedlab/algorithms"
+	_ "github.com/fedlab/fedlab/availability"
+	_ "github.com/fedlab/fedlab/compress"
 	_ "github.com/fedlab/fedlab/datasets"
 	_ "github.com/fedlab/fedlab/losses"
 	_ "github.com/fedlab/fedlab/metrics"
+	_ "github.com/fedlab/fedlab/privacy"
 	_ "github.com/fedlab/fedlab/regularizers"
 	_ "github.com/fedlab/fedlab/schedules"
 	_ "github.com/fedlab/fedlab/serveropt"

@@ -173,11 +173,11 @@ func (c *Client) Vec(i int) []float64 {
 	return s.vecs[i]
 }
 
-// Indexed returns scratch indexed vector i (model-sized), like Vec.
+// Indexed returns scratch indexed vector i, like Vec.
 func (c *Client) Indexed(i int) *Indexed {
 	s := c.s
 	for len(s.idx) <= i {
-		s.idx = append(s.idx, NewIndexed(s.dim))
+		s.idx = append(s.idx, NewIndexed())
 	}
 	return s.idx[i]
 }

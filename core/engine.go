@@ -103,7 +103,8 @@ type engine struct {
 	nodes      Nodes       // nil unless the algorithm keeps one model per node
 	nodeModels [][]float64 // scratch for the nodes' models
 	nodeMean   []float64
-	evalAt     []bool // evalAt[t]: evaluate after t rounds
+	sys        *system // nil without system effects (realism.go)
+	evalAt     []bool  // evalAt[t]: evaluate after t rounds
 }
 
 func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Result) (*engine, error) {
@@ -149,6 +150,9 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 		}
 	}
 	e.round.Mirror = p.Mirror
+	if err := e.newSystem(); err != nil {
+		return nil, err
+	}
 	e.gossip, _ = As[Gossiper](alg)
 	if n, ok := As[Nodes](alg); ok {
 		e.nodes = n
@@ -183,6 +187,9 @@ func (e *engine) loop() {
 					c := e.clients[e.round.Sampled[i]]
 					c.use(e.scratch[wk])
 					e.alg.ClientUpdate(&e.round, c, e.downMsg, e.ups[i])
+					if e.sys != nil {
+						e.processReply(e.round.R, i, c.ID)
+					}
 				}()
 			}
 		}()
@@ -201,6 +208,9 @@ func (e *engine) loop() {
 		}
 		e.prepareRound(r)
 		e.alg.Broadcast(&e.round, e.downMsg)
+		if e.sys != nil {
+			e.compressDown(r)
+		}
 		wg.Add(len(e.round.Sampled))
 		for i := range e.round.Sampled {
 			jobs <- i
@@ -210,14 +220,22 @@ func (e *engine) loop() {
 			panic(failure)
 		}
 		e.averageReplies()
-		e.alg.Aggregate(&e.round, e.mean, e.ups[:len(e.round.Sampled)])
+		if e.sys != nil {
+			e.noiseMean(r)
+		}
+		if e.sys == nil || !e.sys.allDropped(&e.round) {
+			e.alg.Aggregate(&e.round, e.mean, e.ups[:len(e.round.Sampled)])
+		}
 		if !e.round.Local {
 			if e.gossip != nil {
 				e.up += e.gossip.EdgeFloats(&e.round)
 			} else {
 				n := int64(len(e.round.Sampled))
-				e.down += n * e.dnShape.Floats(e.dim)
+				e.down += e.receivers() * e.dnShape.Floats(e.dim)
 				e.up += n * e.upShape.Floats(e.dim)
+				if e.sys != nil {
+					e.countSystemBits()
+				}
 			}
 			e.commRounds++
 		}
@@ -271,6 +289,9 @@ func (e *engine) prepareRound(r int) {
 		rd.Sampled = append(rd.Sampled[:0], e.sample[:k]...)
 		slices.Sort(rd.Sampled)
 	}
+	if e.sys != nil {
+		e.applyAvailability(r)
+	}
 	rd.Weights = rd.Weights[:0]
 	total := 0.0
 	for _, m := range rd.Sampled {
@@ -316,6 +337,8 @@ func (e *engine) evaluate(round, psiRound int) {
 	for _, c := range e.clients {
 		ev.Samples += c.Accessed
 	}
+	ev.BitsUp, ev.BitsDown = e.bits()
+	ev.Epsilon = e.epsilon()
 	rec := Record{Round: round, Up: e.up, Down: e.down, CommRounds: e.commRounds, Samples: ev.Samples}
 	if e.nodes != nil {
 		rec.Values = e.evaluateNodes(ev)
@@ -347,6 +370,7 @@ func (e *engine) evaluateNodes(base *Eval) []float64 {
 	for m, w := range e.nodeModels {
 		ev := NewEval(e.p, e.evalEv, w, base.Round, base.Psi)
 		ev.Up, ev.Down, ev.CommRounds, ev.Samples = base.Up, base.Down, base.CommRounds, base.Samples
+		ev.BitsUp, ev.BitsDown, ev.Epsilon = base.BitsUp, base.BitsDown, base.Epsilon
 		ev.Node, ev.NodeModels, ev.NodeMean = m, e.nodeModels, e.nodeMean
 		for i, metric := range e.metrics {
 			v := metric.Eval(ev)

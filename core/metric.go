@@ -20,6 +20,10 @@ type Eval struct {
 	Samples int64     // cumulative samples accessed by clients
 	// CommRounds counts the rounds that communicated (skipped rounds excluded).
 	CommRounds int
+	// BitsUp and BitsDown count the bits sent (64 per float without
+	// compression); Epsilon is the (ε, δ)-DP ε spent (NaN without DP).
+	BitsUp, BitsDown int64
+	Epsilon          float64
 	// For algorithms with one model per node (see Nodes): the evaluated
 	// node, every node's model and their average. NodeModels is nil otherwise.
 	Node       int

@@ -28,6 +28,11 @@ type Settings struct {
 	// in [RoundOffset, RoundOffset+Rounds], any order) in place of
 	// EvalEvery's grid and the first and last rounds.
 	EvalRounds []int
+	// System effects (see realism.go); nil: none.
+	Availability Availability
+	CompressUp   Compressor
+	CompressDown Compressor
+	Privacy      Privacy
 	// Progress, if set, is called by the coordinator after every round.
 	Progress func(done, total int)
 	// Interrupt, if set, is called by the coordinator before every round;

@@ -4,8 +4,9 @@ package core
 // model coordinates a minibatch touches, and compact arrays indexed by
 // slot (the position of a coordinate in that list) holding the model's
 // values there and the gradient. The loss works on the compact arrays
-// only, so a step touches each coordinate's memory once per array the
-// algorithm keeps, however large the model. Resetting costs O(touched).
+// only, and coordinates are found in a hash table sized to the batch, not
+// to the model, so a step touches model-sized memory only in the arrays
+// the algorithm keeps. Resetting costs O(touched).
 type Indexed struct {
 	Idx []int     // touched coordinates, each once, in order of first touch (slot s holds Idx[s])
 	At  []float64 // At[s]: the model's value at Idx[s], set by the caller before the gradient
@@ -13,45 +14,59 @@ type Indexed struct {
 	// Ref lists, per stored nonzero of the batch rows in row order, the
 	// slot of the first model coordinate it reads (Support writes it).
 	Ref []int32
-	tag []uint64 // tag[j] = gen<<32 | slot of j when j is touched in generation gen
-	gen uint64
+	// table is an open-addressing hash table of slot+1 (0 = empty) keyed
+	// by coordinate, with linear probing; its size is a power of two at
+	// least twice len(Idx).
+	table []int32
 }
 
-// NewIndexed makes empty indexed scratch for models of dimension dim.
-func NewIndexed(dim int) *Indexed {
-	return &Indexed{tag: make([]uint64, dim), gen: 1}
-}
+// NewIndexed makes empty indexed scratch.
+func NewIndexed() *Indexed { return &Indexed{table: make([]int32, 1024)} }
 
-// Reset empties the list in O(1) (stale tags are told apart by generation).
+// Reset empties the list in O(touched).
 func (v *Indexed) Reset() {
+	if len(v.Idx) > 0 {
+		clear(v.table)
+	}
 	v.Idx, v.At, v.Val, v.Ref = v.Idx[:0], v.At[:0], v.Val[:0], v.Ref[:0]
-	v.gen++
-	if v.gen == 1<<32 { // generations wrapped around: old tags could collide
-		clear(v.tag)
-		v.gen = 1
+}
+
+// hash returns coordinate j's home position in a table of size mask+1.
+func hash(j int, mask int) int { return int((uint64(j) * 0x9e3779b97f4a7c15) >> 32 & uint64(mask)) }
+
+// find returns j's table position: the one holding j, or the empty one
+// where j belongs.
+func (v *Indexed) find(j int) int {
+	mask := len(v.table) - 1
+	for h := hash(j, mask); ; h = (h + 1) & mask {
+		if s := v.table[h]; s == 0 || v.Idx[s-1] == j {
+			return h
+		}
 	}
 }
 
 // Touch adds coordinate j (once) and returns its slot.
 func (v *Indexed) Touch(j int) int {
-	if t := v.tag[j]; t>>32 == v.gen {
-		return int(uint32(t))
+	h := v.find(j)
+	if s := v.table[h]; s != 0 {
+		return int(s - 1)
 	}
 	s := len(v.Idx)
-	v.tag[j] = v.gen<<32 | uint64(s)
 	v.Idx = append(v.Idx, j)
 	v.At = append(v.At, 0)
 	v.Val = append(v.Val, 0)
+	v.table[h] = int32(s + 1)
+	if 2*len(v.Idx) > len(v.table) {
+		v.table = make([]int32, 2*len(v.table))
+		for t, k := range v.Idx {
+			v.table[v.find(k)] = int32(t + 1)
+		}
+	}
 	return s
 }
 
 // Slot returns the slot of coordinate j, or −1 if j is not touched.
-func (v *Indexed) Slot(j int) int {
-	if t := v.tag[j]; t>>32 == v.gen {
-		return int(uint32(t))
-	}
-	return -1
-}
+func (v *Indexed) Slot(j int) int { return int(v.table[v.find(j)]) - 1 }
 
 // SparseEvaluator is implemented by evaluators that compute the gradient of
 // a minibatch of sparse data (Data.Sparse) in time proportional to the

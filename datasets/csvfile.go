@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -38,6 +39,57 @@ func init() {
 // maxEcho bounds the bytes of input echoed in an error message.
 const maxEcho = 40
 
+// MaxLine is the longest line the text readers (CSV, svmlight) accept: a
+// file without line breaks (a binary file, /dev/zero) would otherwise be
+// buffered whole.
+const MaxLine = 64 << 20
+
+// boundedLines returns r, failing once MaxLine bytes pass without a line
+// break.
+func boundedLines(r io.Reader) io.Reader { return &lineBound{r: r} }
+
+type lineBound struct {
+	r   io.Reader
+	run int // bytes since the last line break
+}
+
+func (l *lineBound) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
+		l.run = n - i - 1
+	} else {
+		l.run += n
+	}
+	if l.run > MaxLine {
+		return n, fmt.Errorf("a line is longer than %d MiB: not a text file of samples", MaxLine>>20)
+	}
+	return n, err
+}
+
+// echo is text in an error message: with %q it prints quoted as ASCII and
+// cut at maxEcho bytes (escape.Quote), as input text must; other verbs
+// print it unchanged.
+type echo string
+
+// Format writes the text.
+func (e echo) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		io.WriteString(f, escape.Quote(string(e), maxEcho))
+		return
+	}
+	io.WriteString(f, string(e))
+}
+
+// echoed wraps the strings among a as echo.
+func echoed(a []any) []any {
+	for i, v := range a {
+		if s, ok := v.(string); ok {
+			a[i] = echo(s)
+		}
+	}
+	return a
+}
+
 // LoadCSV reads a CSV file (see ReadCSV).
 func LoadCSV(path, label, client string) (*Table, error) {
 	fh, err := os.Open(path)
@@ -53,7 +105,7 @@ func LoadCSV(path, label, client string) (*Table, error) {
 // other column a numeric feature, in file order. Errors name the file and
 // line, e.g. `data.csv:5: column "x2": bad value "abc": invalid syntax`.
 func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
-	cr := csv.NewReader(bufio.NewReader(r))
+	cr := csv.NewReader(bufio.NewReader(boundedLines(r)))
 	cr.TrimLeadingSpace = true
 	wrap := func(err error) error {
 		var pe *csv.ParseError

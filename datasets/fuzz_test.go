@@ -126,3 +126,22 @@ func (m *runtimeMem) read() {
 	runtime.ReadMemStats(&s)
 	m.total = s.TotalAlloc
 }
+
+// endless is an endless stream of one byte.
+type endless byte
+
+func (e endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(e)
+	}
+	return len(p), nil
+}
+
+func TestReadersRefuseEndlessLines(t *testing.T) {
+	if _, err := ReadSVMLight(endless(0), "zero", 0, false); err == nil || !strings.Contains(err.Error(), "a line is longer than 64 MiB") {
+		t.Errorf("svmlight: %v", err)
+	}
+	if _, err := ReadCSV(endless('x'), "xs", "label", ""); err == nil || !strings.Contains(err.Error(), "a line is longer than 64 MiB") {
+		t.Errorf("csv: %v", err)
+	}
+}

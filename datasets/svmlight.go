@@ -99,7 +99,7 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 	if features < 0 || features > core.MaxFeatures {
 		return nil, fmt.Errorf("%s: features = %d outside 0..%d", name, features, core.MaxFeatures)
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
+	br := bufio.NewReaderSize(boundedLines(r), 1<<16)
 	t := &Table{Name: name}
 	var (
 		sp       = &core.CSR{Ptr: []int{0}}
@@ -125,7 +125,7 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 			break
 		}
 		bad := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
+			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, echoed(a)...))
 		}
 		if i := strings.IndexByte(text, '#'); i >= 0 {
 			text = text[:i]

@@ -221,3 +221,22 @@ func TestHeartScaleIfInstalled(t *testing.T) {
 		}
 	}
 }
+
+// TestSVMLightHugeIndexStaysSparse reads a line with feature index 2³⁰
+// (the limit): the data hold one stored value, not a 2³⁰-wide row.
+func TestSVMLightHugeIndexStaysSparse(t *testing.T) {
+	tab, err := ReadSVMLight(strings.NewReader(fmt.Sprintf("1 3:0.5 %d:2\n-1 1:1\n", core.MaxFeatures)), "huge.svm", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := tab.Data
+	if d.Features != core.MaxFeatures || d.Nonzeros() != 3 || d.X != nil {
+		t.Fatalf("features %d, nonzeros %d, dense %v", d.Features, d.Nonzeros(), d.X != nil)
+	}
+	if err := d.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.densify(); err == nil || !strings.Contains(err.Error(), "GiB") {
+		t.Errorf("dense conversion of 2 × 2³⁰ floats: %v", err)
+	}
+}

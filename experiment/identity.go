@@ -59,6 +59,16 @@ type SettingsID struct {
 	EvalEvery       int     `json:"eval_every"`
 	Init            string  `json:"init"`
 	InitScale       float64 `json:"init_scale"`
+	System
+}
+
+// System identifies the system effects of a run (core/realism.go); absent
+// effects are left out, so runs without them keep their keys.
+type System struct {
+	Availability *Component `json:"availability,omitempty"`
+	CompressUp   *Component `json:"compress_up,omitempty"`
+	CompressDown *Component `json:"compress_down,omitempty"`
+	Privacy      *Component `json:"privacy,omitempty"`
 }
 
 // settingsID extracts the identity of engine settings.

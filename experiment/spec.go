@@ -50,6 +50,7 @@ type Base struct {
 	Settings  core.Settings // Seed, Run, Workers and Progress are set per run
 	Metrics   []core.Metric
 	MetricIDs []Component
+	System    System // identities of Settings' system effects
 }
 
 // Job is one run to execute: one algorithm run, or one run of a
@@ -116,6 +117,7 @@ func Jobs(base Base, a AlgoSpec, cfg Config, seeds []uint64) ([]Job, error) {
 // one per seed.
 func NewJobs(base Base, label string, args registry.Args, id Component, cfg Config, seeds []uint64) []Job {
 	settings := settingsID(base.Settings)
+	settings.System = base.System
 	params := args.Values()
 	jobs := make([]Job, 0, len(seeds))
 	for _, seed := range seeds {

@@ -72,7 +72,7 @@ func TestSparseLossesEqualDense(t *testing.T) {
 				}
 			}
 			se := ev.(core.SparseEvaluator)
-			g := core.NewIndexed(dim)
+			g := core.NewIndexed()
 			g.Touch(0) // a stale entry from an earlier batch must go
 			g.Val[0] = 123
 			g.Reset()

@@ -20,6 +20,7 @@ var namespaces = []struct {
 	{"algo", registry.Algorithm}, {"loss", registry.Loss}, {"reg", registry.Regularizer},
 	{"mirror", registry.Mirror}, {"data", registry.Dataset}, {"metric", registry.Metric},
 	{"schedule", registry.Schedule}, {"topology", registry.Topology}, {"opt", registry.Optimizer},
+	{"availability", registry.Availability}, {"compressor", registry.Compressor}, {"privacy", registry.Privacy},
 }
 
 // labelKey is the reserved key of fedlab.algo.* for the display name.

@@ -297,6 +297,9 @@ func describeValue(v lua.LValue, depth int) string {
 		if len(parts) > 8 {
 			parts = append(parts[:8], "…")
 		}
+		if len(parts) == 0 {
+			return "{}"
+		}
 		return "{ " + strings.Join(parts, ", ") + " }"
 	}
 	return v.String()

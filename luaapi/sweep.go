@@ -31,7 +31,8 @@ func (in *interp) fnSweep(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	sw := plan.Sweep{Compare: plan.Compare{Problem: c.plan, Settings: c.settings, Metrics: c.metrics, Seeds: seeds},
+	sw := plan.Sweep{Compare: plan.Compare{Problem: c.plan, Settings: c.settings, Metrics: c.metrics, Seeds: seeds,
+		System: c.system},
 		Select: rules}
 	for _, a := range algos {
 		pa, err := in.planAlgorithm(a, c.settings.Rounds)
@@ -55,7 +56,7 @@ func (in *interp) fnSweep(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("fedlab.sweep: %w", err)
 	}
-	runs, err := in.execute(c.fn, c.where, rules, jobs)
+	runs, err := in.execute(c.fn, c.where, c.name, rules, jobs)
 	if err != nil {
 		return 0, err
 	}

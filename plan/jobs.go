@@ -27,7 +27,7 @@ func (b *Builder) Compare(c Compare) ([]experiment.Job, error) {
 	if err := distinctLabels(c.Algorithms); err != nil {
 		return nil, err
 	}
-	base, err := b.base(c.Problem, c.Settings, c.Metrics)
+	base, err := b.baseWith(c.Problem, c.Settings, c.Metrics, c.System)
 	if err != nil {
 		return nil, err
 	}
@@ -35,6 +35,9 @@ func (b *Builder) Compare(c Compare) ([]experiment.Job, error) {
 	for _, a := range c.Algorithms {
 		r, err := b.resolve(a.Component, registry.Algorithm)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkEffects(base, r.args); err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, experiment.NewJobs(base, a.label(), r.args, r.id, nil, seedsOr1(c.Seeds))...)
@@ -94,7 +97,7 @@ func (b *Builder) Sweep(s Sweep) ([]experiment.Job, error) {
 		if err != nil {
 			return nil, err
 		}
-		base, err := b.base(p, s.Settings, s.Metrics)
+		base, err := b.baseWith(p, s.Settings, s.Metrics, s.System)
 		if err != nil {
 			return nil, err
 		}
@@ -134,6 +137,9 @@ func (b *Builder) Sweep(s Sweep) ([]experiment.Job, error) {
 			}
 			r, err := b.resolve(da, registry.Algorithm)
 			if err != nil {
+				return nil, err
+			}
+			if err := checkEffects(c.base, r.args); err != nil {
 				return nil, err
 			}
 			jobs = append(jobs, experiment.NewJobs(c.base, a.label(), r.args, r.id, c.shown, seedsOr1(s.Seeds))...)

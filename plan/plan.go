@@ -74,6 +74,7 @@ type Compare struct {
 	Settings core.Settings
 	Metrics  []Component // nil: the objective; empty: none
 	Seeds    []uint64    // empty: seed 1
+	System   System      // system effects (availability, compression, privacy); zero: none
 }
 
 // Setting is one swept value. Key is an algorithm parameter ("eta_c", or

@@ -31,10 +31,14 @@ const (
 	Schedule    Kind = "schedule"
 	Topology    Kind = "topology"
 	Optimizer   Kind = "optimizer"
+	// System effects applied by the engine (see core/realism.go).
+	Availability Kind = "availability"
+	Compressor   Kind = "compressor"
+	Privacy      Kind = "privacy"
 )
 
 // Kinds lists every kind in display order.
-var Kinds = []Kind{Algorithm, Loss, Regularizer, Mirror, Dataset, Metric, Schedule, Topology, Optimizer}
+var Kinds = []Kind{Algorithm, Loss, Regularizer, Mirror, Dataset, Metric, Schedule, Topology, Optimizer, Availability, Compressor, Privacy}
 
 // Spec describes one registered component.
 type Spec struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -171,5 +172,35 @@ func TestAnotherBuildsRunsNeedUpdate(t *testing.T) {
 	}
 	if _, sum, err := session(t, dir, Options{Update: true}, jobs); err != nil || sum.Reused != 2 {
 		t.Errorf("--update: %+v %v", sum, err)
+	}
+}
+
+func TestMergeRefusesADirectoryInUse(t *testing.T) {
+	jobs := sweepJobs(t)
+	dir := t.TempDir()
+	d, err := Open(dir, Options{Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Execute("fedlab.sweep", "sweep.lua:3", rules, jobs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	var busy *Busy
+	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), []string{dir}); !errors.As(err, &busy) {
+		t.Errorf("merging a directory in use: %v", err)
+	}
+	d.Finish(nil)
+	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), []string{dir}); err != nil {
+		t.Errorf("merging after the session ended: %v", err)
+	}
+}
+
+func TestVersionIdentifiesTheBuild(t *testing.T) {
+	v := Version()
+	if !strings.Contains(v, " exe:") && !regexp.MustCompile(` [0-9a-f]{40}`).MatchString(v) {
+		t.Errorf("Version() = %q names neither a VCS revision nor the executable's digest", v)
+	}
+	if Version() != v {
+		t.Error("Version changes between calls")
 	}
 }

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +21,8 @@ import (
 // directory is copied into out with its model; runs completed nowhere stay
 // pending, to be run by running the script into out. The manifest of out
 // has the status "merged" and lists the directories merged; records.csv
-// is rewritten.
+// is rewritten. Merge holds the lock of out and of every input it can
+// lock: a directory in use by a session is refused (*Busy).
 func Merge(out string, inputs []string) (*Manifest, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("nothing to merge")
@@ -61,6 +63,21 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
+	}
+	// No session may write the output or an input while they are merged.
+	for _, dir := range append([]string{out}, inputs...) {
+		if samePath(dir, out) && dir != out {
+			continue
+		}
+		l, err := acquireLock(dir, ms[0].Script)
+		var busy *Busy
+		switch {
+		case errors.As(err, &busy) || (err != nil && dir == out):
+			return nil, err
+		case err != nil:
+			continue // an input nobody can write (read-only): no session writes it either
+		}
+		defer l.release()
 	}
 	for _, c := range calls {
 		for _, cr := range c.Runs {

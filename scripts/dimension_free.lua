@@ -10,7 +10,8 @@
 -- paper; Nemirovski-Yudin / Shalev-Shwartz-Tewari for p-norm mirror descent) bounds the
 -- rounds of the p-norm methods by a factor growing like log d, while the Euclidean bounds
 -- grow with ‖x‖₂-type constants, which are fixed here by the fixed nonzeros per sample.
--- See docs/reproductions.md ("Dimension-free?").  Runtime: about 10 minutes on 2 cores.
+-- See docs/reproductions.md ("Dimension-free?").  Runtime: about 4 minutes of CPU, nearly all in
+-- the p-norm runs at d = 2^18 and 2^20 (37 minutes wall on the loaded shared machine).
 --   nice -n 10 fedlab run scripts/dimension_free.lua
 local s, M, n, nnz, lambda = 8, 8, 100, 20, 0.01
 local rounds, target_f1, target_l2 = 150, 0.9, 1.0

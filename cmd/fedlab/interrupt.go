@@ -44,7 +44,7 @@ func (t timedOut) Error() string { return fmt.Sprintf("time limit reached (--tim
 // SIGINT or SIGTERM (a second one ends the process at once, the default
 // behaviour) and after timeout (if > 0). release stops listening.
 func guarded(timeout time.Duration) (ctx context.Context, release func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
+	base, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -52,9 +52,10 @@ func guarded(timeout time.Duration) (ctx context.Context, release func()) {
 		case s := <-sigs:
 			signal.Stop(sigs)
 			cancel(signalled{s})
-		case <-ctx.Done():
+		case <-base.Done():
 		}
 	}()
+	ctx = base
 	release = func() {
 		signal.Stop(sigs)
 		cancel(nil)

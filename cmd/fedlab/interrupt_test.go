@@ -171,3 +171,21 @@ func TestTwoScriptsIntoOneDirectoryLoseNothing(t *testing.T) {
 		t.Errorf("B: %d runs", len(mb.Runs))
 	}
 }
+
+func TestWorkerCountsAreCapped(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "w.lua")
+	os.WriteFile(script, []byte(`local data = fedlab.data.lasso{ variant = "custom", dim = 8, support = 2, clients = 3, samples = 6 }
+local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
+fedlab.run{ problem = p, algorithm = fedlab.algo.fedavg{}, rounds = 3, local_steps = 1 }
+`), 0o644)
+	code, _, stderr := runCLI("run", script, "--out", filepath.Join(dir, "out"), "--quiet", "--workers", "100000000", "--jobs", "100000000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, flag := range []string{"--jobs", "--workers"} {
+		if !regexp.MustCompile(`fedlab: ` + flag + ` 100000000 capped at \d+ \(8 per CPU`).MatchString(stderr) {
+			t.Errorf("no note for %s: %q", flag, stderr)
+		}
+	}
+}

@@ -80,3 +80,40 @@ func TestKilledStagesResumeByteIdentical(t *testing.T) {
 		}
 	}
 }
+
+// From Lua, a one-stage pipeline of a gossip algorithm reports what
+// fedlab.run reports: communication per directed edge and the per-node
+// _min/_max columns.
+func TestLuaOneStageGossipEqualsRun(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "gossip.lua")
+	src := `local data = fedlab.data.sparse_ar1{ dim = 20, support = 5, clients = 6, samples = 15, test_samples = 0 }
+local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{ intercept = false }, reg = fedlab.reg.l1{ lambda = 0.05 } }
+local algo = fedlab.algo.dfedda_gt{ topology = fedlab.topology.chain{} }
+local settings = { problem = problem, local_steps = 4, batch = 5, eval_every = 2, metrics = { "l2_error", "consensus" } }
+local run = fedlab.run{ problem = problem, algorithm = algo, rounds = 5, local_steps = 4, batch = 5, eval_every = 2,
+  metrics = { "l2_error", "consensus" } }
+settings[1] = { algo = algo, rounds = 5 }
+local staged = fedlab.stages(settings)[1]
+assert(#staged.records == #run.records, "record counts differ")
+for i, rec in ipairs(run.records) do
+  local s = staged.records[i]
+  for _, k in ipairs({ "round", "comm_up", "comm_down", "samples", "l2_error", "l2_error_min", "l2_error_max",
+                       "consensus", "consensus_min", "consensus_max" }) do
+    assert(s[k] ~= nil and s[k] == rec[k], string.format("record %d: %s = %s in the pipeline, %s in the run", i, k, tostring(s[k]), tostring(rec[k])))
+  end
+end
+print("comm_up " .. run.records[#run.records].comm_up)
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("run", script, "--out", filepath.Join(dir, "out"), "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 5 rounds × 10 directed edges × (2·20 + 1) floats + the trackers' set-up, 10 × 20
+	if !strings.Contains(stdout, "comm_up 2250\n") {
+		t.Errorf("output %q, want comm_up 2250", stdout)
+	}
+}

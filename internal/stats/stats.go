@@ -9,18 +9,22 @@ import "math"
 // computed on offsets from the first value, so identical values give exactly
 // that value and a standard deviation of exactly 0.
 func MeanStd(xs []float64) (mean, std float64) {
+	first := xs[0]
+	if math.IsInf(first, 0) {
+		first = 0 // an infinite offset would make every difference NaN (ε = +Inf without noise)
+	}
 	off := 0.0
 	for _, x := range xs {
-		off += x - xs[0]
+		off += x - first
 	}
 	off /= float64(len(xs))
 	if len(xs) < 2 {
-		return xs[0] + off, 0
+		return first + off, 0
 	}
 	ss := 0.0
 	for _, x := range xs {
-		d := x - xs[0] - off
+		d := x - first - off
 		ss += d * d
 	}
-	return xs[0] + off, math.Sqrt(ss / float64(len(xs)-1))
+	return first + off, math.Sqrt(ss / float64(len(xs)-1))
 }

@@ -17,4 +17,10 @@ func TestMeanStd(t *testing.T) {
 	if m, s := MeanStd([]float64{7}); m != 7 || s != 0 {
 		t.Fatalf("one value: mean %v std %v", m, s)
 	}
+	if m, s := MeanStd([]float64{math.Inf(1)}); !math.IsInf(m, 1) || s != 0 {
+		t.Fatalf("+Inf alone: mean %v std %v, want +Inf and 0", m, s)
+	}
+	if m, _ := MeanStd([]float64{math.Inf(1), 2}); !math.IsInf(m, 1) {
+		t.Fatalf("mean of +Inf and 2 = %v, want +Inf", m)
+	}
 }
