@@ -2,9 +2,7 @@ package datasets
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -216,31 +214,18 @@ func GenerateShifted(s ShiftedSpec) (*core.Federated, [][]float64) {
 		f.Test = make([]*core.Data, s.Clients)
 	}
 	mus := make([][]float64, s.Clients)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(s.Clients, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for m := range jobs {
-				rng := newRNG(s.Seed, uint64(2*m+1))
-				mu := make([]float64, d)
-				for i := range mu {
-					mu[i] = rng.NormFloat64()
-				}
-				mus[m] = mu
-				f.Train[m] = drawShifted(rng, mu, s.Weights, b, s.Samples, scale)
-				if s.TestSamples > 0 {
-					f.Test[m] = drawShifted(newRNG(s.Seed, uint64(2*m+2)), mu, s.Weights, b, s.TestSamples, scale)
-				}
-			}
-		}()
-	}
-	for m := range s.Clients {
-		jobs <- m
-	}
-	close(jobs)
-	wg.Wait()
+	eachClient(s.Clients, func(m int) {
+		rng := newRNG(s.Seed, uint64(2*m+1))
+		mu := make([]float64, d)
+		for i := range mu {
+			mu[i] = rng.NormFloat64()
+		}
+		mus[m] = mu
+		f.Train[m] = drawShifted(rng, mu, s.Weights, b, s.Samples, scale)
+		if s.TestSamples > 0 {
+			f.Test[m] = drawShifted(newRNG(s.Seed, uint64(2*m+2)), mu, s.Weights, b, s.TestSamples, scale)
+		}
+	})
 	return f, mus
 }
 
