@@ -62,15 +62,7 @@ func lassoSparse(s ShiftedSpec, density float64, format string) (*core.Federated
 // so a sample costs O(its nonzeros). Features are then multiplied by Scale.
 func GenerateShiftedSparse(s ShiftedSpec, density float64) *core.Federated {
 	d := len(s.Weights)
-	scale := s.Scale
-	if scale == 0 {
-		scale = 1
-	}
-	b := newRNG(s.Seed, 0).NormFloat64()
-	truth := make([]float64, d)
-	for i, w := range s.Weights {
-		truth[i] = w / scale
-	}
+	truth, b, scale := s.truth()
 	f := &core.Federated{Name: s.Name, Train: make([]*core.Data, s.Clients), Features: d, Truth: &core.Truth{Weights: truth, Bias: b}}
 	if s.TestSamples > 0 {
 		f.Test = make([]*core.Data, s.Clients)

@@ -194,15 +194,7 @@ type ShiftedSpec struct {
 // clients or test samples.
 func GenerateShifted(s ShiftedSpec) (*core.Federated, [][]float64) {
 	d := len(s.Weights)
-	scale := s.Scale
-	if scale == 0 {
-		scale = 1
-	}
-	b := newRNG(s.Seed, 0).NormFloat64()
-	truth := make([]float64, d)
-	for i, w := range s.Weights {
-		truth[i] = w / scale
-	}
+	truth, b, scale := s.truth()
 	f := &core.Federated{
 		Name:     s.Name,
 		Train:    make([]*core.Data, s.Clients),
@@ -227,6 +219,22 @@ func GenerateShifted(s ShiftedSpec) (*core.Federated, [][]float64) {
 		}
 	})
 	return f, mus
+}
+
+// truth returns the model of the scaled features, w/Scale, its bias b
+// (drawn from the seed's stream 0) and the scale (1 when Scale is 0); the
+// dense and sparse generators share it, so they have the same truth.
+func (s ShiftedSpec) truth() (truth []float64, b, scale float64) {
+	scale = s.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	b = newRNG(s.Seed, 0).NormFloat64()
+	truth = make([]float64, len(s.Weights))
+	for i, w := range s.Weights {
+		truth[i] = w / scale
+	}
+	return truth, b, scale
 }
 
 // drawShifted draws n samples x = mu + δ, y = wᵀx + b + ε and scales x.
