@@ -34,6 +34,9 @@ type Options struct {
 	Unsafe        bool      // also open the os, io and package libraries, and keep dofile, loadfile and require
 	Stdout        io.Writer // print and fedlab.table output; nil = os.Stdout
 	Stderr        io.Writer // progress lines; nil = os.Stderr
+	// Args are the script's arguments, fedlab.args in Lua (fedlab run
+	// --set key=value; see ParseSet).
+	Args map[string]any
 	// Context, if set, interrupts the script when done (see rundir.Options.Context and sandbox.go).
 	Context context.Context
 	// MaxMemory is the memory ceiling in bytes (0: the memory available; see sandbox.go).
