@@ -13,7 +13,8 @@
 --     dense = {}}, about 3× the cost per sample here).
 --   * methods: FedAvg, FedDA-MVR, FedDA-2-1, FedAdam (no FedCM, STEM, MIME-MVR, Local-AMSGrad,
 --     Local-Adapt: CPU budget).
---   * rounds: 100 (10 clients) and 30 (500 clients) instead of 4 000 (CPU budget: 2 cores shared
+--   * rounds: 50 (10 clients, ≈ 3.3 epochs of the subset) and 20 (500 clients) instead of 4 000,
+--     evaluated at the start, the middle and the end (CPU budget: 2 cores shared
 --     by 7 jobs); one seed; I = 5, batch 16.
 --   * step sizes are NOT tuned for the CNN (no CPU for it): the MLP script's values
 --     (scripts/fedda_fmnist_mlp.lua) and, for FedDA-MVR, the active-VR setting selected by
@@ -39,14 +40,14 @@ local function algorithms()
 end
 
 for _, s in ipairs({
-  { name = "iid, 10 clients", data = { clients = 10, partition = "iid" }, rounds = 100, per_round = 0, file = "iid" },
-  { name = "80%-dominant, 10 clients", data = { clients = 10, partition = "dominant", dominant = 0.8 }, rounds = 100, per_round = 0, file = "dominant" },
-  { name = "500 clients (Dirichlet 0.5), 50 per round", data = { clients = 500, partition = "dirichlet", alpha = 0.5 }, rounds = 30, per_round = 50, file = "500" },
+  { name = "iid, 10 clients", data = { clients = 10, partition = "iid" }, rounds = 50, per_round = 0, file = "iid" },
+  { name = "80%-dominant, 10 clients", data = { clients = 10, partition = "dominant", dominant = 0.8 }, rounds = 50, per_round = 0, file = "dominant" },
+  { name = "500 clients (Dirichlet 0.5), 50 per round", data = { clients = 500, partition = "dirichlet", alpha = 0.5 }, rounds = 20, per_round = 50, file = "500" },
 }) do
   s.data.train_samples, s.data.test_samples, s.data.seed = 12000, 2000, 1
   local problem = fedlab.problem{ data = fedlab.data.fashion_mnist(s.data), loss = lenet }
   local runs = fedlab.compare{ problem = problem, rounds = s.rounds, local_steps = I, batch = B,
-    clients_per_round = s.per_round, seeds = { 1 }, eval_every = math.floor(s.rounds / 4), init = "normal", init_scale = 0.1,
+    clients_per_round = s.per_round, seeds = { 1 }, eval_every = math.floor(s.rounds / 2), init = "normal", init_scale = 0.1,
     algorithms = algorithms(), metrics = metrics }
   fedlab.table(runs, { transpose = true, title = "Fashion-MNIST, LeNet-5, " .. s.name })
   fedlab.csv(runs, "fedda_cnn_" .. s.file .. ".csv")

@@ -55,6 +55,7 @@ func svmScript(extra string) string {
 var badInputs = []badInput{
 	// Lua syntax and runtime errors
 	{name: "syntax", script: "local x = = 1\n", code: 1, first: `s\.lua:1: syntax error near '='`},
+	{name: "binary script", script: "local x = \x1b[2J\n", code: 1, first: `s\.lua:1: Invalid token near '"\\x1b"'$`},
 	{name: "unclosed if", script: "if true then\n", code: 1, first: `s\.lua:1: .* at the end of the file`},
 	{name: "nil arithmetic", script: "local x\nlocal y = x + 1\n", code: 1, first: `s\.lua:2: cannot perform add operation between nil and number$`},
 	{name: "call nil", script: "\nnosuch()\n", code: 1, first: `s\.lua:2: attempt to call a non-function object`},
