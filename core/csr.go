@@ -25,9 +25,6 @@ func (s *CSR) Row(i int) ([]int32, []float64) {
 	return s.Ind[a:b], s.Val[a:b]
 }
 
-// Rows is the number of rows.
-func (s *CSR) Rows() int { return len(s.Ptr) - 1 }
-
 // AppendRow adds a row with the given columns (strictly increasing) and values.
 func (s *CSR) AppendRow(ind []int32, val []float64) {
 	if len(s.Ptr) == 0 {

@@ -3,21 +3,23 @@ package experiment
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Progress reports the runs of one call on standard error: runs done out of
+// Progress reports the runs of one call on standard error: the call (its
+// index, function and place in the script, as the title), runs done out of
 // the total, how many are running, diverged or failed, the elapsed time
 // and an estimate of the time left. On a terminal (Interactive) one line is
 // redrawn in place twice a second once the call has taken two seconds;
 // otherwise (a log file, a cluster job) a full line is printed every ten
 // seconds. Nothing is printed for calls that finish sooner. The estimate
-// counts the rounds completed by the running runs, so it moves between run
-// completions.
+// comes from rounds, not runs: the rounds left (runs not started yet are
+// assumed as long as the average run started) at the rate of rounds done
+// since the first round was reported, so the set-up before it (data,
+// reference optimum) does not inflate the first estimate.
 type Progress struct {
 	w           io.Writer
 	title       string
@@ -30,10 +32,14 @@ type Progress struct {
 
 	mu                      sync.Mutex
 	start                   time.Time
-	executing               int             // runs to execute
-	fractions               []atomic.Uint64 // per executing run: completed fraction (float64 bits)
-	started, done           int             // runs started and finished by this call
+	executing               int            // runs to execute
+	doneRounds, totalRounds []atomic.Int64 // per executing run: rounds done and its round count (0: not reported)
+	ended                   []bool         // per executing run: finished
+	firstRound              atomic.Int64   // when the first round was reported (Unix ns; 0: not yet)
+	roundsAtFirst           atomic.Int64   // rounds done at that time
+	started, done           int            // runs started and finished by this call
 	diverged, failed        int
+	interrupted             int // runs stopped by an interruption (not done)
 	shown                   bool
 	previous                int // length of the last in-place line, to blank leftovers
 	stopTicker, tickerEnded chan struct{}
@@ -55,7 +61,8 @@ func NewProgress(w io.Writer, interactive bool, title string, total, stored int)
 func (p *Progress) begin(n int, tick bool) {
 	p.start = p.now()
 	p.executing = n
-	p.fractions = make([]atomic.Uint64, n)
+	p.doneRounds, p.totalRounds = make([]atomic.Int64, n), make([]atomic.Int64, n)
+	p.ended = make([]bool, n)
 	if !tick {
 		return
 	}
@@ -85,14 +92,23 @@ func (p *Progress) runStarted() {
 // round records that executing run i completed done of total rounds. It is
 // called by the run's engine after every round and does not allocate.
 func (p *Progress) round(i, done, total int) {
-	p.fractions[i].Store(math.Float64bits(float64(done) / float64(max(total, 1))))
+	p.doneRounds[i].Store(int64(done))
+	p.totalRounds[i].Store(int64(total))
+	if p.firstRound.Load() == 0 && p.firstRound.CompareAndSwap(0, p.now().UnixNano()) {
+		p.roundsAtFirst.Store(int64(done))
+	}
 }
 
 // runEnded records how executing run i ended.
 func (p *Progress) runEnded(i int, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.fractions[i].Store(math.Float64bits(1))
+	p.doneRounds[i].Store(p.totalRounds[i].Load())
+	p.ended[i] = true
+	if status == "interrupted" {
+		p.interrupted++
+		return
+	}
 	p.done++
 	switch status {
 	case "diverged":
@@ -143,29 +159,89 @@ func (p *Progress) end() {
 	fmt.Fprintln(p.w, line+pad)
 }
 
-// line renders the progress at time t, e.g.
-// "fedlab.sweep: runs 40/98 (20 stored, 3 diverged), 2 running, 12.3s, ETA 30s".
+// line renders the progress at time t, e.g. "call 2: fedlab.sweep at
+// s.lua:12: runs 40/98 (20 stored, 3 diverged), 2 running, 12.3s, ETA 30s".
 func (p *Progress) line(t time.Time) string {
-	el := t.Sub(p.start)
-	completed := 0.0
-	for i := range p.fractions {
-		completed += math.Float64frombits(p.fractions[i].Load())
-	}
-	eta := "ETA ?"
-	if completed > 0 {
-		left := time.Duration(float64(el) * (float64(p.executing) - completed) / completed)
-		eta = "ETA " + left.Round(time.Second).String()
-	}
-	return fmt.Sprintf("%s: runs %d/%d%s, %d running, %s, %s", p.title, p.stored+p.done, p.total, p.notes(),
-		p.started-p.done, elapsed(el), eta)
+	return fmt.Sprintf("%s: runs %d/%d%s, %d running, %s, ETA %s", p.title, p.stored+p.done, p.total, p.notes(),
+		p.started-p.done-p.interrupted, elapsed(t.Sub(p.start)), p.eta(t))
 }
 
-// summary renders the final line, e.g.
-// "fedlab.sweep: runs 98/98 (3 diverged) in 16.2s, 4.8 runs/s".
+// rounds returns the rounds done by the executing runs and the rounds
+// they have in all (runs that have not reported yet counted as the average
+// of those that have).
+func (p *Progress) rounds() (done, total float64) {
+	known, unknown := 0.0, 0
+	reported := 0
+	for i := range p.doneRounds {
+		n := p.totalRounds[i].Load()
+		done += float64(p.doneRounds[i].Load())
+		switch {
+		case n > 0:
+			known += float64(n)
+			reported++
+		case !p.ended[i]:
+			unknown++
+		}
+	}
+	total = known
+	if reported > 0 {
+		total += float64(unknown) * known / float64(reported)
+	}
+	return done, total
+}
+
+// eta estimates the time left at t from the rate of rounds since the
+// first one, or "?" before there is a rate.
+func (p *Progress) eta(t time.Time) string {
+	first := p.firstRound.Load()
+	done, total := p.rounds()
+	since := done - float64(p.roundsAtFirst.Load())
+	el := t.Sub(time.Unix(0, first))
+	if first == 0 || since <= 0 || el <= 0 {
+		return "?"
+	}
+	left := time.Duration(float64(el) * max(total-done, 0) / since)
+	return left.Round(time.Second).String()
+}
+
+// summary renders the final line, e.g. "call 2: fedlab.sweep at
+// s.lua:12: runs 98/98 (3 diverged) in 16.2s, 4.8 runs/s, 12.1k rounds/s".
 func (p *Progress) summary(t time.Time) string {
 	el := t.Sub(p.start)
-	return fmt.Sprintf("%s: runs %d/%d%s in %s, %.3g runs/s", p.title, p.stored+p.done, p.total, p.notes(),
-		elapsed(el), float64(p.done)/max(el.Seconds(), 1e-9))
+	done, _ := p.rounds()
+	return fmt.Sprintf("%s: runs %d/%d%s in %s, %s", p.title, p.stored+p.done, p.total, p.notes(),
+		elapsed(el), Throughput(float64(p.done), done, el))
+}
+
+// Throughput renders how fast runs and rounds went in the units that read
+// best: "4.8 runs/s", "2.7 runs/min" or "45s per run" for the runs, then
+// "12.1k rounds/s" (k, M for thousands, millions).
+func Throughput(runs, rounds float64, el time.Duration) string {
+	sec := max(el.Seconds(), 1e-9)
+	var r string
+	switch perSec := runs / sec; {
+	case runs == 0:
+		r = "no runs"
+	case perSec >= 1:
+		r = fmt.Sprintf("%.3g runs/s", perSec)
+	case perSec*60 >= 1:
+		r = fmt.Sprintf("%.3g runs/min", perSec*60)
+	default:
+		r = (time.Duration(sec / runs * float64(time.Second))).Round(time.Second).String() + " per run"
+	}
+	if rounds <= 0 {
+		return r
+	}
+	rate := rounds / sec
+	switch {
+	case rate >= 1e6:
+		return fmt.Sprintf("%s, %.3gM rounds/s", r, rate/1e6)
+	case rate >= 1e3:
+		return fmt.Sprintf("%s, %.3gk rounds/s", r, rate/1e3)
+	case rate >= 1:
+		return fmt.Sprintf("%s, %.3g rounds/s", r, rate)
+	}
+	return fmt.Sprintf("%s, %.3g rounds/min", r, rate*60)
 }
 
 // notes lists the stored, diverged and failed counts, e.g. " (20 stored, 3 diverged)".
@@ -179,6 +255,9 @@ func (p *Progress) notes() string {
 	}
 	if p.failed > 0 {
 		n = append(n, fmt.Sprintf("%d failed", p.failed))
+	}
+	if p.interrupted > 0 {
+		n = append(n, fmt.Sprintf("%d interrupted", p.interrupted))
 	}
 	if len(n) == 0 {
 		return ""

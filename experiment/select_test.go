@@ -107,27 +107,57 @@ func TestRuleCheckAndString(t *testing.T) {
 
 func TestProgressLines(t *testing.T) {
 	var buf bytes.Buffer
-	p := NewProgress(&buf, true, "fedlab.sweep", 10, 4)
-	now := time.Unix(0, 0)
+	p := NewProgress(&buf, true, "call 2: fedlab.sweep at s.lua:3", 10, 4)
+	now := time.Unix(100, 0)
 	p.now = func() time.Time { return now }
 	p.begin(6, false)
 	p.runStarted()
 	p.runStarted()
-	p.round(0, 5, 10)
-	p.tick() // too early: nothing
+	now = now.Add(2 * time.Second) // set-up before the first round: not part of the rate
+	p.round(0, 1, 10)
+	p.tick() // after 2 s: a line, but no rate yet
 	now = now.Add(3 * time.Second)
+	p.round(0, 10, 10)
 	p.runEnded(0, "done")
 	p.runStarted()
-	p.round(1, 1, 2)
+	p.round(1, 4, 20)
 	p.runEnded(2, "diverged")
 	p.tick()
 	now = now.Add(time.Second)
 	p.end()
-	// 2.5 of 6 runs' work in 3 s: 3.5 left at 1.2 s each
-	want := "\rfedlab.sweep: runs 6/10 (4 stored, 1 diverged), 1 running, 3s, ETA 4s" +
-		"\rfedlab.sweep: runs 6/10 (4 stored, 1 diverged) in 4s, 0.5 runs/s     \n"
+	// rounds: 10 + 4 done of 10 + 20 + 3 runs × 15 (the average) = 75;
+	// 13 rounds since the first in 3 s: 61 left take 14 s
+	want := "\rcall 2: fedlab.sweep at s.lua:3: runs 4/10 (4 stored), 2 running, 2s, ETA ?" +
+		"\rcall 2: fedlab.sweep at s.lua:3: runs 6/10 (4 stored, 1 diverged), 1 running, 5s, ETA 14s" +
+		"\rcall 2: fedlab.sweep at s.lua:3: runs 6/10 (4 stored, 1 diverged) in 6s, 20 runs/min, 2.33 rounds/s\n"
 	if buf.String() != want {
 		t.Errorf("progress output\n%q, want\n%q", buf.String(), want)
+	}
+	buf.Reset()
+	r := NewProgress(&buf, false, "call 1: fedlab.run at s.lua:2", 2, 0)
+	r.now = p.now
+	r.begin(2, false)
+	r.runStarted()
+	r.runStarted()
+	r.runEnded(0, "done")
+	r.runEnded(1, "interrupted")
+	now = now.Add(20 * time.Second)
+	r.tick()
+	if want := "call 1: fedlab.run at s.lua:2: runs 1/2 (1 interrupted), 0 running, 20s, ETA ?\n"; buf.String() != want {
+		t.Errorf("interrupted run: %q, want %q", buf.String(), want)
+	}
+	for _, c := range []struct {
+		runs, rounds float64
+		el           time.Duration
+		want         string
+	}{
+		{98, 12100, 10 * time.Second, "9.8 runs/s, 1.21k rounds/s"},
+		{4, 4000, 3 * time.Minute, "1.33 runs/min, 22.2 rounds/s"},
+		{2, 10, 90 * time.Minute, "45m0s per run, 0.111 rounds/min"},
+	} {
+		if got := Throughput(c.runs, c.rounds, c.el); got != c.want {
+			t.Errorf("Throughput(%g, %g, %s) = %q, want %q", c.runs, c.rounds, c.el, got, c.want)
+		}
 	}
 	buf.Reset()
 	q := NewProgress(&buf, false, "fedlab.compare", 2, 0)

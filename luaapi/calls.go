@@ -151,6 +151,7 @@ var (
 		{"privacy", "privacy", false, "client-level differential privacy from fedlab.privacy.* (default: none)"},
 	}
 	seedsKey = key{"seeds", "list of integers ≥ 0", false, "seeds, one run per seed (default { 1 })"}
+	nameKey  = key{"name", "string", false, "the call's name: the title of its tables and figures in fedlab table, plot and report (default: its place in the script)"}
 )
 
 // The declared call tables.
@@ -165,18 +166,18 @@ var (
 	runCall = declare("fedlab.run", "one run of one algorithm", []key{
 		{"algorithm", "algorithm", true, "an algorithm from fedlab.algo.*"},
 		{"seed", "integer ≥ 0", false, "the seed (default 1)"},
-	}, settingKeys, systemKeys)
+	}, settingKeys, systemKeys, []key{nameKey})
 	compareCall = declare("fedlab.compare", "every algorithm once per seed", []key{
 		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
 		seedsKey,
-	}, settingKeys, systemKeys)
+	}, settingKeys, systemKeys, []key{nameKey})
 	sweepCall = declare("fedlab.sweep", "every algorithm under every configuration once per seed; selects the best configuration", []key{
 		{"algorithms", "list of algorithms", true, "algorithms from fedlab.algo.* (distinct labels)"},
 		seedsKey,
 		{"grid", "table { key = { values... } }", false, "the configurations of a grid (keys: algorithm parameters or data., loss., reg., mirror. parameters)"},
 		{"configs", "list of tables { key = value }", false, "explicit configurations (after the grid's)"},
 		{"select", "rule or list of rules", true, `selection rule { metric =, mode = "max" or "min", last = ROUNDS }`},
-	}, settingKeys, systemKeys)
+	}, settingKeys, systemKeys, []key{nameKey})
 	ruleCall = declare("fedlab.sweep select", "a selection rule of fedlab.sweep", []key{
 		{"metric", "metric name", true, "the metric to select by"},
 		{"mode", `"max" or "min"`, true, "whether larger or smaller is better"},
@@ -187,7 +188,7 @@ var (
 		{"label", "string", false, `the runs' label (default "stages")`},
 		{"restart", `"last", "warm", "average", "top", "rank" or "init"`, false, `default restart of stages 2, 3, ... (default "last")`},
 		{"keep", "integer ≥ 0", false, `default s of restart = "top" or "rank"`},
-	}, settingKeys[2:]).withItems("stages { algo =, lambda =, radius =, rounds =, local_steps =, restart =, keep = }")
+	}, settingKeys[2:], []key{nameKey}).withItems("stages { algo =, lambda =, radius =, rounds =, local_steps =, restart =, keep = }")
 	stageCall = declare("fedlab.stages stage", "one stage of fedlab.stages", []key{
 		{"algo", "algorithm", false, "the stage's algorithm (default: the previous stage's, with its parameters)"},
 		{"lambda", "number, schedule or function of the round", false, "the penalty weight λ during the stage (default: the problem's)"},
@@ -198,21 +199,37 @@ var (
 		{"keep", "integer ≥ 0", false, `s of restart = "top" or "rank"`},
 	})
 	tableCall = declare("fedlab.table", "options of fedlab.table(runs, options)", []key{
-		{"rounds", "list of integers ≥ 0", false, "the rounds shown (default: every evaluated round)"},
+		{"rounds", "list of integers ≥ 0", false, "the rounds shown (default: six evenly spaced evaluated rounds, the first and last included)"},
 		{"metrics", "list of metric names", false, "the metrics shown (default: all)"},
 		{"title", "string", false, "a title line"},
 		{"transpose", "boolean", false, "rounds in columns and labels in rows, one table per metric"},
+		{"format", `"text", "md", "latex" or "csv"`, false, "the format of file (default: from its extension: .md, .tex, .csv; text otherwise)"},
+		{"file", "string", false, "also write the table to this file in the run directory (returns its path)"},
+		{"bold", "boolean", false, "the best value of each metric per round in bold (md, latex)"},
+		{"width", "integer ≥ 20", false, "text tables wider than this wrap (default 100)"},
 	})
 	sweepTableCall = declare("fedlab.sweep_table", "options of fedlab.sweep_table(sweep, options)", []key{
 		{"cols", "string", false, "the swept key whose values are the columns (default: the last)"},
 		{"title", "string", false, "a title line"},
+		{"format", `"text", "md" or "latex"`, false, "the format of file (default: from its extension: .md, .tex; text otherwise)"},
+		{"file", "string", false, "also write the grids to this file in the run directory (returns its path)"},
 	})
 	plotCall = declare("fedlab.plot", "options of fedlab.plot(runs, options)", []key{
-		{"metric", "metric name", true, "the metric to draw"},
-		{"x", `"round", "comm", "comm_rounds", "samples" or a metric the runs measured (e.g. "bits")`, false, `the x axis (default "round")`},
-		{"file", "string", false, "the file name without extension (default: the metric)"},
-		{"title", "string", false, "the chart title"},
-		{"log", "boolean", false, "a logarithmic y axis"},
+		{"metric", "metric name", false, "the metric to draw (give metric or metrics)"},
+		{"metrics", "list of metric names", false, "metrics drawn as panels of one figure"},
+		{"x", `"round", "comm", "comm_rounds", "samples", "time" or a metric the runs measured (e.g. "bits")`, false, `the x axis (default "round"; "time" spreads each run's wall time evenly over its rounds)`},
+		{"file", "string", false, "the file name without extension (default: the metrics)"},
+		{"title", "string", false, "the figure title (default: none)"},
+		{"log", "boolean", false, "force a logarithmic (true) or linear (false) y axis (default: log for error, gap and norm metrics)"},
+		{"logx", "boolean", false, "a logarithmic x axis"},
+		{"xlim", "list of 2 numbers", false, "x axis limits { min, max }"},
+		{"ylim", "list of 2 numbers", false, "y axis limits { min, max }"},
+		{"skip_round0", "boolean", false, "leave out round 0 (the initial point)"},
+		{"width", "number ≥ 1", false, "figure width in cm (default 16)"},
+		{"height", "number ≥ 1", false, "figure height in cm (default 10 per row of panels)"},
+		{"font_size", "number ≥ 1", false, "font size in points (default 10)"},
+		{"xlabel", "string", false, "the x axis label (default: the axis's name)"},
+		{"ylabel", "string", false, "the y axis label (default: the metric's display name)"},
 		{"formats", "list of strings", false, `"png", "svg", "pdf" (default png and svg)`},
 	})
 )

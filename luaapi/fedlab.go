@@ -8,6 +8,7 @@ func (in *interp) install() {
 	in.installMetatable()
 	fedlab := in.L.NewTable()
 	in.installComponents(fedlab)
+	fedlab.RawSetString("args", in.argsTable())
 	for name, f := range map[string]goFunc{
 		"problem":     in.fnProblem,
 		"run":         in.fnRun,

@@ -155,3 +155,16 @@ func (f *fields) component(key string, kind registry.Kind) *component {
 	f.fail(err)
 	return c
 }
+
+// numbers reads a list of numbers (nil if absent).
+func (f *fields) numbers(key string) []float64 {
+	var out []float64
+	for i, v := range f.list(key) {
+		x, ok := v.(lua.LNumber)
+		if !ok {
+			f.fail(fmt.Errorf("%s element %d: expected a number, got %s", f.what(key), i+1, typeText(v)))
+		}
+		out = append(out, float64(x))
+	}
+	return out
+}

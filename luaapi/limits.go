@@ -66,7 +66,7 @@ func dataBytes(a registry.Args) (uint64, string) {
 			density = a.Float("density")
 			named = append(named, fmt.Sprintf("density = %g", density))
 		}
-		bytes = uint64(float64(bytes) * density * 1.5)
+		bytes = uint64(min(float64(bytes)*density*1.5, 1<<63)) // saturates like budget.Product
 	}
 	return bytes, strings.Join(named, ", ")
 }

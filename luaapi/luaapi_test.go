@@ -212,7 +212,7 @@ assert(opt.objective <= runs[1].final.test_objective + 1e-12 and opt.lambda == 0
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"demo\n", "test_gd", "slow", " ± ", filepath.Join(dir, "runs.csv"), "3\t4\t32\t3\n"} {
+	for _, want := range []string{"demo (mean ± sample std over 2 seeds)\n", "test_gd", "slow", " ± ", filepath.Join(dir, "runs.csv"), "3\t4\t32\t3\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

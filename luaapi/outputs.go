@@ -2,34 +2,57 @@ package luaapi
 
 import (
 	"fmt"
+	"io"
 
+	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/report"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// fnTable is fedlab.table(runs [, {rounds=, metrics=, title=, transpose=}]):
-// prints mean ± std across seeds per label and round.
+// fnTable is fedlab.table(runs [, {rounds=, metrics=, title=, transpose=,
+// format=, file=, bold=, width=}]): prints mean ± std across seeds per
+// label and round. With file, the table is also written there in format
+// (default: from the file's extension) and the path is returned.
 func (in *interp) fnTable(L *lua.LState) (int, error) {
 	runs, err := in.collect(L.Get(1), "fedlab.table")
 	if err != nil {
 		return 0, err
 	}
 	var opts report.TableOptions
+	file := ""
 	f, err := optionsArg(L, 2, tableCall)
 	if err != nil {
 		return 0, err
 	}
 	if f != nil {
 		opts = report.TableOptions{Rounds: f.integers("rounds", 0), Metrics: f.strings("metrics"),
-			Title: f.str("title", ""), Transpose: f.boolean("transpose", false)}
+			Title: f.str("title", ""), Transpose: f.boolean("transpose", false), Bold: f.boolean("bold", false),
+			Format: f.str("format", "", report.Formats...), Width: f.integer("width", 0, 20)}
+		file = f.str("file", "")
 		if err := f.error(); err != nil {
 			return 0, err
 		}
 	}
-	if err := report.Table(in.opts.Stdout, runs, opts); err != nil {
+	text := opts
+	text.Format = ""
+	if err := report.Table(in.opts.Stdout, runs, text); err != nil {
 		return 0, fmt.Errorf("fedlab.table: %w", err)
 	}
-	return 0, nil
+	if file == "" {
+		return 0, nil
+	}
+	path, err := in.output("fedlab.table", file)
+	if err != nil {
+		return 0, err
+	}
+	if opts.Format == "" {
+		opts.Format = report.FormatOf(path)
+	}
+	if err := report.SaveTable(path, runs, opts); err != nil {
+		return 0, fmt.Errorf("fedlab.table: %w", err)
+	}
+	L.Push(lua.LString(path))
+	return 1, nil
 }
 
 // fnCSV is fedlab.csv(runs, path): writes every record of every run and
@@ -99,20 +122,38 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	var opts report.SweepOptions
+	file := ""
 	f, err := optionsArg(L, 2, sweepTableCall)
 	if err != nil {
 		return 0, err
 	}
 	if f != nil {
-		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", "")}
+		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", ""), Format: f.str("format", "", "text", "md", "latex")}
+		file = f.str("file", "")
 		if err := f.error(); err != nil {
 			return 0, err
 		}
 	}
-	if err := report.SweepTable(in.opts.Stdout, s.sels, s.rules, opts); err != nil {
+	text := opts
+	text.Format = ""
+	if err := report.SweepTable(in.opts.Stdout, s.sels, s.rules, text); err != nil {
 		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)
 	}
-	return 0, nil
+	if file == "" {
+		return 0, nil
+	}
+	path, err := in.output("fedlab.sweep_table", file)
+	if err != nil {
+		return 0, err
+	}
+	if opts.Format == "" {
+		opts.Format = report.FormatOf(path)
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { return report.SweepTable(w, s.sels, s.rules, opts) }); err != nil {
+		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)
+	}
+	L.Push(lua.LString(path))
+	return 1, nil
 }
 
 // sweepArg returns the sweep behind a table returned by fedlab.sweep.

@@ -2,17 +2,18 @@ package luaapi
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/plot"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// fnPlot is fedlab.plot(runs, {metric=, x=, file=, title=, log=,
-// formats=}): draws the metric against x with one line per label (mean ±
-// std over the seeds) and returns the list of files written. Given the
-// result of fedlab.sweep, it draws the selected configuration of each
-// algorithm.
+// fnPlot is fedlab.plot(runs, options): draws the metrics (one panel
+// each) against x with one line per label (mean ± std over the seeds) and
+// returns the list of files written; the options are declared in calls.go.
+// Given the result of fedlab.sweep, it draws the selected configuration of
+// each algorithm.
 func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	var runs []experiment.Run
 	if s, err := in.sweepArg(L.Get(1), "fedlab.plot"); err == nil {
@@ -25,15 +26,36 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 		return 0, fmt.Errorf("fedlab.plot: argument 2: expected a table of options { metric = NAME, ... }, got %s", typeText(L.Get(2)))
 	}
 	f := plotCall.read(t)
-	opts := plot.Options{Metric: f.str("metric", ""), X: f.str("x", "round"),
-		Title: f.str("title", ""), LogY: f.boolean("log", false)}
+	opts := plot.Options{Metric: f.str("metric", ""), Metrics: f.strings("metrics"), X: f.str("x", "round"),
+		Title: f.str("title", ""), XLabel: f.str("xlabel", ""), YLabel: f.str("ylabel", ""),
+		XLim: f.numbers("xlim"), YLim: f.numbers("ylim"), SkipRound0: f.boolean("skip_round0", false),
+		Width: f.number("width", 0, 1), Height: f.number("height", 0, 1), FontSize: f.number("font_size", 0, 1)}
+	if f.get("log") != lua.LNil {
+		opts.YScale = plot.Linear
+		if f.boolean("log", false) {
+			opts.YScale = plot.Log
+		}
+	}
+	if f.boolean("logx", false) {
+		opts.XScale = plot.Log
+	}
 	formats := f.strings("formats")
 	file := f.str("file", "")
 	if err := f.error(); err != nil {
 		return 0, err
 	}
+	if opts.Metric == "" && len(opts.Metrics) == 0 {
+		return 0, fmt.Errorf("fedlab.plot: missing key \"metric\" (the metric to draw), or \"metrics\" = { ... } for one panel each")
+	}
+	if err := opts.Check(); err != nil {
+		return 0, fmt.Errorf("fedlab.plot: %w", err)
+	}
 	if file == "" {
-		file = opts.Metric
+		names := opts.Metrics
+		if opts.Metric != "" {
+			names = append([]string{opts.Metric}, names...)
+		}
+		file = strings.Join(names, "_")
 		if opts.X != "round" {
 			file += "_vs_" + opts.X
 		}

@@ -34,6 +34,9 @@ type Options struct {
 	Unsafe        bool      // also open the os, io and package libraries, and keep dofile, loadfile and require
 	Stdout        io.Writer // print and fedlab.table output; nil = os.Stdout
 	Stderr        io.Writer // progress lines; nil = os.Stderr
+	// Args are the script's arguments, fedlab.args in Lua (fedlab run
+	// --set key=value; see ParseSet).
+	Args map[string]any
 	// Context, if set, interrupts the script when done (see rundir.Options.Context and sandbox.go).
 	Context context.Context
 	// MaxMemory is the memory ceiling in bytes (0: the memory available; see sandbox.go).
@@ -51,10 +54,9 @@ type interp struct {
 	stop    error                           // a shard's stop, raised again by every later call
 	// scriptDir is the script's directory: relative input paths resolve against it
 	scriptDir string
-	guard     *guard // interruption and memory ceiling (sandbox.go)
-	// raisedAt is where error() raised each non-string error value (sandbox.go)
-	raisedAt map[lua.LValue]string
-	threads  []*lua.LState // idle threads of pcall (sandbox.go)
+	guard     *guard        // interruption and memory ceiling (sandbox.go)
+	raised    raised        // the last non-string error value and its line (sandbox.go)
+	threads   []*lua.LState // idle threads of pcall (sandbox.go)
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and

@@ -71,6 +71,7 @@ func readSeeds(f *fields) []uint64 { return seedList(f) }
 // call's rounds.
 type call struct {
 	fn, where string
+	name      string // the call's name key
 	problem   *problem
 	plan      plan.Problem
 	settings  core.Settings
@@ -86,6 +87,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	}
 	s := in.readSettings(f)
 	s.Rounds = f.integer("rounds", 0, 0)
+	name := f.str("name", "")
 	system := in.readSystem(f, s.Rounds)
 	metricValues := f.list("metrics")
 	if err := f.error(); err != nil {
@@ -97,7 +99,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	if err := in.checkSettings(f.fn(), s, max(len(metricValues), 1)); err != nil {
 		return nil, err
 	}
-	c := &call{fn: f.fn(), where: in.where(), problem: p, settings: s, system: system}
+	c := &call{fn: f.fn(), where: in.where(), name: name, problem: p, settings: s, system: system}
 	if c.plan, err = in.planProblem(p, s.Rounds); err != nil {
 		return nil, err
 	}
@@ -138,14 +140,15 @@ func (in *interp) compare(c *call, algos []*component, seeds []uint64) ([]experi
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.fn, err)
 	}
-	return in.execute(c.fn, c.where, nil, jobs)
+	return in.execute(c.fn, c.where, c.name, nil, jobs)
 }
 
-// execute runs the jobs of a call in the run directory.
-func (in *interp) execute(fn, where string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
+// execute runs the jobs of a call (named name, if not "") in the run directory.
+func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
 	if err := in.statesFit(fn, jobs); err != nil {
 		return nil, err
 	}
+	in.dir.NameNextCall(name)
 	runs, err := in.dir.Execute(fn, where, rules, jobs)
 	if err != nil {
 		in.stop = err

@@ -39,6 +39,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	st := plan.Stages{Label: f.str("label", "stages"), Restart: pipeline.Restart(canonicalRestart(f.str("restart", "last", restartChoices...))),
 		Keep: f.integer("keep", 0, 0), Seeds: readSeeds(f), Settings: in.readSettings(f)}
 	metricValues := f.list("metrics")
+	name := f.str("name", "")
 	if err := f.error(); err != nil {
 		return 0, err
 	}
@@ -77,7 +78,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", fn, err)
 	}
-	runs, err := in.execute(fn, in.where(), nil, jobs)
+	runs, err := in.execute(fn, in.where(), name, nil, jobs)
 	if err != nil {
 		return 0, err
 	}

@@ -56,7 +56,7 @@ func (in *interp) fnSweep(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("fedlab.sweep: %w", err)
 	}
-	runs, err := in.execute(c.fn, c.where, rules, jobs)
+	runs, err := in.execute(c.fn, c.where, c.name, rules, jobs)
 	if err != nil {
 		return 0, err
 	}

@@ -34,7 +34,10 @@ func (in *interp) fnXYPlot(L *lua.LState) (int, error) {
 		return 0, fmt.Errorf("fedlab.xyplot: expected a table { series = ..., file = ... }, got %s", typeText(L.Get(1)))
 	}
 	f := xyplotCall.read(t)
-	opts := plot.Options{Metric: f.str("ylabel", ""), Title: f.str("title", ""), LogY: f.boolean("log", false)}
+	opts := plot.Options{Metric: f.str("ylabel", ""), Title: f.str("title", ""), YScale: plot.Linear}
+	if f.boolean("log", false) {
+		opts.YScale = plot.Log
+	}
 	xlabel, file, formats := f.str("xlabel", ""), f.str("file", ""), f.strings("formats")
 	var lines []plot.XY
 	for i, v := range f.list("series") {

@@ -1,30 +1,23 @@
-// Package plot draws line charts of runs with gonum/plot: a metric against
-// the round, the floats communicated, the communication rounds or the
-// samples accessed, one line per algorithm (per label, and configuration for
-// sweep runs) with a band of ± one standard deviation over the seeds, saved
-// as PNG and SVG.
+// Package plot draws line charts of runs with gonum/plot: metrics against
+// the round, the floats communicated, the communication rounds, the
+// samples accessed or the wall time, one line per algorithm (per label,
+// and configuration for sweep runs) with a band of ± one standard
+// deviation over the seeds. Series differ by colour (a colour-blind-safe
+// palette), dash pattern and marker; the legend sits beside the panels;
+// axes carry the metrics' display names (metrics.DisplayOf) and error,
+// gap and norm metrics get a log scale by default. Figures are saved as
+// PNG, SVG or PDF.
 package plot
 
 import (
 	"fmt"
-	"image/color"
-	"io"
 	"math"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/internal/atomicfile"
-	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/internal/stats"
-	gonum "gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
+	"github.com/fedlab/fedlab/metrics"
 )
 
 // Axes the x values can come from, and their axis labels.
@@ -33,20 +26,88 @@ var xAxes = map[string]string{
 	"comm":        "floats communicated (up + down)",
 	"comm_rounds": "communication rounds",
 	"samples":     "samples accessed",
+	"time":        "wall time (s)",
 }
 
 // XNames lists the accepted values of Options.X.
-var XNames = []string{"round", "comm", "comm_rounds", "samples"}
+var XNames = []string{"round", "comm", "comm_rounds", "samples", "time"}
 
-// Formats lists the file formats Save writes by default.
-var Formats = []string{"png", "svg"}
+// Formats lists the file formats Save writes by default; AllFormats the
+// formats it can write.
+var (
+	Formats    = []string{"png", "svg"}
+	AllFormats = []string{"png", "svg", "pdf"}
+)
 
-// Options choose what a chart shows.
+// Scales of Options.XScale and Options.YScale.
+const (
+	Auto   = ""       // log for error, gap and norm metrics (y), linear otherwise
+	Linear = "linear" // linear axis
+	Log    = "log"    // logarithmic axis (non-positive values are left out)
+)
+
+// Options choose what a figure shows and how.
 type Options struct {
-	Metric string // the metric on the y axis (required)
-	X      string // one of XNames, or a metric of the runs (e.g. "bits"); "" means "round"
-	Title  string // "" means the metric's name
-	LogY   bool   // logarithmic y axis (non-positive values are left out)
+	// Metrics to draw, one panel each (Metric is added in front if set).
+	Metrics []string
+	Metric  string
+	// X is one of XNames, or a metric the runs measured (e.g. "bits");
+	// "" means "round". "time" spreads each run's wall time evenly over
+	// its rounds (runs record no per-round times).
+	X string
+	// Title of the figure; "" draws none.
+	Title string
+	// XLabel and YLabel replace the axis labels (YLabel: of every panel).
+	XLabel, YLabel string
+	// XScale and YScale are Auto, Linear or Log.
+	XScale, YScale string
+	// XLim and YLim fix the axis limits ([min, max]); empty means fitted.
+	XLim, YLim []float64
+	// SkipRound0 leaves out round 0 (the initial point).
+	SkipRound0 bool
+	// Width and Height of the figure in centimetres (0: 16 × 10 per
+	// panel row); the figure grows if the legend needs more room.
+	Width, Height float64
+	// FontSize in points (0: 10).
+	FontSize float64
+}
+
+// metricList is Metric followed by Metrics.
+func (o Options) metricList() []string {
+	if o.Metric == "" {
+		return o.Metrics
+	}
+	return append([]string{o.Metric}, slices.DeleteFunc(slices.Clone(o.Metrics), func(m string) bool { return m == o.Metric })...)
+}
+
+// Check reports a mistake in the options, naming the field and the valid
+// values.
+func (o Options) Check() error {
+	if len(o.metricList()) == 0 {
+		return fmt.Errorf("no metric to draw")
+	}
+	for _, s := range []struct{ name, v string }{{"x scale", o.XScale}, {"y scale", o.YScale}} {
+		if s.v != Auto && s.v != Linear && s.v != Log {
+			return fmt.Errorf("%s %q: want linear or log", s.name, s.v)
+		}
+	}
+	for _, l := range []struct {
+		name  string
+		lim   []float64
+		scale string
+	}{{"xlim", o.XLim, o.XScale}, {"ylim", o.YLim, o.YScale}} {
+		switch {
+		case len(l.lim) == 0:
+		case len(l.lim) != 2 || !(l.lim[0] < l.lim[1]):
+			return fmt.Errorf("%s: want two increasing numbers { min, max }, got %v", l.name, l.lim)
+		case l.scale == Log && l.lim[0] <= 0:
+			return fmt.Errorf("%s: a log axis needs positive limits, got %v", l.name, l.lim)
+		}
+	}
+	if o.Width < 0 || o.Height < 0 || o.FontSize < 0 {
+		return fmt.Errorf("width, height and font size must be positive")
+	}
+	return nil
 }
 
 // Series is one line of a chart: per x value, the mean and the sample
@@ -64,7 +125,7 @@ type Series struct {
 // diverged run contributes up to its divergence; runs not run are left
 // out). The x value at a round is the mean over the runs of the chosen
 // axis.
-func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
+func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error) {
 	x := opts.X
 	if x == "" {
 		x = "round"
@@ -80,7 +141,7 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 		if r.Result == nil {
 			continue
 		}
-		col := slices.Index(r.Result.Metrics, opts.Metric)
+		col := slices.Index(r.Result.Metrics, metric)
 		for _, m := range r.Result.Metrics {
 			if !slices.Contains(have, m) {
 				have = append(have, m)
@@ -104,7 +165,14 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 			continue
 		}
 		found = true
+		last := float64(max(r.Result.DivergedAt, 1))
+		if n := len(r.Result.Records); n > 0 {
+			last = float64(max(r.Result.Records[n-1].Round, r.Result.DivergedAt, 1))
+		}
 		for _, rec := range r.Result.Records {
+			if opts.SkipRound0 && rec.Round == 0 {
+				continue
+			}
 			p := points[g][rec.Round]
 			if p == nil {
 				p = &point{}
@@ -118,6 +186,8 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 				xv = float64(rec.CommRounds)
 			case "samples":
 				xv = float64(rec.Samples)
+			case "time":
+				xv = r.Result.Elapsed.Seconds() * float64(rec.Round) / last
 			default:
 				if !axis {
 					xv = rec.Values[xcol]
@@ -128,7 +198,7 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 		}
 	}
 	if !found {
-		return nil, fmt.Errorf("no metric %q in these runs (they have: %s)", opts.Metric, strings.Join(have, ", "))
+		return nil, fmt.Errorf("no metric %q in these runs (they have: %s)", metric, strings.Join(have, ", "))
 	}
 	for g := range out {
 		rounds := make([]int, 0, len(points[g]))
@@ -148,206 +218,22 @@ func Lines(runs []experiment.Run, opts Options) ([]Series, error) {
 	return out, nil
 }
 
-// Chart draws the series: a line per series and, where several runs
-// contribute, a translucent band of mean ± std (on a log scale the band's
-// lower edge is clipped at a tenth of the mean).
-func Chart(series []Series, opts Options) (*gonum.Plot, error) {
-	x := opts.X
-	if x == "" {
-		x = "round"
+// yScale is the y scale of a metric's panel: the option, or log for
+// metrics whose display says so.
+func (o Options) yScale(metric string) string {
+	if o.YScale != Auto {
+		return o.YScale
 	}
-	p := gonum.New()
-	p.Title.Text = escape.Line(opts.Title) // free text: kept on one line of the chart and the SVG
-	if p.Title.Text == "" {
-		p.Title.Text = escape.Line(opts.Metric)
+	if metrics.DisplayOf(metric).Log {
+		return Log
 	}
-	p.X.Label.Text = xAxes[x]
-	if p.X.Label.Text == "" {
-		p.X.Label.Text = escape.Line(x) // a metric
-	}
-	p.Y.Label.Text = escape.Line(opts.Metric)
-	p.X.Tick.Marker = shortTicks{gonum.DefaultTicks{}}
-	p.Y.Tick.Marker = shortTicks{gonum.DefaultTicks{}}
-	if opts.LogY {
-		p.Y.Scale = gonum.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
-	}
-	p.Add(plotter.NewGrid())
-	drawn := 0
-	lo, hi, ends := math.Inf(1), math.Inf(-1), 0.0
-	for i, s := range series {
-		line, band := points(s, opts.LogY)
-		if len(line) == 0 {
-			continue
-		}
-		for _, pt := range line {
-			lo, hi = min(lo, scaled(pt.Y, opts.LogY)), max(hi, scaled(pt.Y, opts.LogY))
-		}
-		ends += scaled(line[len(line)-1].Y, opts.LogY)
-		c := plotutil.Color(i)
-		if len(band) > 0 {
-			poly, err := plotter.NewPolygon(band)
-			if err != nil {
-				return nil, err
-			}
-			r, g, b, _ := c.RGBA()
-			poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x40}
-			poly.LineStyle.Width = 0
-			p.Add(poly)
-		}
-		l, err := plotter.NewLine(line)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = c
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(escape.Line(s.Name), l)
-		drawn++
-	}
-	// the legend goes in the top corner unless the lines end in the upper half
-	p.Legend.Top = drawn == 0 || ends/float64(drawn) < (lo+hi)/2
-	if drawn == 0 {
-		what := "finite"
-		if opts.LogY {
-			what = "positive"
-		}
-		return nil, fmt.Errorf("nothing to draw: %s has no %s values", opts.Metric, what)
-	}
-	return p, nil
+	return Linear
 }
 
-// scaled is y as placed on the axis (its logarithm on a log scale).
-func scaled(y float64, logY bool) float64 {
-	if logY {
-		return math.Log(y)
+// scaled is v as placed on a log or linear axis.
+func scaled(v float64, log bool) float64 {
+	if log {
+		return math.Log(v)
 	}
-	return y
-}
-
-// points returns the line and the band polygon of a series, leaving out
-// non-finite values (and non-positive ones on a log scale).
-func points(s Series, logY bool) (line, band plotter.XYs) {
-	var upper, lower plotter.XYs
-	for i := range s.X {
-		m := s.Mean[i]
-		if math.IsNaN(m) || math.IsInf(m, 0) || math.IsNaN(s.X[i]) || (logY && m <= 0) {
-			continue
-		}
-		line = append(line, plotter.XY{X: s.X[i], Y: m})
-		if s.Count[i] < 2 || math.IsNaN(s.Std[i]) || math.IsInf(s.Std[i], 0) {
-			continue
-		}
-		lo := m - s.Std[i]
-		if logY {
-			lo = max(lo, m/10)
-		}
-		upper = append(upper, plotter.XY{X: s.X[i], Y: m + s.Std[i]})
-		lower = append(lower, plotter.XY{X: s.X[i], Y: lo})
-	}
-	if len(upper) < 2 {
-		return line, nil
-	}
-	slices.Reverse(lower)
-	return line, append(upper, lower...)
-}
-
-// Save draws the runs and writes base.FORMAT for each format ("png",
-// "svg", "pdf"; nil means Formats), atomically, at 16 × 10 cm (PNG at 150
-// dpi). It returns the paths written.
-func Save(base string, runs []experiment.Run, opts Options, formats []string) ([]string, error) {
-	series, err := Lines(runs, opts)
-	if err != nil {
-		return nil, err
-	}
-	p, err := Chart(series, opts)
-	if err != nil {
-		return nil, err
-	}
-	return write(p, base, formats)
-}
-
-// write renders p to base.FORMAT for each format (nil means Formats),
-// atomically, and returns the paths written.
-func write(p *gonum.Plot, base string, formats []string) ([]string, error) {
-	if formats == nil {
-		formats = Formats
-	}
-	var paths []string
-	for _, f := range formats {
-		if !slices.Contains([]string{"png", "svg", "pdf"}, f) {
-			return nil, fmt.Errorf("format %q: want png, svg or pdf", f)
-		}
-		wt, err := writerTo(p, f)
-		if err != nil {
-			return nil, err
-		}
-		path := base + "." + f
-		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err }); err != nil {
-			return nil, err
-		}
-		paths = append(paths, filepath.Clean(path))
-	}
-	return paths, nil
-}
-
-// Chart size, and the resolution of PNG files.
-const (
-	width  = 16 * vg.Centimeter
-	height = 10 * vg.Centimeter
-	dpi    = 150
-)
-
-// writerTo renders the chart in a format.
-func writerTo(p *gonum.Plot, format string) (io.WriterTo, error) {
-	if format != "png" {
-		return p.WriterTo(width, height, format)
-	}
-	c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))
-	p.Draw(draw.New(c))
-	return vgimg.PngCanvas{Canvas: c}, nil
-}
-
-// shortTicks relabels the ticks of a marker with the shortest exact form
-// of their values ("250", not "250.00"; "0.001", "1e+06").
-type shortTicks struct{ gonum.Ticker }
-
-// Ticks returns the marker's ticks, relabelled.
-func (t shortTicks) Ticks(lo, hi float64) []gonum.Tick {
-	ticks := t.Ticker.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
-		}
-	}
-	return ticks
-}
-
-// logTicks marks a log axis: labels at 1, 2 and 5 times the powers of ten
-// when the axis spans at most three decades, at the powers of ten
-// otherwise; unlabelled ticks at the other integer multiples.
-type logTicks struct{}
-
-// Ticks returns the ticks between lo and hi (both > 0).
-func (logTicks) Ticks(lo, hi float64) []gonum.Tick {
-	first, last := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
-	labelled := []int{1}
-	if last-first <= 3 {
-		labelled = []int{1, 2, 5}
-	}
-	var ticks []gonum.Tick
-	for e := first; e <= last; e++ {
-		for m := 1; m <= 9; m++ {
-			v, _ := strconv.ParseFloat(strconv.Itoa(m)+"e"+strconv.Itoa(e), 64) // exact decimal, no rounding drift
-			if v < lo || v > hi {
-				continue
-			}
-			t := gonum.Tick{Value: v}
-			if slices.Contains(labelled, m) {
-				t.Label = strconv.FormatFloat(v, 'g', 6, 64)
-			}
-			ticks = append(ticks, t)
-		}
-	}
-	return ticks
+	return v
 }

@@ -2,14 +2,18 @@ package plot
 
 import (
 	"bytes"
+	"fmt"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
+	"gonum.org/v1/plot/vg"
 )
 
 // curve makes a run whose "loss" at rounds 0, 10, 20 is scale/(round+1).
@@ -28,7 +32,7 @@ func curve(label string, seed uint64, scale float64, diverged bool) experiment.R
 
 func TestLinesMeanAndStdOverSeeds(t *testing.T) {
 	runs := []experiment.Run{curve("a", 1, 1, false), curve("a", 2, 3, false), curve("b", 1, 2, true), {Label: "later"}}
-	s, err := Lines(runs, Options{Metric: "loss", X: "comm"})
+	s, err := Lines(runs, "loss", Options{X: "comm"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,37 +46,113 @@ func TestLinesMeanAndStdOverSeeds(t *testing.T) {
 	if len(s[1].X) != 2 {
 		t.Errorf("the diverged run has %d points, want 2", len(s[1].X))
 	}
-	for _, bad := range []Options{{Metric: "nope"}, {Metric: "loss", X: "time"}} {
-		if _, err := Lines(runs, bad); err == nil {
-			t.Errorf("%+v accepted", bad)
-		}
+	if _, err := Lines(runs, "nope", Options{}); err == nil {
+		t.Errorf("an unknown metric was accepted")
+	}
+	if _, err := Lines(runs, "loss", Options{X: "clock"}); err == nil {
+		t.Errorf("an unknown x axis was accepted")
+	}
+	skip, _ := Lines(runs, "loss", Options{SkipRound0: true})
+	if skip[0].X[0] != 10 {
+		t.Errorf("round 0 not skipped: %v", skip[0].X)
 	}
 }
 
-func TestSaveWritesPNGAndSVG(t *testing.T) {
-	runs := []experiment.Run{curve("a", 1, 1, false), curve("a", 2, 3, false), curve("b", 1, 2, false)}
-	base := filepath.Join(t.TempDir(), "fig", "loss")
-	paths, err := Save(base, runs, Options{Metric: "loss", LogY: true, Title: "demo"}, nil)
+func TestWallTimeAxisSpreadsTheElapsedTime(t *testing.T) {
+	r := curve("a", 1, 1, false)
+	r.Result.Elapsed = 4e9 // 4 s over 20 rounds
+	s, err := Lines([]experiment.Run{r}, "loss", Options{X: "time"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 2 || paths[0] != base+".png" || paths[1] != base+".svg" {
+	if !slices.Equal(s[0].X, []float64{0, 2, 4}) {
+		t.Errorf("time axis %v, want [0 2 4]", s[0].X)
+	}
+}
+
+func TestSaveWritesEveryFormat(t *testing.T) {
+	runs := []experiment.Run{curve("a", 1, 1, false), curve("a", 2, 3, false), curve("b", 1, 2, false)}
+	base := filepath.Join(t.TempDir(), "fig", "loss")
+	paths, err := Save(base, runs, Options{Metric: "loss", YScale: Log, Title: "demo"}, AllFormats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 3 || paths[0] != base+".png" || paths[1] != base+".svg" || paths[2] != base+".pdf" {
 		t.Fatalf("paths %v", paths)
 	}
-	png, _ := os.ReadFile(paths[0])
-	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
-		t.Errorf("%s is not a PNG", paths[0])
+	for i, magic := range []string{"\x89PNG", "<?xml", "%PDF"} {
+		b, _ := os.ReadFile(paths[i])
+		if !bytes.HasPrefix(b, []byte(magic)) {
+			t.Errorf("%s does not start with %q", paths[i], magic)
+		}
 	}
-	svg, _ := os.ReadFile(paths[1])
-	if !strings.Contains(string(svg), "<svg") || !strings.Contains(string(svg), "demo") {
-		t.Errorf("%s is not the SVG chart", paths[1])
+	if svg, _ := os.ReadFile(paths[1]); !strings.Contains(string(svg), "demo") {
+		t.Errorf("the SVG lacks the title")
 	}
 	if _, err := Save(base, runs, Options{Metric: "loss"}, []string{"gif"}); err == nil {
 		t.Errorf("an unknown format was accepted")
 	}
 	neg := []experiment.Run{curve("a", 1, -1, false)}
-	if _, err := Save(base, neg, Options{Metric: "loss", LogY: true}, nil); err == nil || !strings.Contains(err.Error(), "positive") {
+	if _, err := Save(base, neg, Options{Metric: "loss", YScale: Log}, nil); err == nil || !strings.Contains(err.Error(), "positive") {
 		t.Errorf("log scale of negative values: %v", err)
+	}
+	for _, bad := range []Options{{Metric: "loss", YScale: "cubic"}, {Metric: "loss", YLim: []float64{1, 0}},
+		{Metric: "loss", YScale: Log, YLim: []float64{0, 1}}, {}} {
+		if _, err := Save(base, runs, bad, nil); err == nil {
+			t.Errorf("options %+v accepted", bad)
+		}
+	}
+}
+
+// TestTwelveSeriesAreDistinctAndTheLegendFits draws 12 series and checks
+// that every pair differs in (colour, dash pattern), and that the legend
+// lies inside the canvas, beside the data of every panel.
+func TestTwelveSeriesAreDistinctAndTheLegendFits(t *testing.T) {
+	var runs []experiment.Run
+	for i := range 12 {
+		runs = append(runs, curve(fmt.Sprintf("algorithm number %d with a long name", i+1), 1, float64(i+1), false))
+		runs[i].Result.Metrics = []string{"loss", "l2_error"}
+		for k := range runs[i].Result.Records {
+			v := runs[i].Result.Records[k].Values[0]
+			runs[i].Result.Records[k].Values = []float64{v, v / 2}
+		}
+	}
+	fig, err := NewFigure(runs, Options{Metrics: []string{"loss", "l2_error"}, Title: "twelve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fig.Styles) != 12 {
+		t.Fatalf("%d legend entries, want 12", len(fig.Styles))
+	}
+	type key struct {
+		c color.NRGBA
+		d string
+	}
+	seen := map[key]int{}
+	for i, st := range fig.Styles {
+		k := key{st.Color, fmt.Sprint(st.Dashes)}
+		if j, dup := seen[k]; dup {
+			t.Errorf("series %d and %d share colour %v and dashes %v", j, i, st.Color, st.Dashes)
+		}
+		seen[k] = i
+	}
+	l := fig.Layout()
+	inside := func(r, in vg.Rectangle) bool {
+		return r.Min.X >= in.Min.X && r.Min.Y >= in.Min.Y && r.Max.X <= in.Max.X && r.Max.Y <= in.Max.Y
+	}
+	if !inside(l.Legend, l.Canvas) {
+		t.Errorf("legend %v outside the canvas %v", l.Legend, l.Canvas)
+	}
+	if l.Legend.Size().X <= 0 || l.Legend.Size().Y <= 0 {
+		t.Errorf("empty legend %v", l.Legend)
+	}
+	if len(l.Data) != 2 {
+		t.Fatalf("%d data areas", len(l.Data))
+	}
+	for i, d := range l.Data {
+		if !inside(d, l.Canvas) || d.Max.X > l.Legend.Min.X {
+			t.Errorf("panel %d's data %v is not left of the legend %v inside the canvas", i, d, l.Legend)
+		}
 	}
 }
 
@@ -82,15 +162,15 @@ func TestMetricAsXAxis(t *testing.T) {
 	for i := range run.Result.Records {
 		run.Result.Records[i].Values = append(run.Result.Records[i].Values, float64(640*i))
 	}
-	s, err := Lines([]experiment.Run{run}, Options{Metric: "loss", X: "bits"})
+	s, err := Lines([]experiment.Run{run}, "loss", Options{X: "bits"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if x := s[0].X; len(x) != 3 || x[0] != 0 || x[1] != 640 || x[2] != 1280 {
 		t.Fatalf("x = %v, want the bits column 0, 640, 1280", x)
 	}
-	if _, err := Lines([]experiment.Run{run}, Options{Metric: "loss", X: "epsilon"}); err == nil ||
-		!strings.Contains(err.Error(), `key "x": "epsilon" is neither an axis (round, comm, comm_rounds, samples) nor a metric the runs measured (they have: loss, bits)`) {
+	if _, err := Lines([]experiment.Run{run}, "loss", Options{X: "epsilon"}); err == nil ||
+		!strings.Contains(err.Error(), `key "x": "epsilon" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured (they have: loss, bits)`) {
 		t.Fatalf("unknown x: %v", err)
 	}
 }

@@ -1,6 +1,9 @@
 package plot
 
-import "github.com/fedlab/fedlab/internal/escape"
+import (
+	"fmt"
+	"slices"
+)
 
 // XY is one line of an XY chart: points (X[i], Y[i]); NaN values of Y
 // (e.g. a target never reached) are left out.
@@ -11,21 +14,41 @@ type XY struct {
 
 // SaveXY draws one line per series through its points, for results that
 // are not per-round records (e.g. rounds to a target against log d), and
-// writes base.FORMAT like Save. opts.Metric labels the y axis; xLabel the x
-// axis.
+// writes base.FORMAT like Save. opts.Metric labels the y axis (as a
+// metric's display name if it is one); xLabel the x axis.
 func SaveXY(base string, lines []XY, opts Options, xLabel string, formats []string) ([]string, error) {
+	if formats == nil {
+		formats = Formats
+	}
+	for _, f := range formats {
+		if !slices.Contains(AllFormats, f) {
+			return nil, fmt.Errorf("format %q: want png, svg or pdf", f)
+		}
+	}
 	series := make([]Series, len(lines))
 	for i, l := range lines {
-		s := Series{Name: l.Label, X: l.X, Mean: l.Y, Std: make([]float64, len(l.Y)), Count: make([]int, len(l.Y))}
+		if len(l.X) != len(l.Y) {
+			return nil, fmt.Errorf("series %q: %d x values but %d y values", l.Label, len(l.X), len(l.Y))
+		}
+		s := Series{Name: l.Label, X: l.X, Mean: l.Y, Std: make([]float64, len(l.Y)), Count: make([]int, len(l.Y)), Runs: 1}
 		for k := range s.Count {
 			s.Count[k] = 1
 		}
 		series[i] = s
 	}
-	p, err := Chart(series, opts)
+	if xLabel == "" {
+		xLabel = "x"
+	}
+	opts.Metrics, opts.XLabel = nil, xLabel
+	if opts.Metric == "" {
+		opts.Metric, opts.YLabel = "y", " "
+	}
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
+	fig, err := build(opts, func(string) ([]Series, error) { return series, nil })
 	if err != nil {
 		return nil, err
 	}
-	p.X.Label.Text = escape.Line(xLabel)
-	return write(p, base, formats)
+	return fig.save(base, formats)
 }

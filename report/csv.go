@@ -15,7 +15,12 @@ var fixedColumns = []string{"status", "round", "comm_up", "comm_down", "samples"
 
 // WriteCSV writes one row per run and evaluated round: label, algorithm,
 // seed, one column per swept key of sweep runs (e.g. eta_c, reg.lambda;
-// none otherwise), status, round, comm_up, comm_down, samples, then one
+// other runs give their resolved parameter of that name, if any), one per
+// resolved algorithm parameter not swept (e.g. eta_s; the union
+// over the runs, sorted, empty where an algorithm lacks it; named
+// "algo.NAME" if NAME is taken by another column; long lists such as a
+// tabulated schedule abbreviated by ParamText), status, round, comm_up,
+// comm_down, samples, then one
 // column per metric (the union over the runs, in order of first
 // appearance; empty where a run lacks the metric). Metrics named like a
 // fixed column (the comm_up, comm_down and samples metrics) are not
@@ -50,7 +55,15 @@ func writeCSV(path string, calls [][]experiment.Run, ids bool) error {
 			metrics = append(metrics, m)
 		}
 	}
-	header := slices.Concat(id, keys, fixedColumns, metrics)
+	params := paramNames(all, keys)
+	paramHeader := make([]string, len(params))
+	for i, p := range params {
+		paramHeader[i] = p
+		if slices.Contains(id, p) || slices.Contains(fixedColumns, p) || slices.Contains(metrics, p) {
+			paramHeader[i] = "algo." + p
+		}
+	}
+	header := slices.Concat(id, keys, paramHeader, fixedColumns, metrics)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		if err := cw.Write(header); err != nil {
@@ -67,8 +80,19 @@ func writeCSV(path string, calls [][]experiment.Run, ids bool) error {
 				}
 				for _, k := range keys {
 					v, ok := r.Config.Get(k)
+					if !ok { // a run outside the sweep: its resolved parameter, if it has one
+						v, ok = r.Params[k]
+					}
 					if ok {
 						lead = append(lead, experiment.FormatValue(v))
+					} else {
+						lead = append(lead, "")
+					}
+				}
+				for _, p := range params {
+					v, ok := r.Params[p]
+					if ok {
+						lead = append(lead, ParamText(v))
 					} else {
 						lead = append(lead, "")
 					}
@@ -121,6 +145,21 @@ func configKeys(runs []experiment.Run) []string {
 		}
 	}
 	return keys
+}
+
+// paramNames is the union of the runs' algorithm parameters, sorted,
+// without the swept keys.
+func paramNames(runs []experiment.Run, swept []string) []string {
+	var names []string
+	for _, r := range runs {
+		for p := range r.Params {
+			if !slices.Contains(names, p) && !slices.Contains(swept, p) {
+				names = append(names, p)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // metricNames is the union of the runs' metric names in order of first

@@ -47,12 +47,12 @@ func TestTableMeanStd(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{
-		"demo\n",
-		"0.6 ± 0.1414",     // a at round 0: mean of 0.5 and 0.7
-		"0.8 ± 0.1414",     // a at round 20
-		"0.7 (1 diverged)", // b at round 20: one seed left
-		"0.6 ± 0",          // b at round 10: both seeds
-		"failed",           // c
+		"demo (mean ± sample std over 1–2 seeds)\n",
+		"0.60 ± 0.14",          // a at round 0: mean of 0.5 and 0.7, std 0.1414
+		"0.80 ± 0.14",          // a at round 20
+		"  0.7 (1 diverged)\n", // b at round 20: one seed left
+		"  0.6\n",              // b at round 10: both seeds agree, no ±
+		"failed",               // c
 		"label", "round", "acc",
 	} {
 		if !strings.Contains(out, want) {

@@ -46,10 +46,11 @@ func gather(runs []experiment.Run, metric string, round int) cell {
 	return c
 }
 
-// String renders "mean ± std" (the sample standard deviation; omitted with
-// one value), followed by a note counting the excluded runs; or the reason
-// why no value is left ("diverged@r", "failed", "–").
-func (c cell) String() string {
+// Cell renders the gathered values: "mean ± std" (the sample standard
+// deviation, as FormatMeanStd rounds it; the mean alone with one value or
+// identical values), with a note counting the excluded runs; or the reason
+// why no value is left ("diverged@r", "failed").
+func (c cell) Cell() Cell {
 	var notes []string
 	if c.diverged > 0 {
 		notes = append(notes, fmt.Sprintf("%d diverged", c.diverged))
@@ -60,18 +61,14 @@ func (c cell) String() string {
 	switch {
 	case len(c.vals) > 0:
 		m, sd := stats.MeanStd(c.vals)
-		s := fmt.Sprintf("%.4g", m)
-		if len(c.vals) > 1 {
-			s += fmt.Sprintf(" ± %.4g", sd)
+		if len(c.vals) == 1 {
+			sd = 0
 		}
-		if len(notes) > 0 {
-			s += " (" + strings.Join(notes, ", ") + ")"
-		}
-		return s
+		return Cell{Text: FormatMeanStd(m, sd), Note: strings.Join(notes, ", "), Mean: m, Std: sd, N: len(c.vals)}
 	case c.diverged > 0:
-		return fmt.Sprintf("diverged@%d", c.divergedAt)
+		return Cell{Note: fmt.Sprintf("diverged@%d", c.divergedAt)}
 	case c.failed > 0:
-		return "failed"
+		return Cell{Note: "failed"}
 	}
-	return "–"
+	return Cell{}
 }

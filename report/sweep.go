@@ -16,6 +16,9 @@ type SweepOptions struct {
 	Cols string
 	// Title is printed above the tables if not empty.
 	Title string
+	// Format is "" or "text", "md" or "latex" (not csv: the records of a
+	// sweep's runs are in fedlab.csv and records.csv).
+	Format string
 }
 
 // SweepTable prints one grid per selection (algorithm): a cell per
@@ -28,6 +31,10 @@ func SweepTable(w io.Writer, sels []experiment.Selection, rules []experiment.Rul
 	if len(sels) == 0 {
 		return fmt.Errorf("no runs to tabulate")
 	}
+	text := opts.Format == "" || opts.Format == "text"
+	if !text && opts.Format != "md" && opts.Format != "latex" {
+		return fmt.Errorf("sweep table format %q: want text, md or latex", opts.Format)
+	}
 	if opts.Title != "" {
 		fmt.Fprintln(w, opts.Title)
 	}
@@ -39,8 +46,20 @@ func SweepTable(w io.Writer, sels []experiment.Selection, rules []experiment.Rul
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s: %s\n", s.Label, strings.Join(crit, ", ties by "))
-		if err := grid(w, s, opts.Cols); err != nil {
+		g, err := grid(s, opts.Cols)
+		if err != nil {
+			return err
+		}
+		head := fmt.Sprintf("%s: %s", s.Label, strings.Join(crit, ", ties by "))
+		if !text {
+			g.Title, g.Caption = head, bestLine(s, rules)
+			if err := g.Render(w, opts.Format, 0); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintln(w, head)
+		if err := g.Render(w, "text", 0); err != nil {
 			return err
 		}
 		fmt.Fprintln(w, bestLine(s, rules))
@@ -48,8 +67,8 @@ func SweepTable(w io.Writer, sels []experiment.Selection, rules []experiment.Rul
 	return nil
 }
 
-// grid renders the cells of one selection.
-func grid(w io.Writer, s experiment.Selection, cols string) error {
+// grid lays out the cells of one selection.
+func grid(s experiment.Selection, cols string) (Grid, error) {
 	var keys []string
 	for _, c := range s.Candidates {
 		for _, st := range c.Config {
@@ -62,14 +81,14 @@ func grid(w io.Writer, s experiment.Selection, cols string) error {
 		cols = keys[len(keys)-1]
 	}
 	if len(keys) > 0 && !slices.Contains(keys, cols) {
-		return fmt.Errorf("cols: %q is not a swept key (swept: %s)", cols, strings.Join(keys, ", "))
+		return Grid{}, fmt.Errorf("cols: %q is not a swept key (swept: %s)", cols, strings.Join(keys, ", "))
 	}
 	rowKeys := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == cols })
 	if len(rowKeys) == 0 { // one key (or none): its values are the rows
 		rowKeys, cols = keys, ""
 	}
 	var rows, columns []string
-	cells := map[[2]string]string{}
+	cells := map[[2]string]Cell{}
 	for j, c := range s.Candidates {
 		row := part(c.Config, rowKeys, len(rowKeys) > 1)
 		col := part(c.Config, []string{cols}, false)
@@ -79,27 +98,21 @@ func grid(w io.Writer, s experiment.Selection, cols string) error {
 		if !slices.Contains(columns, col) {
 			columns = append(columns, col)
 		}
-		cells[[2]string{row, col}] = cellText(c, j == s.Best)
+		cells[[2]string{row, col}] = candidateCell(c, j == s.Best)
 	}
 	corner := strings.Join(rowKeys, ", ")
 	if cols != "" {
 		corner += " \\ " + cols
 	}
-	t := newTable(w, append([]string{corner}, columns...))
+	g := Grid{Header: append([]string{corner}, columns...), Keys: 1, Mark: true}
 	for _, r := range rows {
-		line := []string{r}
+		line := []Cell{{Text: r}}
 		for _, c := range columns {
-			text, ok := cells[[2]string{r, c}]
-			if !ok {
-				text = "–"
-			}
-			line = append(line, text)
+			line = append(line, cells[[2]string{r, c}]) // missing: the empty cell, "–"
 		}
-		if err := t.Append(line); err != nil {
-			return err
-		}
+		g.Rows = append(g.Rows, line)
 	}
-	return t.Render()
+	return g, nil
 }
 
 // part renders the values of keys in cfg: "0.001", or "eta_c=0.001 mu=1"
@@ -120,23 +133,20 @@ func part(cfg experiment.Config, keys []string, named bool) string {
 	return strings.Join(out, " ")
 }
 
-// cellText renders a candidate's scores, or why it has none.
-func cellText(c experiment.Candidate, best bool) string {
+// candidateCell holds a candidate's scores ("0.8567/7.765"), the selected
+// one bold (marked "*" in text), or why it has none as a note.
+func candidateCell(c experiment.Candidate, best bool) Cell {
 	if c.Status != "" {
-		return c.Status
+		return Cell{Note: c.Status}
 	}
 	parts := make([]string, len(c.Scores))
 	for i, v := range c.Scores {
-		parts[i] = fmt.Sprintf("%.4g", v)
+		parts[i] = FormatValue(v)
 		if len(c.Runs) > 1 {
-			parts[i] += fmt.Sprintf(" ± %.4g", c.Spread[i])
+			parts[i] = FormatMeanStd(v, c.Spread[i])
 		}
 	}
-	text := strings.Join(parts, "/")
-	if best {
-		text = "*" + text
-	}
-	return text
+	return Cell{Text: strings.Join(parts, "/"), Bold: best}
 }
 
 // bestLine names the selected configuration, e.g.
@@ -148,7 +158,7 @@ func bestLine(s experiment.Selection, rules []experiment.Rule) string {
 	c := s.Candidates[s.Best]
 	var scores []string
 	for i, r := range rules {
-		scores = append(scores, fmt.Sprintf("%s %.4g", r.Metric, c.Scores[i]))
+		scores = append(scores, r.Metric+" "+FormatValue(c.Scores[i]))
 	}
 	cfg := c.Config.String()
 	if cfg == "" {

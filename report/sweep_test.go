@@ -112,3 +112,34 @@ func TestReadModelRoundTrip(t *testing.T) {
 		t.Errorf("bad model: %v", err)
 	}
 }
+
+func TestCSVHasTheResolvedParameters(t *testing.T) {
+	a := run("a", 1, 0.5, core.Done, 0)
+	a.Params = map[string]any{"eta_c": 0.1, "eta_s": 1.0, "samples": 3, "schedule": []any{1.0, 0.5, 0.25, 0.125, 0.0625}}
+	a.Params["a"] = 7.0 // not swept for this run: its value fills the sweep's column
+	b := sweepRun("X", 1, 10, 0.5, false)
+	b.Params = map[string]any{"a": 1.0, "b": 10.0, "mu": 0.01}
+	path := filepath.Join(t.TempDir(), "p.csv")
+	if err := WriteCSV(path, []experiment.Run{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "label,algorithm,seed,a,b,eta_c,eta_s,mu,algo.samples,schedule,status,round,comm_up,comm_down,samples,acc,loss"
+	if got := strings.Join(rows[0], ","); got != want {
+		t.Errorf("header %q\nwant   %q", got, want)
+	}
+	if got := strings.Join(rows[1][:11], ","); got != "a,algo,1,7,,0.1,1,,3,[1 0.5 0.25 0.125 … (5 values)],done" {
+		t.Errorf("row 1 = %q", got)
+	}
+	if got := strings.Join(rows[4][:11], ","); got != "X,algo,1,1,10,,,0.01,,,done" {
+		t.Errorf("row 4 = %q", got)
+	}
+}

@@ -3,16 +3,18 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/fedlab/fedlab/internal/atomicfile"
+	metricsPkg "github.com/fedlab/fedlab/metrics"
 )
 
-// TableOptions choose what a table shows.
+// TableOptions choose what a table shows and how.
 type TableOptions struct {
 	// Rounds to show; empty means at most six evenly spaced evaluated rounds,
 	// including the first and the last. A round that was not evaluated shows
@@ -24,86 +26,152 @@ type TableOptions struct {
 	Title string
 	// Transpose puts rounds in columns and labels in rows, one table per metric.
 	Transpose bool
+	// Format is one of Formats ("" is text).
+	Format string
+	// Bold marks the best value of each metric at each round (by the
+	// metric's direction in metrics.DisplayOf) in Markdown and LaTeX.
+	Bold bool
+	// Width is the width text tables fit in (0: DefaultWidth).
+	Width int
 }
 
 // Table prints the runs as a table with one row per (label, round) and one
 // column per metric; sweep runs are labelled with their configuration
-// ("fedmid eta_c=0.001 eta_s=0.3"). A cell is the mean ± sample standard deviation over the
-// runs (seeds) with that label; failed runs, and diverged runs from their
-// divergence on, are left out of the mean and counted in a note, and a cell
-// with no run left reads "diverged@r" or "failed".
+// ("fedmid eta_c=0.001 eta_s=0.3"). A cell is the mean ± sample standard
+// deviation over the runs (seeds) with that label, rounded by
+// FormatMeanStd; the caption says so and over how many seeds. Failed
+// runs, and diverged runs from their divergence on, are left out of the
+// mean and counted in a note, and a cell with no run left reads
+// "diverged@r" or "failed".
 func Table(w io.Writer, runs []experiment.Run, opts TableOptions) error {
+	grids, err := Grids(runs, opts)
+	if err != nil {
+		return err
+	}
+	for i, g := range grids {
+		if i > 0 && opts.Format != "csv" {
+			fmt.Fprintln(w)
+		}
+		if err := g.Render(w, opts.Format, opts.Width); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Grids builds the tables Table prints: one, or one per metric with
+// Transpose.
+func Grids(runs []experiment.Run, opts TableOptions) ([]Grid, error) {
 	if len(runs) == 0 {
-		return fmt.Errorf("no runs to tabulate")
+		return nil, fmt.Errorf("no runs to tabulate")
+	}
+	if opts.Format != "" && !slices.Contains(Formats, opts.Format) {
+		return nil, fmt.Errorf("table format %q: want one of %s", opts.Format, strings.Join(Formats, ", "))
 	}
 	metrics, err := chooseMetrics(runs, opts.Metrics)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rounds := opts.Rounds
 	if len(rounds) == 0 {
 		rounds = defaultRounds(runs)
 	}
 	labels, groups := byLabel(runs)
-	if opts.Title != "" {
-		fmt.Fprintln(w, opts.Title)
+	caption := captionOf(groups)
+	// cells[m][i][k]: metric m, label i, round k
+	cells := make([][][]Cell, len(metrics))
+	for m, name := range metrics {
+		cells[m] = make([][]Cell, len(labels))
+		for i := range labels {
+			cells[m][i] = make([]Cell, len(rounds))
+			for k, r := range rounds {
+				cells[m][i][k] = gather(groups[i], name, r).Cell()
+			}
+		}
+		if opts.Bold {
+			markBest(cells[m], metricsPkg.DisplayOf(name).Better)
+		}
 	}
 	if !opts.Transpose {
-		t := newTable(w, append([]string{"label", "round"}, metrics...))
+		g := Grid{Title: opts.Title, Caption: caption, Header: append([]string{"label", "round"}, metrics...), Keys: 2}
 		for i, l := range labels {
-			for j, r := range rounds {
-				row := []string{"", strconv.Itoa(r)}
-				if j == 0 {
-					row[0] = l
+			for k, r := range rounds {
+				row := []Cell{{Text: l}, {Text: strconv.Itoa(r)}}
+				for m := range metrics {
+					row = append(row, cells[m][i][k])
 				}
-				for _, m := range metrics {
-					row = append(row, gather(groups[i], m, r).String())
-				}
-				if err := t.Append(row); err != nil {
-					return err
-				}
+				g.Rows = append(g.Rows, row)
 			}
 		}
-		return t.Render()
+		return []Grid{g}, nil
 	}
-	for k, m := range metrics {
-		header := []string{m + " \\ round"}
+	var grids []Grid
+	for m, name := range metrics {
+		g := Grid{Caption: caption, Header: []string{name + " \\ round"}, Keys: 1}
+		if m == 0 {
+			g.Title = opts.Title
+		}
 		for _, r := range rounds {
-			header = append(header, strconv.Itoa(r))
+			g.Header = append(g.Header, strconv.Itoa(r))
 		}
-		t := newTable(w, header)
 		for i, l := range labels {
-			row := []string{l}
-			for _, r := range rounds {
-				row = append(row, gather(groups[i], m, r).String())
-			}
-			if err := t.Append(row); err != nil {
-				return err
-			}
+			g.Rows = append(g.Rows, append([]Cell{{Text: l}}, cells[m][i]...))
 		}
-		if err := t.Render(); err != nil {
-			return err
-		}
-		if k < len(metrics)-1 {
-			fmt.Fprintln(w)
-		}
+		grids = append(grids, g)
 	}
-	return nil
+	return grids, nil
 }
 
-// newTable makes a table with the header as given (no automatic upper-casing).
-func newTable(w io.Writer, header []string) *tablewriter.Table {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft))
-	row := make([]any, len(header))
-	for i, h := range header {
-		row[i] = h
+// captionOf states the statistic and the number of seeds, e.g. "mean ±
+// sample std over 3 seeds", "mean ± sample std over 2–3 seeds", or "one
+// seed" when no label has more than one run.
+func captionOf(groups [][]experiment.Run) string {
+	lo, hi := 0, 0
+	for i, g := range groups {
+		if i == 0 || len(g) < lo {
+			lo = len(g)
+		}
+		hi = max(hi, len(g))
 	}
-	t.Header(row...)
-	return t
+	switch {
+	case hi <= 1:
+		return "one seed"
+	case lo == hi:
+		return fmt.Sprintf("mean ± sample std over %d seeds", hi)
+	}
+	return fmt.Sprintf("mean ± sample std over %d–%d seeds", lo, hi)
+}
+
+// markBest sets Bold on the best mean of each round among the labels
+// (cells[i][k]: label i, round k), all of them on ties; nothing when the
+// direction is unknown, fewer than two labels have a value or all values
+// are equal (the common starting point at round 0).
+func markBest(cells [][]Cell, better metricsPkg.Better) {
+	if better == metricsPkg.Unknown || len(cells) == 0 {
+		return
+	}
+	for k := range cells[0] {
+		best, count, equal := math.NaN(), 0, true
+		for i := range cells {
+			c := cells[i][k]
+			if c.N == 0 || math.IsNaN(c.Mean) {
+				continue
+			}
+			equal = equal && (count == 0 || c.Mean == best)
+			count++
+			if math.IsNaN(best) || (better == metricsPkg.Lower && c.Mean < best) || (better == metricsPkg.Higher && c.Mean > best) {
+				best = c.Mean
+			}
+		}
+		if count < 2 || equal {
+			continue
+		}
+		for i := range cells {
+			if cells[i][k].N > 0 && cells[i][k].Mean == best {
+				cells[i][k].Bold = true
+			}
+		}
+	}
 }
 
 // chooseMetrics checks the requested metrics against those of the runs.
@@ -141,4 +209,26 @@ func byLabel(runs []experiment.Run) ([]string, [][]experiment.Run) {
 		groups[i] = append(groups[i], r)
 	}
 	return labels, groups
+}
+
+// FormatOf is the table format a file name's extension implies: md for
+// .md, latex for .tex, csv for .csv, text otherwise.
+func FormatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown":
+		return "md"
+	case ".tex":
+		return "latex"
+	case ".csv":
+		return "csv"
+	}
+	return "text"
+}
+
+// SaveTable writes the table to path, atomically.
+func SaveTable(path string, runs []experiment.Run, opts TableOptions) error {
+	if _, err := Grids(runs, opts); err != nil { // report mistakes before creating the file
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return Table(w, runs, opts) })
 }

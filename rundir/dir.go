@@ -64,6 +64,21 @@ type Dir struct {
 	// prunable are the runs the previous manifest lists, if it was written
 	// by a script of the same name: the only runs pruning may delete.
 	prunable map[string]bool
+	// nextName is the name of the next call Execute records (NameNextCall).
+	nextName string
+}
+
+// NameNextCall gives the next call Execute records a name (the script's
+// name key; "" for none), shown by fedlab table, plot and report.
+func (d *Dir) NameNextCall(name string) { d.nextName = name }
+
+// callTitle is the progress title of call number n: "call 2: NAME
+// (fedlab.compare at s.lua:12)" or "call 2: fedlab.compare at s.lua:12".
+func callTitle(n int, c Call) string {
+	if c.Name != "" {
+		return fmt.Sprintf("call %d: %s (%s at %s)", n, c.Name, c.Function, c.Where)
+	}
+	return fmt.Sprintf("call %d: %s at %s", n, c.Function, c.Where)
 }
 
 // Interrupted is the error of a session whose context ended (a signal, a
@@ -218,7 +233,8 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	call := Call{Function: fn, Where: where, Select: rules}
+	call := Call{Function: fn, Where: where, Select: rules, Name: d.nextName}
+	d.nextName = ""
 	var todo []experiment.Job
 	found, elsewhere := 0, 0
 	planned := map[string]bool{}
@@ -251,7 +267,8 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	}
 	var prog *experiment.Progress
 	if d.opts.Progress != nil {
-		prog = experiment.NewProgress(d.opts.Progress, d.opts.Interactive, fn, len(planned), found)
+		prog = experiment.NewProgress(d.opts.Progress, d.opts.Interactive,
+			callTitle(len(d.m.Calls), call), len(planned), found)
 	}
 	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Progress: prog,
 		Context: d.opts.Context, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -191,5 +192,15 @@ func TestMergeRefusesADirectoryInUse(t *testing.T) {
 	d.Finish(nil)
 	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), []string{dir}); err != nil {
 		t.Errorf("merging after the session ended: %v", err)
+	}
+}
+
+func TestVersionIdentifiesTheBuild(t *testing.T) {
+	v := Version()
+	if !strings.Contains(v, " exe:") && !regexp.MustCompile(` [0-9a-f]{40}`).MatchString(v) {
+		t.Errorf("Version() = %q names neither a VCS revision nor the executable's digest", v)
+	}
+	if Version() != v {
+		t.Error("Version changes between calls")
 	}
 }

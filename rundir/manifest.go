@@ -64,6 +64,7 @@ type Script struct {
 // Call is one fedlab.run, fedlab.compare or fedlab.sweep call of the script.
 type Call struct {
 	Function string            `json:"function"`         // e.g. "fedlab.sweep"
+	Name     string            `json:"name,omitempty"`   // the call's name given by the script, if any
 	Where    string            `json:"where"`            // e.g. "sweep.lua:12"
 	Select   []experiment.Rule `json:"select,omitempty"` // a sweep's selection rules
 	Runs     []CallRun         `json:"runs"`

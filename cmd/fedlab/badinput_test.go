@@ -55,6 +55,7 @@ func svmScript(extra string) string {
 var badInputs = []badInput{
 	// Lua syntax and runtime errors
 	{name: "syntax", script: "local x = = 1\n", code: 1, first: `s\.lua:1: syntax error near '='`},
+	{name: "binary script", script: "local x = \x1b[2J\n", code: 1, first: `s\.lua:1: Invalid token near '"\\x1b"'$`},
 	{name: "unclosed if", script: "if true then\n", code: 1, first: `s\.lua:1: .* at the end of the file`},
 	{name: "nil arithmetic", script: "local x\nlocal y = x + 1\n", code: 1, first: `s\.lua:2: cannot perform add operation between nil and number$`},
 	{name: "call nil", script: "\nnosuch()\n", code: 1, first: `s\.lua:2: attempt to call a non-function object`},
@@ -129,7 +130,7 @@ var badInputs = []badInput{
 	{name: "model into lock", script: prelude + runOK + "fedlab.save_model(r, 'fedlab.lock')\n", code: 1, first: `s\.lua:4: fedlab\.save_model: "fedlab\.lock" is reserved`},
 	{name: "plot absolute", script: prelude + runOK + "fedlab.plot(r, { metric = 'objective', file = '/tmp/p' })\n", code: 1, first: `s\.lua:4: fedlab\.plot: absolute path`},
 	{name: "plot missing metric", script: prelude + runOK + "fedlab.plot(r, {})\n", code: 1, first: `s\.lua:4: fedlab\.plot: .*"metric"`},
-	{name: "plot bad axis", script: prelude + runOK + "fedlab.plot(r, { metric = 'objective', x = 'time' })\n", code: 1, first: `s\.lua:4: fedlab\.plot: .*"x"`},
+	{name: "plot bad axis", script: prelude + runOK + "fedlab.plot(r, { metric = 'objective', x = 'clock' })\n", code: 1, first: `s\.lua:4: fedlab\.plot: .*"x"`},
 	{name: "csv path not a string", script: prelude + runOK + "fedlab.csv(r, 5)\n", code: 1, first: `s\.lua:4: fedlab\.csv: argument 2: expected a file name`},
 	{name: "save_model of a list", script: prelude + runOK + "fedlab.save_model({ r, r }, 'm.txt')\n", code: 1, first: `s\.lua:4: fedlab\.save_model: `},
 	{name: "table bad option", script: prelude + runOK + "fedlab.table(r, { colour = 1 })\n", code: 1, first: `s\.lua:4: fedlab\.table: .*"colour"`},

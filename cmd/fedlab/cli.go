@@ -8,16 +8,24 @@ import (
 
 const usage = `usage:
   fedlab run SCRIPT.lua [--out DIR] [--jobs N] [--workers N] [--fresh | --update]
-                        [--shard I/N] [--quiet] [--unsafe] [--timeout D] [--max-memory M]
+                        [--shard I/N] [--set KEY=VALUE]... [--quiet] [--unsafe] [--timeout D] [--max-memory M]
                           run a Lua experiment script into a run directory
-  fedlab plot DIR [--metric NAME]... [--x AXIS] [--call N] [--log] [--title T] [--out DIR] [--format F]...
+  fedlab table DIR [--format text|md|latex|csv] [--call N] [--metric NAME]... [--round R]...
+                   [--bold] [--transpose] [--width W] [--out FILE]
+                          print or export the tables of a run directory
+  fedlab plot DIR [--metric NAME]... [--panels] [--x AXIS] [--call N] [--log | --linear] [--logx]
+                  [--xlim MIN,MAX] [--ylim MIN,MAX] [--skip-round0] [--width CM] [--height CM]
+                  [--font-size PT] [--title T] [--xlabel T] [--ylabel T] [--out DIR] [--format F]...
                           draw the runs of a run directory (PNG and SVG)
+  fedlab report DIR [--out FILE] [--script FILE] [--x AXIS]
+                          write a self-contained HTML report of a run directory
   fedlab merge DIR... --out DIR
                           combine run directories (the shards of a script)
   fedlab list [KIND]      list registered components (all kinds, or one)
   fedlab describe NAME    show a component's documentation and parameters
   fedlab docs             print the component reference (docs/components.md)
-  fedlab help             show this help
+  fedlab version          print the build's version and VCS revision (also --version)
+  fedlab help             show this help (also --help after any command)
 
 kinds: algorithm, loss, regularizer, mirror, dataset, metric, schedule, topology, optimizer, availability, compressor, privacy
 (or the Lua names algo, loss, reg, mirror, data, metric, schedule, topology, opt, availability, compressor, privacy)
@@ -35,6 +43,9 @@ run options:
   --shard I/N    execute shard I (0 ≤ I < N) of the runs; the script stops at the first
                  call that needs runs of other shards (merge the shards, then run the
                  script into the merged directory)
+  --set K=V      script argument, fedlab.args.K in Lua (repeatable): numbers stay numbers,
+                 true/false are booleans, anything else a string; only the runs whose
+                 parameters it changes get new keys (no --update needed)
   --quiet        no progress lines
   --unsafe       give the script the os, io and package libraries, and let it write
                  outside its run directory
@@ -43,14 +54,39 @@ run options:
   --max-memory M memory ceiling, e.g. 4GB (default: half the available memory); data
                  and state larger than the ceiling are refused before allocation
 
+table options:
+  --format F     text (default), md (Markdown), latex (booktabs) or csv
+  --call N       only call N of the script (default every call)
+  --metric NAME  metric to show (repeatable; default every metric)
+  --round R      round to show (repeatable; default six evenly spaced rounds)
+  --bold         the best value of each metric per round in bold (md, latex)
+  --transpose    rounds as columns, one table per metric
+  --width W      text tables wider than W columns wrap (default 100)
+  --out FILE     write to FILE instead of standard output
+
 plot options:
   --metric NAME  metric to draw (repeatable; default every metric)
-  --x AXIS       round (default), comm (floats up + down), comm_rounds or samples
+  --panels       one figure per call with a panel per metric (default a figure per metric)
+  --x AXIS       round (default), comm (floats up + down), comm_rounds, samples, time
+                 (wall time, each run's time spread evenly over its rounds) or a metric the
+                 runs measured (e.g. bits)
   --call N       draw only call N of the script (default every call)
-  --log          logarithmic y axis
-  --title T      chart title (default: the metric and the call's line in the script)
-  --out DIR      where to write the charts (default DIR/plots)
+  --log, --linear  force the y scale (default: log for error, gap and norm metrics)
+  --logx         logarithmic x axis
+  --xlim, --ylim MIN,MAX  axis limits
+  --skip-round0  leave out round 0
+  --width, --height CM  figure size (default 16 × 10 per row of panels)
+  --font-size PT font size (default 10)
+  --title T      figure title (default: the call's place in the script, with the settings
+                 that tell calls at the same place apart)
+  --xlabel, --ylabel T  axis labels (default: the metrics' display names)
+  --out DIR      where to write the figures (default DIR/plots)
   --format F     png, svg or pdf (repeatable; default png and svg)
+
+report options:
+  --out FILE     the HTML file (default DIR/report.html)
+  --script FILE  the script, if it is no longer where the manifest says
+  --x AXIS       x axis of the figures (as for plot)
 `
 
 // usageError is a mistake in the command line (exit status 2).
@@ -63,9 +99,13 @@ func (e usageError) Error() string { return e.msg }
 func cli(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	var ue usageError
+	var help helpRequested
 	var xe exitError
 	switch {
 	case err == nil:
+		return 0
+	case errors.As(err, &help):
+		fmt.Fprint(stdout, usage)
 		return 0
 	case errors.As(err, &xe):
 		fmt.Fprintf(stderr, "fedlab: %s\n", xe.msg)
@@ -87,11 +127,24 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return usageError{}
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd != "help" && wantsHelp(rest) {
+		return helpRequested{cmd}
+	}
 	switch cmd {
 	case "run":
 		return runCmd(rest, stdout, stderr)
 	case "plot":
 		return plotCmd(rest, stdout)
+	case "table":
+		return tableCmd(rest, stdout)
+	case "report":
+		return reportCmd(rest, stdout)
+	case "version", "-version", "--version":
+		if len(rest) != 0 {
+			return usageError{"version takes no arguments"}
+		}
+		_, err := io.WriteString(stdout, versionText())
+		return err
 	case "merge":
 		return mergeCmd(rest, stdout, stderr)
 	case "list":

@@ -16,7 +16,7 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 
 func TestUsageMistakesExitTwo(t *testing.T) {
 	for _, args := range [][]string{{}, {"bogus"}, {"run"}, {"run", "a.lua", "--bogus"}, {"run", "a.lua", "b.lua"},
-		{"list", "nokind"}, {"describe"}, {"docs", "x"}, {"plot"}, {"plot", "a", "b"}, {"plot", "d", "--x", "time"},
+		{"list", "nokind"}, {"describe"}, {"docs", "x"}, {"plot"}, {"plot", "a", "b"}, {"plot", "d", "--xlim", "1"},
 		{"merge", "a"}, {"merge", "--out", "m"}} {
 		code, _, stderr := runCLI(args...)
 		if code != 2 || !strings.Contains(stderr, "usage:") {

@@ -30,10 +30,15 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&shard, "shard", "", "run shard i of n (i/n, 0 ≤ i < n)")
 	fs.BoolVar(&opts.Quiet, "quiet", false, "no progress lines")
 	fs.BoolVar(&opts.Unsafe, "unsafe", false, "open the os, io and package libraries")
+	var sets stringList
+	fs.Var(&sets, "set", "script argument key=value, fedlab.args.key in Lua (repeatable)")
 	timeout := fs.Duration("timeout", 0, "stop the run after this long (resumable)")
 	maxMemory := fs.String("max-memory", "", "memory ceiling, e.g. 4GB")
 	scripts, err := parseArgs(fs, args)
 	if err != nil {
+		return err
+	}
+	if opts.Args, err = scriptArgs(sets); err != nil {
 		return err
 	}
 	if len(scripts) != 1 {
@@ -102,7 +107,9 @@ func defaultOut(script string, s rundir.Shard, t time.Time) string {
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, helpRequested{fs.Name()}
+		} else if err != nil {
 			return nil, usageError{err.Error()}
 		}
 		if fs.NArg() == 0 {

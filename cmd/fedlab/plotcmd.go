@@ -1,0 +1,140 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/htmlreport"
+	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/rundir"
+)
+
+// plotCmd is `fedlab plot DIR [flags]`: draws the runs of a run directory,
+// one figure per call and metric, or one per call with the metrics as
+// panels (--panels); a sweep's selected configurations only.
+func plotCmd(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var metrics, formats stringList
+	var opts plot.Options
+	var xlim, ylim string
+	fs.Var(&metrics, "metric", "metric to draw (repeatable)")
+	fs.Var(&formats, "format", "file format: png, svg or pdf (repeatable)")
+	fs.StringVar(&opts.X, "x", "round", "x axis: "+strings.Join(plot.XNames, ", "))
+	callNo := fs.Int("call", 0, "draw only this call (1-based)")
+	logY := fs.Bool("log", false, "logarithmic y axis")
+	linY := fs.Bool("linear", false, "linear y axis")
+	logX := fs.Bool("logx", false, "logarithmic x axis")
+	panels := fs.Bool("panels", false, "one figure per call with a panel per metric")
+	fs.StringVar(&xlim, "xlim", "", "x axis limits MIN,MAX")
+	fs.StringVar(&ylim, "ylim", "", "y axis limits MIN,MAX")
+	fs.BoolVar(&opts.SkipRound0, "skip-round0", false, "leave out round 0")
+	fs.Float64Var(&opts.Width, "width", 0, "figure width in cm (default 16)")
+	fs.Float64Var(&opts.Height, "height", 0, "figure height in cm (default 10 per row of panels)")
+	fs.Float64Var(&opts.FontSize, "font-size", 0, "font size in points (default 10)")
+	fs.StringVar(&opts.Title, "title", "", "figure title (default: the call's place in the script)")
+	fs.StringVar(&opts.XLabel, "xlabel", "", "x axis label")
+	fs.StringVar(&opts.YLabel, "ylabel", "", "y axis label")
+	out := fs.String("out", "", "directory for the figures (default DIR/plots)")
+	dirs, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) != 1 {
+		return usageError{"plot takes one run directory"}
+	}
+	switch {
+	case *logY && *linY:
+		return usageError{"--log and --linear exclude each other"}
+	case *logY:
+		opts.YScale = plot.Log
+	case *linY:
+		opts.YScale = plot.Linear
+	}
+	if *logX {
+		opts.XScale = plot.Log
+	}
+	if opts.XLim, err = parseLimits("xlim", xlim); err != nil {
+		return err
+	}
+	if opts.YLim, err = parseLimits("ylim", ylim); err != nil {
+		return err
+	}
+	check := opts
+	check.Metric = "any"
+	if err := check.Check(); err != nil {
+		return usageError{err.Error()}
+	}
+	l, err := rundir.Load(dirs[0])
+	if err != nil {
+		return err
+	}
+	if *callNo < 0 || *callNo > len(l.Calls) {
+		return fmt.Errorf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))
+	}
+	if *out == "" {
+		*out = filepath.Join(dirs[0], "plots")
+	}
+	if len(formats) == 0 {
+		formats = plot.Formats
+	}
+	titles := htmlreport.Titles(l.Manifest)
+	for i, runs := range l.Calls {
+		if *callNo != 0 && i+1 != *callNo {
+			continue
+		}
+		if rules := l.Manifest.Calls[i].Select; len(rules) > 0 {
+			runs = experiment.BestRuns(experiment.Select(runs, rules))
+		}
+		names := metrics
+		if len(names) == 0 {
+			names = metricNames(runs)
+		}
+		o := opts
+		if o.Title == "" {
+			o.Title = titles[i]
+		}
+		var figures [][]string
+		if *panels {
+			figures = [][]string{names}
+		} else {
+			for _, m := range names {
+				figures = append(figures, []string{m})
+			}
+		}
+		for _, f := range figures {
+			base := filepath.Join(*out, fmt.Sprintf("call%d_%s", i+1, strings.Join(f, "_")))
+			if o.X != "round" {
+				base += "_vs_" + o.X
+			}
+			o.Metrics = f
+			paths, err := plot.Save(base, runs, o, formats)
+			if err != nil {
+				return fmt.Errorf("call %d: %w", i+1, err)
+			}
+			for _, p := range paths {
+				fmt.Fprintln(stdout, p)
+			}
+		}
+	}
+	return nil
+}
+
+// parseLimits reads "MIN,MAX" (nil for "").
+func parseLimits(name, s string) ([]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	lo, hi, ok := strings.Cut(s, ",")
+	a, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	if !ok || err1 != nil || err2 != nil {
+		return nil, usageError{fmt.Sprintf("--%s %q: want MIN,MAX", name, s)}
+	}
+	return []float64{a, b}, nil
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/htmlreport"
+	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir"
+)
+
+// helpRequested is -h, -help or --help given to a command: its usage is
+// printed on standard output and the exit status is 0.
+type helpRequested struct{ command string }
+
+func (h helpRequested) Error() string { return h.command + ": help requested" }
+
+// wantsHelp reports whether args ask for help.
+func wantsHelp(args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" })
+}
+
+// versionText is the build's version: the module version, VCS revision
+// and "+dirty" as the Go toolchain recorded them, and the Go version.
+func versionText() string {
+	return fmt.Sprintf("fedlab %s (%s %s/%s)\n", rundir.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// tableCmd is `fedlab table DIR [flags]`: prints or exports the table of
+// every call of a run directory (a sweep's selected configurations).
+func tableCmd(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("table", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var metrics, rounds stringList
+	var opts report.TableOptions
+	fs.Var(&metrics, "metric", "metric to show (repeatable)")
+	fs.Var(&rounds, "round", "round to show (repeatable)")
+	fs.StringVar(&opts.Format, "format", "text", "text, md, latex or csv")
+	fs.BoolVar(&opts.Bold, "bold", false, "best value per round in bold (md, latex)")
+	fs.BoolVar(&opts.Transpose, "transpose", false, "rounds as columns, one table per metric")
+	fs.IntVar(&opts.Width, "width", 0, "width text tables fit in (default 100)")
+	callNo := fs.Int("call", 0, "only this call (1-based)")
+	out := fs.String("out", "", "write to this file instead of standard output")
+	dirs, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) != 1 {
+		return usageError{"table takes one run directory"}
+	}
+	if !slices.Contains(report.Formats, opts.Format) {
+		return usageError{fmt.Sprintf("--format %s: want one of %s", opts.Format, strings.Join(report.Formats, ", "))}
+	}
+	opts.Metrics = metrics
+	for _, r := range rounds {
+		n, err := strconv.Atoi(r)
+		if err != nil || n < 0 {
+			return usageError{fmt.Sprintf("--round %q: want a round number", r)}
+		}
+		opts.Rounds = append(opts.Rounds, n)
+	}
+	l, err := rundir.Load(dirs[0])
+	if err != nil {
+		return err
+	}
+	if *callNo < 0 || *callNo > len(l.Calls) {
+		return fmt.Errorf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))
+	}
+	titles := htmlreport.Titles(l.Manifest)
+	var b strings.Builder
+	first := true
+	for i, runs := range l.Calls {
+		if *callNo != 0 && i+1 != *callNo {
+			continue
+		}
+		if rules := l.Manifest.Calls[i].Select; len(rules) > 0 {
+			runs = experiment.BestRuns(experiment.Select(runs, rules))
+		}
+		runs = slices.DeleteFunc(runs, func(r experiment.Run) bool { return r.Result == nil })
+		if len(runs) == 0 {
+			continue
+		}
+		if !first && opts.Format != "csv" {
+			b.WriteString("\n")
+		}
+		o := opts
+		o.Title = fmt.Sprintf("Call %d: %s", i+1, titles[i])
+		var w strings.Builder
+		if err := report.Table(&w, runs, o); err != nil {
+			return fmt.Errorf("call %d: %w", i+1, err)
+		}
+		text := w.String()
+		if !first && opts.Format == "csv" { // one header for the whole file
+			_, text, _ = strings.Cut(text, "\n")
+		}
+		b.WriteString(text)
+		first = false
+	}
+	if *out == "" {
+		_, err := io.WriteString(stdout, b.String())
+		return err
+	}
+	return atomicfile.WriteBytes(*out, []byte(b.String()))
+}
+
+// reportCmd is `fedlab report DIR [--out FILE] [--script FILE] [--x AXIS]`:
+// writes the HTML report of a run directory (default DIR/report.html)
+// and prints its path.
+func reportCmd(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "", "HTML file to write (default DIR/report.html)")
+	var opts htmlreport.Options
+	fs.StringVar(&opts.Script, "script", "", "the script file (default: the path in the manifest)")
+	fs.StringVar(&opts.X, "x", "round", "x axis of the figures")
+	dirs, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) != 1 {
+		return usageError{"report takes one run directory"}
+	}
+	if *out == "" {
+		*out = filepath.Join(dirs[0], "report.html")
+	}
+	if err := htmlreport.Save(*out, dirs[0], opts); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, *out)
+	return err
+}

@@ -1,0 +1,253 @@
+// Package htmlreport writes a run directory as one self-contained HTML
+// page: the script, its calls with their parameters, a table and figures
+// per call, the runs that diverged or failed, the build and the timing.
+// Figures are inlined as base64 PNG and there are no external resources,
+// so the page opens in any browser offline. All free text (the script,
+// labels, errors) is escaped by html/template.
+package htmlreport
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir"
+)
+
+// page is what the template renders.
+type page struct {
+	Name, Dir, Status, Error    string
+	Version, Go                 string
+	Started, Finished, Duration string
+	RunTime                     string
+	Script                      string // the script's text, or "" if not found
+	ScriptNote                  string // where the script came from, or why it is missing
+	Calls                       []callView
+	Problems                    []problemRun
+	Generated                   string
+}
+
+// callView is one call of the script.
+type callView struct {
+	Title     string
+	Anchor    string
+	Settings  []keyValue
+	Params    []paramRow
+	Sweep     string // a sweep's grids as text
+	Tables    []report.Grid
+	Figures   []figure
+	Pending   int
+	PlotError string
+}
+
+// keyValue is one setting.
+type keyValue struct{ Key, Value string }
+
+// paramRow is one run name of a call with its resolved parameters.
+type paramRow struct {
+	Name, Algorithm, Params, Seeds string
+}
+
+// figure is an inlined PNG.
+type figure struct {
+	Metric string
+	Data   template.URL
+}
+
+// problemRun is a run that diverged or failed.
+type problemRun struct {
+	Call                         int
+	Label, Seed, Status, Message string
+}
+
+// Options choose what the report shows.
+type Options struct {
+	// Script is the script file; "" means the path in the manifest,
+	// tried as given and relative to the run directory's parent. It is
+	// shown only if its SHA-256 matches the manifest's.
+	Script string
+	// X is the x axis of the figures ("" means round).
+	X string
+}
+
+// Write renders the run directory dir as HTML to w.
+func Write(w io.Writer, dir string, opts Options) error {
+	l, err := rundir.Load(dir)
+	if err != nil {
+		return err
+	}
+	m := l.Manifest
+	pg := page{Name: scriptName(m), Dir: dir, Status: m.Status, Error: m.Error, Version: m.Fedlab, Go: m.Go,
+		Started: m.Started.Format(time.RFC3339), Generated: time.Now().UTC().Format(time.RFC3339)}
+	if m.Finished != nil {
+		pg.Finished = m.Finished.Format(time.RFC3339)
+		pg.Duration = m.Finished.Sub(m.Started).Round(time.Second).String()
+	}
+	pg.Script, pg.ScriptNote = readScript(dir, m, opts.Script)
+	var total time.Duration
+	titles := Titles(m)
+	for i, runs := range l.Calls {
+		cv := callView{Title: fmt.Sprintf("Call %d: %s", i+1, titles[i]), Anchor: fmt.Sprintf("call%d", i+1),
+			Settings: settingsOf(m, i), Params: paramsOf(runs)}
+		done := slices.DeleteFunc(slices.Clone(runs), func(r experiment.Run) bool { return r.Result == nil })
+		cv.Pending = len(runs) - len(done)
+		for _, r := range done {
+			total += r.Result.Elapsed
+			if r.Result.Status == core.Diverged || r.Result.Status == core.Failed {
+				msg := r.Result.Err
+				if r.Result.Status == core.Diverged {
+					msg = fmt.Sprintf("diverged at round %d: %s", r.Result.DivergedAt, r.Result.Err)
+				}
+				pg.Problems = append(pg.Problems, problemRun{Call: i + 1, Label: r.Name(),
+					Seed: fmt.Sprint(r.Seed), Status: string(r.Result.Status), Message: msg})
+			}
+		}
+		if len(done) > 0 {
+			if err := cv.fill(done, m.Calls[i], opts); err != nil {
+				return fmt.Errorf("call %d: %w", i+1, err)
+			}
+		}
+		pg.Calls = append(pg.Calls, cv)
+	}
+	pg.RunTime = total.Round(100 * time.Millisecond).String()
+	return tmpl.Execute(w, pg)
+}
+
+// fill adds the tables and figures of a call's completed runs.
+func (cv *callView) fill(runs []experiment.Run, c rundir.Call, opts Options) error {
+	if len(c.Select) > 0 {
+		var b strings.Builder
+		sels := experiment.Select(runs, c.Select)
+		if err := report.SweepTable(&b, sels, c.Select, report.SweepOptions{}); err != nil {
+			return err
+		}
+		cv.Sweep = b.String()
+		runs = experiment.BestRuns(sels)
+	}
+	grids, err := report.Grids(runs, report.TableOptions{Bold: true})
+	if err != nil {
+		return err
+	}
+	cv.Tables = grids
+	for _, metric := range metricNames(runs) {
+		fig, err := plot.NewFigure(runs, plot.Options{Metric: metric, X: opts.X, Width: 16, Height: 9})
+		if err != nil {
+			cv.PlotError += fmt.Sprintf("%s: %v. ", metric, err)
+			continue
+		}
+		wt, err := fig.WriterTo("png")
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if _, err := wt.WriteTo(&buf); err != nil {
+			return err
+		}
+		cv.Figures = append(cv.Figures, figure{Metric: metric,
+			Data: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()))})
+	}
+	return nil
+}
+
+// readScript returns the script's text if a file with the manifest's
+// SHA-256 is found, and a note saying where it came from or why not.
+func readScript(dir string, m *rundir.Manifest, given string) (text, note string) {
+	candidates := []string{given}
+	if given == "" {
+		candidates = []string{m.Script.Path, filepath.Join(filepath.Dir(filepath.Clean(dir)), m.Script.Path),
+			filepath.Join(dir, filepath.Base(m.Script.Path))}
+	}
+	for _, p := range candidates {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(b)
+		if hex.EncodeToString(sum[:]) != m.Script.SHA256 {
+			note = fmt.Sprintf("%s has changed since the run (SHA-256 differs from %s); not shown", p, m.Script.SHA256)
+			continue
+		}
+		return string(b), fmt.Sprintf("%s (SHA-256 %s)", p, m.Script.SHA256)
+	}
+	if note == "" {
+		note = fmt.Sprintf("%s not found (SHA-256 %s)", m.Script.Path, m.Script.SHA256)
+	}
+	return "", note
+}
+
+// settingsOf lists the problem and engine settings of a call.
+func settingsOf(m *rundir.Manifest, call int) []keyValue {
+	flat := callSettings(m, call)
+	var out []keyValue
+	for k, v := range flat {
+		out = append(out, keyValue{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// paramsOf lists each run name of a call with its algorithm, resolved
+// parameters and seeds.
+func paramsOf(runs []experiment.Run) []paramRow {
+	var rows []paramRow
+	index := map[string]int{}
+	for _, r := range runs {
+		i, ok := index[r.Name()]
+		if !ok {
+			keys := make([]string, 0, len(r.Params))
+			for k := range r.Params {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			var ps []string
+			for _, k := range keys {
+				ps = append(ps, k+"="+report.ParamText(r.Params[k]))
+			}
+			i = len(rows)
+			index[r.Name()] = i
+			rows = append(rows, paramRow{Name: r.Name(), Algorithm: r.Algorithm, Params: strings.Join(ps, " ")})
+		}
+		if rows[i].Seeds != "" {
+			rows[i].Seeds += ", "
+		}
+		rows[i].Seeds += fmt.Sprint(r.Seed)
+	}
+	return rows
+}
+
+// metricNames lists the metrics of the runs in order of first appearance.
+func metricNames(runs []experiment.Run) []string {
+	var names []string
+	for _, r := range runs {
+		for _, m := range r.Result.Metrics {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	return names
+}
+
+// Save writes the report of dir to path, atomically.
+func Save(path, dir string, opts Options) error {
+	var buf bytes.Buffer
+	if err := Write(&buf, dir, opts); err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, buf.Bytes())
+}

@@ -1,0 +1,94 @@
+package metrics
+
+import (
+	"strings"
+	"sync"
+)
+
+// Display describes how a metric is shown in figures and tables.
+type Display struct {
+	Label  string // human axis label, e.g. "optimality gap Φ(w) − Φ(w*)"
+	Better Better // which direction is better (for bold best values)
+	Log    bool   // drawn on a logarithmic axis by default (gaps, errors, norms)
+}
+
+// Better says which values of a metric are better.
+type Better int
+
+// Directions of Better.
+const (
+	Unknown Better = iota // neither (counters, densities): no best value
+	Lower
+	Higher
+)
+
+var (
+	displayMu sync.RWMutex
+	displays  = map[string]Display{
+		"objective":      {Label: "objective Φ(w)", Better: Lower},
+		"train_loss":     {Label: "training loss", Better: Lower},
+		"test_loss":      {Label: "test loss", Better: Lower},
+		"regularizer":    {Label: "regularizer ψ(w)"},
+		"train_accuracy": {Label: "training accuracy", Better: Higher},
+		"test_accuracy":  {Label: "test accuracy", Better: Higher},
+		"l2_error":       {Label: "ℓ2 error ‖w − w*‖₂", Better: Lower, Log: true},
+		"l1_error":       {Label: "ℓ1 error ‖w − w*‖₁", Better: Lower, Log: true},
+		"fro_error":      {Label: "Frobenius error ‖W − W*‖_F", Better: Lower, Log: true},
+		"op_error":       {Label: "operator-norm error ‖W − W*‖₂", Better: Lower, Log: true},
+		"opt_gap":        {Label: "optimality gap Φ(w) − Φ(w*)", Better: Lower, Log: true},
+		"loss_gap":       {Label: "loss gap F(w) − F(w*)", Better: Lower, Log: true},
+		"stationarity":   {Label: "stationarity ‖∇F(w)‖²", Better: Lower, Log: true},
+		"consensus":      {Label: "consensus ‖wᵐ − w̄‖₂", Better: Lower, Log: true},
+		"comm_up":        {Label: "floats sent up (client → server)"},
+		"comm_down":      {Label: "floats sent down (server → client)"},
+		"comm":           {Label: "floats communicated (up + down)"},
+		"comm_rounds":    {Label: "communication rounds"},
+		"samples":        {Label: "samples accessed"},
+		"precision":      {Label: "support precision", Better: Higher},
+		"recall":         {Label: "support recall", Better: Higher},
+		"f1":             {Label: "support F1 score", Better: Higher},
+		"density":        {Label: "density (fraction of nonzero weights)"},
+		"nnz":            {Label: "nonzero weights"},
+		"rank":           {Label: "rank"},
+		"stage":          {Label: "stage"},
+	}
+)
+
+// SetDisplay registers or replaces how the metric name is displayed.
+func SetDisplay(name string, d Display) {
+	displayMu.Lock()
+	defer displayMu.Unlock()
+	displays[name] = d
+}
+
+// DisplayOf returns how the metric name is displayed. Node metrics'
+// "_min" and "_max" columns take their base metric's entry with "(min
+// over nodes)" or "(max over nodes)" appended; metrics not registered
+// display as their name, with log scale for names ending in "_gap",
+// "_error" or "_norm".
+func DisplayOf(name string) Display {
+	displayMu.RLock()
+	d, ok := displays[name]
+	displayMu.RUnlock()
+	if ok {
+		return d
+	}
+	for suffix, what := range map[string]string{"_min": "min", "_max": "max"} {
+		if base, found := strings.CutSuffix(name, suffix); found {
+			displayMu.RLock()
+			d, ok := displays[base]
+			displayMu.RUnlock()
+			if ok {
+				d.Label += " (" + what + " over nodes)"
+				return d
+			}
+		}
+	}
+	d = Display{Label: name}
+	for _, s := range []string{"_gap", "_error", "_norm"} {
+		if strings.HasSuffix(name, s) {
+			d.Log, d.Better = true, Lower
+		}
+	}
+	return d
+}

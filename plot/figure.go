@@ -1,0 +1,392 @@
+package plot
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+
+	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/escape"
+	"github.com/fedlab/fedlab/metrics"
+	gonum "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Figure is a drawn figure: panels (one per metric) in a grid, one legend
+// beside them, a title above.
+type Figure struct {
+	Panels []*gonum.Plot
+	Legend gonum.Legend
+	Title  string
+	// Names and Styles of the series, in legend order.
+	Names  []string
+	Styles []Style
+	Width  vg.Length
+	Height vg.Length
+	cols   int
+	title  text.Style
+}
+
+// Figure size defaults, marker count and the resolution of PNG files.
+const (
+	defaultWidth  = 16 // cm
+	defaultHeight = 10 // cm, per row of panels
+	defaultFont   = 10 // points
+	markersPerRun = 6
+	dpi           = 150
+	gap           = 6 // points between panels, legend and edges
+)
+
+// NewFigure draws the runs: a panel per metric, a line per run name (the
+// mean over the seeds) with a translucent band of mean ± std where
+// several runs contribute (on a log scale the band's lower edge is
+// clipped at a tenth of the mean), markers at a few points of each line.
+func NewFigure(runs []experiment.Run, opts Options) (*Figure, error) {
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
+	return build(opts, func(metric string) ([]Series, error) { return Lines(runs, metric, opts) })
+}
+
+// build draws a panel per metric of opts with the series seriesOf gives.
+func build(opts Options, seriesOf func(metric string) ([]Series, error)) (*Figure, error) {
+	list := opts.metricList()
+	fs := vg.Points(opts.FontSize)
+	if fs == 0 {
+		fs = defaultFont
+	}
+	f := &Figure{Title: escape.Line(opts.Title), cols: min(len(list), 2), Legend: gonum.NewLegend()}
+	f.Legend.TextStyle.Font.Size = fs
+	f.Legend.Top, f.Legend.Left = true, true
+	f.Legend.ThumbnailWidth = 2.4 * fs
+	f.Legend.Padding = fs * 0.2
+	f.title = text.Style{Color: color.Black, Font: font.From(gonum.DefaultFont, fs*1.2), XAlign: draw.XCenter,
+		YAlign: draw.YTop, Handler: gonum.DefaultTextHandler}
+	rows := (len(list) + f.cols - 1) / f.cols
+	f.Width = vg.Length(opts.Width) * vg.Centimeter
+	if f.Width == 0 {
+		f.Width = defaultWidth * vg.Centimeter
+	}
+	f.Height = vg.Length(opts.Height) * vg.Centimeter
+	if f.Height == 0 {
+		f.Height = vg.Length(defaultHeight*rows) * vg.Centimeter
+	}
+	index := map[string]int{}
+	for _, m := range list {
+		series, err := seriesOf(m)
+		if err != nil {
+			return nil, err
+		}
+		p, err := f.panel(m, series, opts, fs, index)
+		if err != nil {
+			return nil, err
+		}
+		f.Panels = append(f.Panels, p)
+	}
+	// the legend needs room beside the panels and at least its height
+	w, h := f.legendSize()
+	f.Width = max(f.Width, 2*w+3*gap)
+	f.Height = max(f.Height, h+f.titleHeight()+2*gap)
+	if f.Title != "" {
+		f.Width = max(f.Width, f.title.Rectangle(f.Title).Size().X+2*gap)
+	}
+	return f, nil
+}
+
+// panel draws one metric's series; index assigns each series name its
+// style across panels, and the legend gets an entry per new name.
+func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Length, index map[string]int) (*gonum.Plot, error) {
+	p := gonum.New()
+	for _, sty := range []*text.Style{&p.X.Label.TextStyle, &p.Y.Label.TextStyle} {
+		sty.Font.Size = fs
+	}
+	for _, sty := range []*text.Style{&p.X.Tick.Label, &p.Y.Tick.Label} {
+		sty.Font.Size = fs * 0.9
+	}
+	x := opts.X
+	if x == "" {
+		x = "round"
+	}
+	// free text is kept on one line of the figure and the SVG
+	p.X.Label.Text = xAxes[x]
+	if p.X.Label.Text == "" { // a metric
+		p.X.Label.Text = escape.Line(metrics.DisplayOf(x).Label)
+	}
+	if opts.XLabel != "" {
+		p.X.Label.Text = escape.Line(opts.XLabel)
+	}
+	p.Y.Label.Text = escape.Line(metrics.DisplayOf(metric).Label)
+	if opts.YLabel != "" {
+		p.Y.Label.Text = escape.Line(opts.YLabel)
+	}
+	logX, logY := opts.XScale == Log, opts.yScale(metric) == Log
+	p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{}, linearTicks{}
+	if logX {
+		p.X.Scale, p.X.Tick.Marker = gonum.LogScale{}, logTicks{}
+	}
+	if logY {
+		p.Y.Scale, p.Y.Tick.Marker = gonum.LogScale{}, logTicks{}
+	}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xdd}, color.Gray{0xdd}
+	p.Add(grid)
+	drawn := 0
+	for _, s := range series {
+		line, band := points(s, logX, logY)
+		if len(line) == 0 {
+			continue
+		}
+		i, ok := index[s.Name]
+		if !ok {
+			i = len(index)
+			index[s.Name] = i
+		}
+		st := StyleOf(i)
+		if len(band) > 0 {
+			poly, err := plotter.NewPolygon(band)
+			if err != nil {
+				return nil, err
+			}
+			poly.Color = color.NRGBA{R: st.Color.R, G: st.Color.G, B: st.Color.B, A: 0x30}
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+		}
+		l, err := plotter.NewLine(line)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width, l.Dashes = st.Color, vg.Points(1.5), st.Dashes
+		marks, err := plotter.NewScatter(markerPoints(line, i))
+		if err != nil {
+			return nil, err
+		}
+		marks.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: fs * 0.28, Shape: st.Glyph}
+		p.Add(l, marks)
+		if !ok {
+			f.Legend.Add(escape.Line(s.Name), l, marks)
+			f.Names = append(f.Names, escape.Line(s.Name))
+			f.Styles = append(f.Styles, st)
+		}
+		drawn++
+	}
+	if drawn == 0 {
+		what := "finite"
+		if logY {
+			what = "positive"
+		}
+		return nil, fmt.Errorf("nothing to draw: %s has no %s values", metric, what)
+	}
+	if len(opts.XLim) == 2 {
+		p.X.Min, p.X.Max = opts.XLim[0], opts.XLim[1]
+	}
+	if len(opts.YLim) == 2 {
+		p.Y.Min, p.Y.Max = opts.YLim[0], opts.YLim[1]
+	}
+	return p, nil
+}
+
+// markerPoints picks markersPerRun points spread along the line, shifted
+// by the series index so that markers of close lines do not coincide.
+func markerPoints(line plotter.XYs, i int) plotter.XYs {
+	if len(line) <= markersPerRun {
+		return line
+	}
+	var out plotter.XYs
+	step := float64(len(line)-1) / markersPerRun
+	for k := range markersPerRun {
+		j := int(math.Round(step * (float64(k) + 0.5 + 0.4*(float64(i%5)/5-0.4))))
+		out = append(out, line[min(max(j, 0), len(line)-1)])
+	}
+	return out
+}
+
+// points returns the line and the band polygon of a series, leaving out
+// non-finite values (and non-positive ones on a log scale).
+func points(s Series, logX, logY bool) (line, band plotter.XYs) {
+	var upper, lower plotter.XYs
+	for i := range s.X {
+		m := s.Mean[i]
+		if math.IsNaN(m) || math.IsInf(m, 0) || math.IsNaN(s.X[i]) || (logY && m <= 0) || (logX && s.X[i] <= 0) {
+			continue
+		}
+		line = append(line, plotter.XY{X: s.X[i], Y: m})
+		if s.Count[i] < 2 || math.IsNaN(s.Std[i]) || math.IsInf(s.Std[i], 0) {
+			continue
+		}
+		lo := m - s.Std[i]
+		if logY {
+			lo = max(lo, m/10)
+		}
+		upper = append(upper, plotter.XY{X: s.X[i], Y: m + s.Std[i]})
+		lower = append(lower, plotter.XY{X: s.X[i], Y: lo})
+	}
+	if len(upper) < 2 {
+		return line, nil
+	}
+	slices.Reverse(lower)
+	return line, append(upper, lower...)
+}
+
+// legendSize is the width and height the legend's entries take.
+func (f *Figure) legendSize() (w, h vg.Length) {
+	sty := f.Legend.TextStyle
+	for i, name := range f.Names {
+		w = max(w, f.Legend.ThumbnailWidth+sty.Rectangle(" "+name).Max.X)
+		h += sty.Rectangle(name).Size().Y
+		if i > 0 {
+			h += f.Legend.Padding
+		}
+	}
+	return w + sty.Rectangle(" ").Max.X, h
+}
+
+// titleHeight is the height the title takes (0 without one).
+func (f *Figure) titleHeight() vg.Length {
+	if f.Title == "" {
+		return 0
+	}
+	return f.title.Rectangle(f.Title).Size().Y + gap
+}
+
+// Layout is where the parts of a figure go: the whole canvas, the legend
+// and each panel's data area.
+type Layout struct {
+	Canvas, Legend vg.Rectangle
+	Data           []vg.Rectangle
+}
+
+// Layout computes the layout of the figure on a canvas of its size.
+func (f *Figure) Layout() Layout {
+	c := draw.New(vgimg.New(f.Width, f.Height))
+	return f.layout(c)
+}
+
+// layout places the title on top, the legend at the right (top-aligned)
+// and the panels in the rest, aligned in a grid.
+func (f *Figure) layout(c draw.Canvas) Layout {
+	l := Layout{Canvas: c.Rectangle}
+	lw, lh := f.legendSize()
+	top := c.Max.Y - gap - f.titleHeight()
+	l.Legend = vg.Rectangle{Min: vg.Point{X: c.Max.X - gap - lw, Y: top - lh}, Max: vg.Point{X: c.Max.X - gap, Y: top}}
+	for _, pc := range f.panelCanvases(c, l.Legend.Min.X-gap) {
+		l.Data = append(l.Data, pc.data)
+	}
+	return l
+}
+
+// panelCanvas is the area of one panel and of its data.
+type panelCanvas struct {
+	area, data vg.Rectangle
+	canvas     draw.Canvas
+}
+
+// panelCanvases places the panels left of right, under the title.
+func (f *Figure) panelCanvases(c draw.Canvas, right vg.Length) []panelCanvas {
+	area := c
+	area.Max.X = right
+	area.Max.Y -= f.titleHeight()
+	area.Min.X += gap / 2
+	area.Min.Y += gap / 2
+	rows := (len(f.Panels) + f.cols - 1) / f.cols
+	grid := make([][]*gonum.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*gonum.Plot, f.cols)
+		for k := range f.cols {
+			if i := r*f.cols + k; i < len(f.Panels) {
+				grid[r][k] = f.Panels[i]
+			}
+		}
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: f.cols, PadX: 3 * gap, PadY: 2 * gap, PadTop: gap / 2}
+	canvases := gonum.Align(grid, tiles, area)
+	var out []panelCanvas
+	for i, p := range f.Panels {
+		pc := canvases[i/f.cols][i%f.cols]
+		out = append(out, panelCanvas{area: pc.Rectangle, data: p.DataCanvas(pc).Rectangle, canvas: pc})
+	}
+	return out
+}
+
+// Draw draws the figure on c.
+func (f *Figure) Draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	l := f.layout(c)
+	if f.Title != "" { // centred over the panels if it fits there, over the figure otherwise
+		x := (c.Min.X + l.Legend.Min.X) / 2
+		if w := f.title.Rectangle(f.Title).Size().X; w/2 > x-c.Min.X-gap {
+			x = c.Center().X
+		}
+		c.FillText(f.title, vg.Point{X: x, Y: c.Max.Y - gap}, f.Title)
+	}
+	for i, pc := range f.panelCanvases(c, l.Legend.Min.X-gap) {
+		f.Panels[i].Draw(pc.canvas)
+	}
+	lc := c
+	lc.Rectangle = l.Legend
+	f.Legend.Draw(lc)
+}
+
+// WriterTo renders the figure in a format of AllFormats (PNG at 150 dpi).
+func (f *Figure) WriterTo(format string) (io.WriterTo, error) {
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi))}
+	case "svg", "pdf":
+		wt, err := newVectorCanvas(format, f.Width, f.Height)
+		if err != nil {
+			return nil, err
+		}
+		c = wt
+	default:
+		return nil, fmt.Errorf("format %q: want png, svg or pdf", format)
+	}
+	f.Draw(draw.New(c))
+	return c, nil
+}
+
+// Save draws the runs and writes base.FORMAT for each format (nil means
+// Formats), atomically. It returns the paths written.
+func Save(base string, runs []experiment.Run, opts Options, formats []string) ([]string, error) {
+	if formats == nil {
+		formats = Formats
+	}
+	for _, f := range formats {
+		if !slices.Contains(AllFormats, f) {
+			return nil, fmt.Errorf("format %q: want png, svg or pdf", f)
+		}
+	}
+	fig, err := NewFigure(runs, opts)
+	if err != nil {
+		return nil, err
+	}
+	return fig.save(base, formats)
+}
+
+// save writes base.FORMAT for each format, atomically, and returns the
+// paths written.
+func (f *Figure) save(base string, formats []string) ([]string, error) {
+	var paths []string
+	for _, format := range formats {
+		wt, err := f.WriterTo(format)
+		if err != nil {
+			return nil, err
+		}
+		path := base + "." + format
+		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err }); err != nil {
+			return nil, err
+		}
+		paths = append(paths, filepath.Clean(path))
+	}
+	return paths, nil
+}
