@@ -77,93 +77,76 @@ func (a *FedDualAvg) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.
 	up.Scalars[0] = a.c * float64(c.Steps)
 }
 
-// lazyClientUpdate is FedMiD's client update on sparse data: coordinate j
-// last updated after step last[j] is caught up through the proxes it
-// skipped (the dense step leaves an untouched coordinate at prox(w_j))
-// when the batch next reads it, and every coordinate at the end.
-func (a *FedMiD) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.RepeatedProx, down, up *core.Message) {
-	lay, t := rd.Psi.Layout, a.c*rd.Psi.Lambda
-	if a.OnlyServerProx {
-		prox = core.RepeatedProx(nil)
-	}
-	w0 := down.Vecs[0]
+// lazyPrimalSteps runs a client's K steps w ← S(w − η·∇f(w)) from w0 on
+// sparse data and returns w_K (in c.Vec(0)). S is a scalar map of ψ per
+// regularized coordinate (a prox or a subgradient step), and repeat(x, n)
+// applies it n times in closed form; nil means no map (S = identity). The
+// dense step applies S to every coordinate, so coordinate j, last updated
+// after step last[j], is caught up through the maps it skipped when the
+// batch next reads it, and every coordinate at the end.
+func lazyPrimalSteps(lay core.Layout, c *core.Client, eta float64, w0 []float64, repeat func(x float64, n int) float64) []float64 {
 	w, g, last := c.Vec(0), c.Indexed(0), c.Counters(0)
 	copy(w, w0)
 	clear(last)
 	for k := range c.Steps {
 		idx := touchBatch(c, g)
 		for s, j := range g.Idx {
-			if n := k - int(last[j]); n > 0 && prox != nil && regularized(lay, j) {
-				w[j] = prox.ProxRepeat(w[j], t, n)
+			if n := k - int(last[j]); n > 0 && repeat != nil && regularized(lay, j) {
+				w[j] = repeat(w[j], n)
 			}
 			g.At[s] = w[j]
 		}
 		c.SparseGradientOn(idx, g)
 		for s, j := range g.Idx {
-			y := g.At[s] - a.c*g.Val[s]
-			if prox != nil && regularized(lay, j) {
-				y = prox.ProxRepeat(y, t, 1)
+			y := g.At[s] - eta*g.Val[s]
+			if repeat != nil && regularized(lay, j) {
+				y = repeat(y, 1)
 			}
 			w[j] = y
 			last[j] = int32(k + 1)
 		}
 	}
+	if repeat == nil {
+		return w
+	}
 	K := c.Steps
 	for _, b := range lay.Blocks {
-		if !b.Regularized || prox == nil {
+		if !b.Regularized {
 			continue
 		}
 		for j := b.Offset; j < b.Offset+b.Size(); j++ {
 			if n := K - int(last[j]); n > 0 {
-				w[j] = prox.ProxRepeat(w[j], t, n)
+				w[j] = repeat(w[j], n)
 			}
 		}
 	}
-	floats.SubTo(up.Vecs[0], w, w0)
-	up.Scalars[0] = a.c * float64(K)
+	return w
+}
+
+// lazyClientUpdate is FedMiD's client update on sparse data: the steps of
+// lazyPrimalSteps with S the prox of η_c·λψ (none with OnlyServerProx).
+func (a *FedMiD) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.RepeatedProx, down, up *core.Message) {
+	var repeat func(float64, int) float64
+	if !a.OnlyServerProx {
+		t := a.c * rd.Psi.Lambda
+		repeat = func(x float64, n int) float64 { return prox.ProxRepeat(x, t, n) }
+	}
+	w := lazyPrimalSteps(rd.Psi.Layout, c, a.c, down.Vecs[0], repeat)
+	floats.SubTo(up.Vecs[0], w, down.Vecs[0])
+	up.Scalars[0] = a.c * float64(c.Steps)
 }
 
 // lazyClientUpdate is FedAvg's client update on sparse data. Plain FedAvg
-// leaves untouched coordinates unchanged; FedAvg(∂) applies the skipped
-// subgradient steps of ψ in closed form (step) when a coordinate is next
-// read and at the end.
+// (step nil) leaves untouched coordinates unchanged; FedAvg(∂) applies the
+// skipped subgradient steps of η_c·λψ in closed form (lazyPrimalSteps).
 func (a *FedAvg) lazyClientUpdate(rd *core.Round, c *core.Client, step core.RepeatedSubgradient, down, up *core.Message) {
-	lay, t := rd.Psi.Layout, a.c*rd.Psi.Lambda
-	w0 := down.Vecs[0]
-	w, g, last := c.Vec(0), c.Indexed(0), c.Counters(0)
-	copy(w, w0)
-	clear(last)
-	for k := range c.Steps {
-		idx := touchBatch(c, g)
-		for s, j := range g.Idx {
-			if n := k - int(last[j]); n > 0 && step != nil && regularized(lay, j) {
-				w[j] = step.SubgradientRepeat(w[j], t, n)
-			}
-			g.At[s] = w[j]
-		}
-		c.SparseGradientOn(idx, g)
-		for s, j := range g.Idx {
-			w[j] = g.At[s] - a.c*g.Val[s]
-			if step != nil && regularized(lay, j) {
-				w[j] = step.SubgradientRepeat(w[j], t, 1)
-			}
-			last[j] = int32(k + 1)
-		}
-	}
+	var repeat func(float64, int) float64
 	if step != nil {
-		K := c.Steps
-		for _, b := range lay.Blocks {
-			if !b.Regularized {
-				continue
-			}
-			for j := b.Offset; j < b.Offset+b.Size(); j++ {
-				if n := K - int(last[j]); n > 0 {
-					w[j] = step.SubgradientRepeat(w[j], t, n)
-				}
-			}
-		}
+		t := a.c * rd.Psi.Lambda
+		repeat = func(x float64, n int) float64 { return step.SubgradientRepeat(x, t, n) }
 	}
-	floats.SubTo(up.Vecs[0], w, w0)
+	w := lazyPrimalSteps(rd.Psi.Layout, c, a.c, down.Vecs[0], repeat)
+	floats.SubTo(up.Vecs[0], w, down.Vecs[0])
 }
 
 // lazyStep reports whether FedAvg's client update can run lazily, and

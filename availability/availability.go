@@ -17,70 +17,48 @@ import (
 )
 
 func init() {
-	registry.Register[core.Availability](registry.Availability, registry.Spec{
-		Name: "dropout",
-		Doc:  "each sampled client independently fails to reply with probability p",
-		Params: []registry.Param{{Name: "p", Type: registry.Float, Default: nil, Min: registry.Bound(0), Max: registry.Bound(1),
-			Doc: "drop probability, in [0, 1)"}},
-	}, func(a registry.Args) (core.Availability, error) {
-		p := a.Float("p")
-		if p >= 1 {
-			return nil, fmt.Errorf("p must be in [0, 1) (with p = 1 no client ever replies), got %g", p)
-		}
-		return Dropout{P: p}, nil
-	})
-	registry.Register[core.Availability](registry.Availability, registry.Spec{
-		Name: "markov",
-		Doc:  "every client is on or off by a two-state Markov chain over the rounds; sampled clients that are off do not reply",
-		Params: []registry.Param{
-			{Name: "p_off", Type: registry.Float, Default: nil, Min: registry.Bound(0), Max: registry.Bound(1),
-				Doc: "probability that an online client goes off in the next round, in [0, 1)"},
-			{Name: "p_on", Type: registry.Float, Default: nil, Min: registry.Bound(0), Max: registry.Bound(1),
-				Doc: "probability that an offline client comes back in the next round, in (0, 1]"},
-		},
-	}, func(a registry.Args) (core.Availability, error) {
-		m := Markov{POff: a.Float("p_off"), POn: a.Float("p_on")}
-		if m.POff >= 1 || m.POn <= 0 {
-			return nil, fmt.Errorf("need p_off in [0, 1) and p_on in (0, 1], got p_off = %g, p_on = %g", m.POff, m.POn)
-		}
-		return m, nil
-	})
-	registry.Register[core.Availability](registry.Availability, registry.Spec{
-		Name: "fixed_fraction",
-		Doc:  "every sampled client completes ⌈f·K⌉ of its K local steps",
-		Params: []registry.Param{{Name: "fraction", Type: registry.Float, Default: nil, Min: registry.Bound(0), Max: registry.Bound(1),
-			Doc: "fraction f of the local steps completed, in (0, 1]"}},
-	}, func(a registry.Args) (core.Availability, error) {
-		f := a.Float("fraction")
-		if f <= 0 {
-			return nil, fmt.Errorf("fraction must be in (0, 1], got %g", f)
-		}
-		return Fraction{Min: f, Max: f}, nil
-	})
-	registry.Register[core.Availability](registry.Availability, registry.Spec{
-		Name: "uniform_fraction",
-		Doc:  "every sampled client completes ⌈u·K⌉ of its K local steps, u uniform on [min, 1] per client and round",
-		Params: []registry.Param{{Name: "min", Type: registry.Float, Default: nil, Min: registry.Bound(0), Max: registry.Bound(1),
-			Doc: "smallest fraction of the local steps, in [0, 1]"}},
-	}, func(a registry.Args) (core.Availability, error) {
-		return Fraction{Min: a.Float("min"), Max: 1}, nil
-	})
-	registry.Register[core.Availability](registry.Availability, registry.Spec{
-		Name: "pareto",
-		Doc:  "heavy-tailed stragglers: a client slowed down by T ~ Pareto(α, 1) completes max(1, ⌊K/T⌋) of its K steps by the deadline",
-		Params: []registry.Param{{Name: "alpha", Type: registry.Float, Default: 1.5, Min: registry.Bound(0),
-			Doc: "tail index α > 0 (smaller: heavier tail)"}},
-	}, func(a registry.Args) (core.Availability, error) {
-		al := a.Float("alpha")
-		if al <= 0 {
-			return nil, fmt.Errorf("alpha must be > 0, got %g", al)
-		}
-		return Pareto{Alpha: al}, nil
-	})
+	registry.Define(registry.Availability, "dropout", "each sampled client independently fails to reply with probability p",
+		Dropout{}, func(d Dropout) (core.Availability, error) {
+			if d.P >= 1 {
+				return nil, fmt.Errorf("p must be in [0, 1) (with p = 1 no client ever replies), got %g", d.P)
+			}
+			return d, nil
+		})
+	registry.Define(registry.Availability, "markov", "every client is on or off by a two-state Markov chain over the rounds; sampled clients that are off do not reply",
+		Markov{}, func(m Markov) (core.Availability, error) {
+			if m.POff >= 1 || m.POn <= 0 {
+				return nil, fmt.Errorf("need p_off in [0, 1) and p_on in (0, 1], got p_off = %g, p_on = %g", m.POff, m.POn)
+			}
+			return m, nil
+		})
+	type fixedParams struct {
+		Fraction float64 `param:"fraction,required" min:"0" max:"1" doc:"fraction f of the local steps completed, in (0, 1]"`
+	}
+	registry.Define(registry.Availability, "fixed_fraction", "every sampled client completes ⌈f·K⌉ of its K local steps",
+		fixedParams{}, func(p fixedParams) (core.Availability, error) {
+			if p.Fraction <= 0 {
+				return nil, fmt.Errorf("fraction must be in (0, 1], got %g", p.Fraction)
+			}
+			return Fraction{Min: p.Fraction, Max: p.Fraction}, nil
+		})
+	type uniformParams struct {
+		Min float64 `param:"min,required" min:"0" max:"1" doc:"smallest fraction of the local steps, in [0, 1]"`
+	}
+	registry.Define(registry.Availability, "uniform_fraction", "every sampled client completes ⌈u·K⌉ of its K local steps, u uniform on [min, 1] per client and round",
+		uniformParams{}, func(p uniformParams) (core.Availability, error) { return Fraction{Min: p.Min, Max: 1}, nil })
+	registry.Define(registry.Availability, "pareto", "heavy-tailed stragglers: a client slowed down by T ~ Pareto(α, 1) completes max(1, ⌊K/T⌋) of its K steps by the deadline",
+		Pareto{Alpha: 1.5}, func(p Pareto) (core.Availability, error) {
+			if p.Alpha <= 0 {
+				return nil, fmt.Errorf("alpha must be > 0, got %g", p.Alpha)
+			}
+			return p, nil
+		})
 }
 
 // Dropout drops each sampled client independently with probability P.
-type Dropout struct{ P float64 }
+type Dropout struct {
+	P float64 `param:"p,required" min:"0" max:"1" doc:"drop probability, in [0, 1)"`
+}
 
 // Online is true with probability 1 − P.
 func (d Dropout) Online(_, _ bool, rng *rand.Rand) bool { return rng.Float64() >= d.P }
@@ -94,7 +72,10 @@ func (Dropout) Effects() core.Effects { return core.Dropout }
 // Markov is a two-state on/off chain per client: on → off with probability
 // POff, off → on with probability POn; the first round draws the state
 // from the stationary distribution, P(on) = POn/(POn + POff).
-type Markov struct{ POff, POn float64 }
+type Markov struct {
+	POff float64 `param:"p_off,required" min:"0" max:"1" doc:"probability that an online client goes off in the next round, in [0, 1)"`
+	POn  float64 `param:"p_on,required" min:"0" max:"1" doc:"probability that an offline client comes back in the next round, in (0, 1]"`
+}
 
 // Online draws the next state of the chain.
 func (m Markov) Online(prev, first bool, rng *rand.Rand) bool {
@@ -137,7 +118,9 @@ func (Fraction) Effects() core.Effects { return core.UnequalSteps }
 
 // Pareto slows each client down by T = U^(−1/α) ≥ 1 (Pareto with scale 1);
 // it completes max(1, ⌊k/T⌋) steps.
-type Pareto struct{ Alpha float64 }
+type Pareto struct {
+	Alpha float64 `param:"alpha" min:"0" doc:"tail index α > 0 (smaller: heavier tail)"`
+}
 
 // Online is always true.
 func (Pareto) Online(_, _ bool, _ *rand.Rand) bool { return true }

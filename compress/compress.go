@@ -21,52 +21,42 @@ import (
 // bitsPerFloat is the wire size of one value.
 const bitsPerFloat = 64
 
-var (
-	efParam = registry.Param{Name: "error_feedback", Type: registry.Bool, Default: false,
-		Doc: "keep the compression error per client and add it to the next message (uplink)"}
-	kParam = registry.Param{Name: "k", Type: registry.Int, Default: 0, Min: registry.Bound(0),
-		Doc: "coordinates kept (give k ≥ 1 or fraction)"}
-	fractionParam = registry.Param{Name: "fraction", Type: registry.Float, Default: 0.0, Min: registry.Bound(0), Max: registry.Bound(1),
-		Doc: "fraction of the d coordinates kept, k = max(1, round(fraction·d)) (give k or fraction)"}
-)
+// feedback is the error-feedback switch every compressor takes.
+type feedback struct {
+	EF bool `param:"error_feedback" doc:"keep the compression error per client and add it to the next message (uplink)"`
+}
+
+// sparsifierParams are top_k's parameters; rand_k adds unbiased.
+type sparsifierParams struct {
+	Count
+	feedback
+}
 
 func init() {
-	registry.Register[core.Compressor](registry.Compressor, registry.Spec{
-		Name:   "top_k",
-		Doc:    "keep the k largest coordinates in magnitude (ties: lower index); sends k values and k indices",
-		Params: []registry.Param{kParam, fractionParam, efParam},
-	}, func(a registry.Args) (core.Compressor, error) {
-		k, err := newCount(a)
-		return TopK{Count: k, EF: a.Bool("error_feedback")}, err
-	})
-	registry.Register[core.Compressor](registry.Compressor, registry.Spec{
-		Name: "rand_k",
-		Doc:  "keep k coordinates drawn uniformly without replacement, scaled by d/k if unbiased; sends k values and the 64-bit seed of the draw",
-		Params: []registry.Param{kParam, fractionParam, efParam,
-			{Name: "unbiased", Type: registry.Bool, Default: true, Doc: "scale the kept values by d/k so that E[C(x)] = x"}},
-	}, func(a registry.Args) (core.Compressor, error) {
-		k, err := newCount(a)
-		return RandK{Count: k, Unbiased: a.Bool("unbiased"), EF: a.Bool("error_feedback")}, err
-	})
-	registry.Register[core.Compressor](registry.Compressor, registry.Spec{
-		Name:   "sign",
-		Doc:    "scaled sign (‖x‖₁/d)·sign(x), sign(0) = +1; sends d sign bits and one scale",
-		Params: []registry.Param{efParam},
-	}, func(a registry.Args) (core.Compressor, error) {
-		return Sign{EF: a.Bool("error_feedback")}, nil
-	})
-	registry.Register[core.Compressor](registry.Compressor, registry.Spec{
-		Name: "qsgd",
-		Doc:  "QSGD stochastic quantisation with s levels (unbiased); sends the norm and, per coordinate, a sign bit and a level of ⌈log₂(s+1)⌉ bits",
-		Params: []registry.Param{{Name: "levels", Type: registry.Int, Default: nil, Min: registry.Bound(1),
-			Doc: "number of levels s ≥ 1"}, efParam},
-	}, func(a registry.Args) (core.Compressor, error) {
-		return QSGD{Levels: a.Int("levels"), EF: a.Bool("error_feedback")}, nil
-	})
+	registry.Define(registry.Compressor, "top_k", "keep the k largest coordinates in magnitude (ties: lower index); sends k values and k indices",
+		sparsifierParams{}, func(p sparsifierParams) (core.Compressor, error) {
+			return TopK{Count: p.Count, EF: p.EF}, p.Count.check()
+		})
+	type randKParams struct {
+		sparsifierParams
+		Unbiased bool `param:"unbiased" doc:"scale the kept values by d/k so that E[C(x)] = x"`
+	}
+	registry.Define(registry.Compressor, "rand_k", "keep k coordinates drawn uniformly without replacement, scaled by d/k if unbiased; sends k values and the 64-bit seed of the draw",
+		randKParams{Unbiased: true}, func(p randKParams) (core.Compressor, error) {
+			return RandK{Count: p.Count, Unbiased: p.Unbiased, EF: p.EF}, p.Count.check()
+		})
+	registry.Define(registry.Compressor, "sign", "scaled sign (‖x‖₁/d)·sign(x), sign(0) = +1; sends d sign bits and one scale",
+		feedback{}, func(p feedback) (core.Compressor, error) { return Sign{EF: p.EF}, nil })
+	type qsgdParams struct {
+		Levels int `param:"levels,required" min:"1" doc:"number of levels s ≥ 1"`
+		feedback
+	}
+	registry.Define(registry.Compressor, "qsgd", "QSGD stochastic quantisation with s levels (unbiased); sends the norm and, per coordinate, a sign bit and a level of ⌈log₂(s+1)⌉ bits",
+		qsgdParams{}, func(p qsgdParams) (core.Compressor, error) { return QSGD{Levels: p.Levels, EF: p.EF}, nil })
 
 	bitsMetric := func(name, doc string, f func(e *core.Eval) float64) {
-		registry.Register[core.Metric](registry.Metric, registry.Spec{Name: name, Doc: doc},
-			func(registry.Args) (core.Metric, error) { return metrics.Func{Label: name, F: f}, nil })
+		registry.Define(registry.Metric, name, doc, struct{}{},
+			func(struct{}) (core.Metric, error) { return metrics.Func{Label: name, F: f}, nil })
 	}
 	bitsMetric("bits_up", "cumulative bits sent client → server (64 per float; compressed messages as encoded)",
 		func(e *core.Eval) float64 { return float64(e.BitsUp) })
@@ -79,19 +69,19 @@ func init() {
 // Count is how many coordinates a sparsifier keeps: K if set, otherwise
 // max(1, round(Fraction·d)).
 type Count struct {
-	K        int
-	Fraction float64
+	K        int     `param:"k" min:"0" doc:"coordinates kept (give k ≥ 1 or fraction)"`
+	Fraction float64 `param:"fraction" min:"0" max:"1" doc:"fraction of the d coordinates kept, k = max(1, round(fraction·d)) (give k or fraction)"`
 }
 
-func newCount(a registry.Args) (Count, error) {
-	c := Count{K: a.Int("k"), Fraction: a.Float("fraction")}
+// check refuses a count that keeps nothing or gives both k and fraction.
+func (c Count) check() error {
 	switch {
 	case c.K == 0 && c.Fraction == 0:
-		return c, fmt.Errorf("give k ≥ 1 (coordinates kept) or fraction in (0, 1]; k = 0 keeps nothing")
+		return fmt.Errorf("give k ≥ 1 (coordinates kept) or fraction in (0, 1]; k = 0 keeps nothing")
 	case c.K > 0 && c.Fraction > 0:
-		return c, fmt.Errorf("give k or fraction, not both (k = %d, fraction = %g)", c.K, c.Fraction)
+		return fmt.Errorf("give k or fraction, not both (k = %d, fraction = %g)", c.K, c.Fraction)
 	}
-	return c, nil
+	return nil
 }
 
 // Of returns the number of coordinates kept of d (at most d).

@@ -3,8 +3,6 @@ package datasets
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/fedlab/fedlab/core"
 )
@@ -64,15 +62,7 @@ func lassoSparse(s ShiftedSpec, density float64, format string) (*core.Federated
 // so a sample costs O(its nonzeros). Features are then multiplied by Scale.
 func GenerateShiftedSparse(s ShiftedSpec, density float64) *core.Federated {
 	d := len(s.Weights)
-	scale := s.Scale
-	if scale == 0 {
-		scale = 1
-	}
-	b := newRNG(s.Seed, 0).NormFloat64()
-	truth := make([]float64, d)
-	for i, w := range s.Weights {
-		truth[i] = w / scale
-	}
+	truth, b, scale := s.truth()
 	f := &core.Federated{Name: s.Name, Train: make([]*core.Data, s.Clients), Features: d, Truth: &core.Truth{Weights: truth, Bias: b}}
 	if s.TestSamples > 0 {
 		f.Test = make([]*core.Data, s.Clients)
@@ -103,25 +93,12 @@ func GenerateShiftedSparse(s ShiftedSpec, density float64) *core.Federated {
 		}
 		return &core.Data{Sparse: sp, Y: y, N: n, Features: d}
 	}
-	var wg sync.WaitGroup
-	jobs := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(s.Clients, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for m := range jobs {
-				f.Train[m] = draw(m, uint64(2*m+1), s.Samples)
-				if s.TestSamples > 0 {
-					f.Test[m] = draw(m, uint64(2*m+2), s.TestSamples)
-				}
-			}
-		}()
-	}
-	for m := range s.Clients {
-		jobs <- m
-	}
-	close(jobs)
-	wg.Wait()
+	eachClient(s.Clients, func(m int) {
+		f.Train[m] = draw(m, uint64(2*m+1), s.Samples)
+		if s.TestSamples > 0 {
+			f.Test[m] = draw(m, uint64(2*m+2), s.TestSamples)
+		}
+	})
 	return f
 }
 

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -84,30 +82,17 @@ func GenerateRegression(s RegressionSpec) *core.Federated {
 	if s.TestSamples > 0 {
 		f.Test = make([]*core.Data, s.Clients)
 	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), s.Clients) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range jobs {
-				rng := newRNG(s.Seed, uint64(2*k+1))
-				delta := make([]float64, d)
-				for i := range delta {
-					delta[i] = s.Shift * rng.NormFloat64()
-				}
-				f.Train[k] = drawAR1(rng, delta, s, s.Samples)
-				if s.TestSamples > 0 {
-					f.Test[k] = drawAR1(newRNG(s.Seed, uint64(2*k+2)), delta, s, s.TestSamples)
-				}
-			}
-		}()
-	}
-	for k := range s.Clients {
-		jobs <- k
-	}
-	close(jobs)
-	wg.Wait()
+	eachClient(s.Clients, func(k int) {
+		rng := newRNG(s.Seed, uint64(2*k+1))
+		delta := make([]float64, d)
+		for i := range delta {
+			delta[i] = s.Shift * rng.NormFloat64()
+		}
+		f.Train[k] = drawAR1(rng, delta, s, s.Samples)
+		if s.TestSamples > 0 {
+			f.Test[k] = drawAR1(newRNG(s.Seed, uint64(2*k+2)), delta, s, s.TestSamples)
+		}
+	})
 	return f
 }
 

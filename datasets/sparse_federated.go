@@ -3,9 +3,7 @@ package datasets
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -111,33 +109,20 @@ func GenerateSparseFederated(s SparseSpec) (*core.Federated, error) {
 	if s.TestSamples > 0 {
 		f.Test = make([]*core.Data, s.Clients)
 	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), s.Clients) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for m := range jobs {
-				rng := newRNG(s.Seed, uint64(2*m+1))
-				c := newSparseClient(s, g, truth, rng)
-				f.Train[m] = c.draw(rng, s.Samples)
-				if s.TestSamples > 0 {
-					f.Test[m] = c.draw(newRNG(s.Seed, uint64(2*m+2)), s.TestSamples)
-				}
-				if s.Dense {
-					f.Train[m] = f.Train[m].ToDense()
-					if f.Test != nil {
-						f.Test[m] = f.Test[m].ToDense()
-					}
-				}
+	eachClient(s.Clients, func(m int) {
+		rng := newRNG(s.Seed, uint64(2*m+1))
+		c := newSparseClient(s, g, truth, rng)
+		f.Train[m] = c.draw(rng, s.Samples)
+		if s.TestSamples > 0 {
+			f.Test[m] = c.draw(newRNG(s.Seed, uint64(2*m+2)), s.TestSamples)
+		}
+		if s.Dense {
+			f.Train[m] = f.Train[m].ToDense()
+			if f.Test != nil {
+				f.Test[m] = f.Test[m].ToDense()
 			}
-		}()
-	}
-	for m := range s.Clients {
-		jobs <- m
-	}
-	close(jobs)
-	wg.Wait()
+		}
+	})
 	return f, f.Check()
 }
 

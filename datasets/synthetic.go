@@ -2,9 +2,7 @@ package datasets
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -196,15 +194,7 @@ type ShiftedSpec struct {
 // clients or test samples.
 func GenerateShifted(s ShiftedSpec) (*core.Federated, [][]float64) {
 	d := len(s.Weights)
-	scale := s.Scale
-	if scale == 0 {
-		scale = 1
-	}
-	b := newRNG(s.Seed, 0).NormFloat64()
-	truth := make([]float64, d)
-	for i, w := range s.Weights {
-		truth[i] = w / scale
-	}
+	truth, b, scale := s.truth()
 	f := &core.Federated{
 		Name:     s.Name,
 		Train:    make([]*core.Data, s.Clients),
@@ -216,32 +206,35 @@ func GenerateShifted(s ShiftedSpec) (*core.Federated, [][]float64) {
 		f.Test = make([]*core.Data, s.Clients)
 	}
 	mus := make([][]float64, s.Clients)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(s.Clients, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for m := range jobs {
-				rng := newRNG(s.Seed, uint64(2*m+1))
-				mu := make([]float64, d)
-				for i := range mu {
-					mu[i] = rng.NormFloat64()
-				}
-				mus[m] = mu
-				f.Train[m] = drawShifted(rng, mu, s.Weights, b, s.Samples, scale)
-				if s.TestSamples > 0 {
-					f.Test[m] = drawShifted(newRNG(s.Seed, uint64(2*m+2)), mu, s.Weights, b, s.TestSamples, scale)
-				}
-			}
-		}()
-	}
-	for m := range s.Clients {
-		jobs <- m
-	}
-	close(jobs)
-	wg.Wait()
+	eachClient(s.Clients, func(m int) {
+		rng := newRNG(s.Seed, uint64(2*m+1))
+		mu := make([]float64, d)
+		for i := range mu {
+			mu[i] = rng.NormFloat64()
+		}
+		mus[m] = mu
+		f.Train[m] = drawShifted(rng, mu, s.Weights, b, s.Samples, scale)
+		if s.TestSamples > 0 {
+			f.Test[m] = drawShifted(newRNG(s.Seed, uint64(2*m+2)), mu, s.Weights, b, s.TestSamples, scale)
+		}
+	})
 	return f, mus
+}
+
+// truth returns the model of the scaled features, w/Scale, its bias b
+// (drawn from the seed's stream 0) and the scale (1 when Scale is 0); the
+// dense and sparse generators share it, so they have the same truth.
+func (s ShiftedSpec) truth() (truth []float64, b, scale float64) {
+	scale = s.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	b = newRNG(s.Seed, 0).NormFloat64()
+	truth = make([]float64, len(s.Weights))
+	for i, w := range s.Weights {
+		truth[i] = w / scale
+	}
+	return truth, b, scale
 }
 
 // drawShifted draws n samples x = mu + δ, y = wᵀx + b + ε and scales x.

@@ -110,15 +110,19 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 
 // execute runs job j (index i) with the given number of client workers:
 // a fresh algorithm built from the job's validated parameters, or the
-// job's pipeline. A run (not a pipeline) stops at a round boundary when
-// ctx (if not nil) is done.
+// job's pipeline. It stops at a round boundary when ctx (if not nil) is
+// done.
 func execute(ctx context.Context, j *Job, i, workers int, prog *Progress) *core.Result {
 	var progress func(done, total int)
 	if prog != nil {
 		progress = func(done, total int) { prog.round(i, done, total) }
 	}
+	var interrupt func() bool
+	if ctx != nil {
+		interrupt = func() bool { return ctx.Err() != nil }
+	}
 	if j.Stages != nil {
-		return j.Stages.Run(j.Seed, 0, workers, progress)
+		return j.Stages.RunInterruptible(j.Seed, 0, workers, progress, interrupt)
 	}
 	alg, err := registry.BuildArgs[core.Algorithm](j.Args)
 	if err != nil {
@@ -126,8 +130,6 @@ func execute(ctx context.Context, j *Job, i, workers int, prog *Progress) *core.
 	}
 	s := j.Settings
 	s.Seed, s.Run, s.Workers, s.Progress = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)), progress // more workers than clients would idle
-	if ctx != nil {
-		s.Interrupt = func() bool { return ctx.Err() != nil }
-	}
+	s.Interrupt = interrupt
 	return core.Run(j.Problem, alg, s, j.Metrics)
 }

@@ -39,6 +39,7 @@ type Progress struct {
 	roundsAtFirst           atomic.Int64   // rounds done at that time
 	started, done           int            // runs started and finished by this call
 	diverged, failed        int
+	interrupted             int // runs stopped by an interruption (not done)
 	shown                   bool
 	previous                int // length of the last in-place line, to blank leftovers
 	stopTicker, tickerEnded chan struct{}
@@ -104,6 +105,10 @@ func (p *Progress) runEnded(i int, status string) {
 	defer p.mu.Unlock()
 	p.doneRounds[i].Store(p.totalRounds[i].Load())
 	p.ended[i] = true
+	if status == "interrupted" {
+		p.interrupted++
+		return
+	}
 	p.done++
 	switch status {
 	case "diverged":
@@ -158,7 +163,7 @@ func (p *Progress) end() {
 // s.lua:12: runs 40/98 (20 stored, 3 diverged), 2 running, 12.3s, ETA 30s".
 func (p *Progress) line(t time.Time) string {
 	return fmt.Sprintf("%s: runs %d/%d%s, %d running, %s, ETA %s", p.title, p.stored+p.done, p.total, p.notes(),
-		p.started-p.done, elapsed(t.Sub(p.start)), p.eta(t))
+		p.started-p.done-p.interrupted, elapsed(t.Sub(p.start)), p.eta(t))
 }
 
 // rounds returns the rounds done by the executing runs and the rounds
@@ -250,6 +255,9 @@ func (p *Progress) notes() string {
 	}
 	if p.failed > 0 {
 		n = append(n, fmt.Sprintf("%d failed", p.failed))
+	}
+	if p.interrupted > 0 {
+		n = append(n, fmt.Sprintf("%d interrupted", p.interrupted))
 	}
 	if len(n) == 0 {
 		return ""

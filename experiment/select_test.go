@@ -133,6 +133,19 @@ func TestProgressLines(t *testing.T) {
 	if buf.String() != want {
 		t.Errorf("progress output\n%q, want\n%q", buf.String(), want)
 	}
+	buf.Reset()
+	r := NewProgress(&buf, false, "call 1: fedlab.run at s.lua:2", 2, 0)
+	r.now = p.now
+	r.begin(2, false)
+	r.runStarted()
+	r.runStarted()
+	r.runEnded(0, "done")
+	r.runEnded(1, "interrupted")
+	now = now.Add(20 * time.Second)
+	r.tick()
+	if want := "call 1: fedlab.run at s.lua:2: runs 1/2 (1 interrupted), 0 running, 20s, ETA ?\n"; buf.String() != want {
+		t.Errorf("interrupted run: %q, want %q", buf.String(), want)
+	}
 	for _, c := range []struct {
 		runs, rounds float64
 		el           time.Duration

@@ -31,6 +31,23 @@ func list(t *lua.LTable, what string) ([]lua.LValue, error) {
 	return out, nil
 }
 
+// numberList converts a Lua list of numbers; what names it in errors.
+func numberList(t *lua.LTable, what string) ([]float64, error) {
+	elems, err := list(t, what)
+	if err != nil {
+		return nil, err
+	}
+	nums := make([]float64, len(elems))
+	for i, e := range elems {
+		n, ok := e.(lua.LNumber)
+		if !ok {
+			return nil, fmt.Errorf("%s: element %d: expected a number, got %s", what, i+1, typeText(e))
+		}
+		nums[i] = float64(n)
+	}
+	return nums, nil
+}
+
 // integer converts a Lua number that must be integral and at least lo.
 func integer(v lua.LValue, lo int, what string) (int, error) {
 	x, ok := v.(lua.LNumber)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fedlab/fedlab/internal/escape"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -88,7 +89,7 @@ func syntaxError(name string, src []byte, err error) error {
 		}
 		return fmt.Errorf("%s:%d: %s at the end of the file", name, max(lines, 1), pe.Message)
 	case errors.As(cause, &pe):
-		return fmt.Errorf("%s:%d: %s near '%s'", name, pe.Pos.Line, pe.Message, pe.Token)
+		return fmt.Errorf("%s:%d: %s near '%s'", name, pe.Pos.Line, pe.Message, escape.Line(pe.Token))
 	case errors.As(cause, &ce):
 		return fmt.Errorf("%s:%d: %s", name, ce.Line, ce.Message)
 	}

@@ -81,19 +81,7 @@ func paramValue(spec *registry.Spec, p registry.Param, v lua.LValue) (any, error
 	case lua.LString:
 		return string(x), nil
 	case *lua.LTable:
-		elems, err := list(x, what)
-		if err != nil {
-			return nil, err
-		}
-		nums := make([]float64, len(elems))
-		for i, e := range elems {
-			n, ok := e.(lua.LNumber)
-			if !ok {
-				return nil, fmt.Errorf("%s: element %d: expected a number, got %s", what, i+1, typeText(e))
-			}
-			nums[i] = float64(n)
-		}
-		return nums, nil
+		return numberList(x, what)
 	case *lua.LFunction:
 		if p.Type == registry.Sched {
 			return &luaSchedule{fn: x, title: spec.Title(), param: p.Name}, nil

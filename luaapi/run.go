@@ -54,10 +54,9 @@ type interp struct {
 	stop    error                           // a shard's stop, raised again by every later call
 	// scriptDir is the script's directory: relative input paths resolve against it
 	scriptDir string
-	guard     *guard // interruption and memory ceiling (sandbox.go)
-	// raisedAt is where error() raised each non-string error value (sandbox.go)
-	raisedAt map[lua.LValue]string
-	threads  []*lua.LState // idle threads of pcall (sandbox.go)
+	guard     *guard        // interruption and memory ceiling (sandbox.go)
+	raised    raised        // the last non-string error value and its line (sandbox.go)
+	threads   []*lua.LState // idle threads of pcall (sandbox.go)
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and

@@ -227,15 +227,16 @@ func (g *guard) interruption(name string, err error) error {
 // confine binds the Lua state to the guard: the interpreter checks the
 // context between instructions (a signal, --timeout or the memory ceiling
 // stops `while true do end`), and string.rep refuses results above the
-// ceiling before allocating them.
+// ceiling before allocating them. It also replaces pcall (see pcall) and
+// error, which remembers where it raised a value that is not a string (see
+// errorObject).
 func (in *interp) confine() {
 	in.L.SetContext(in.guard.ctx)
-	in.raisedAt = map[lua.LValue]string{}
 	in.L.SetGlobal("pcall", in.L.NewFunction(in.pcall))
 	in.L.SetGlobal("error", in.L.NewFunction(func(L *lua.LState) int {
 		obj, level := L.Get(1), L.OptInt(2, 1)
 		if _, ok := obj.(lua.LString); !ok && level > 0 {
-			in.raisedAt[obj] = L.Where(level)
+			in.raised = raised{obj, L.Where(level)}
 		}
 		L.Error(obj, level)
 		return 0
@@ -260,6 +261,13 @@ func (in *interp) confine() {
 	}))
 }
 
+// raised is the last value that is not a string raised by error, and
+// where ("script.lua:12:").
+type raised struct {
+	value lua.LValue
+	where string
+}
+
 // errorObject gives an error whose value is not a string (error({...}))
 // the script line that raised it and a readable rendering of the value;
 // Lua itself reports only "table: 0x…".
@@ -271,8 +279,11 @@ func (in *interp) errorObject(err error) error {
 	if _, ok := ae.Object.(lua.LString); ok {
 		return err
 	}
-	where := in.raisedAt[ae.Object]
-	return errors.New(where + " error value " + describeValue(ae.Object, 2))
+	msg := "error value " + describeValue(ae.Object, 2)
+	if in.raised.value == ae.Object {
+		msg = in.raised.where + " " + msg
+	}
+	return errors.New(msg)
 }
 
 // describeValue renders a Lua value for a message: tables as { k = v, … }

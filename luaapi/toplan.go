@@ -105,19 +105,7 @@ func (in *interp) planValue(v lua.LValue, rounds int, key string) (any, error) {
 	case lua.LString:
 		return string(x), nil
 	case *lua.LTable:
-		elems, err := list(x, fmt.Sprintf("swept key %q", key))
-		if err != nil {
-			return nil, err
-		}
-		nums := make([]float64, len(elems))
-		for i, e := range elems {
-			n, ok := e.(lua.LNumber)
-			if !ok {
-				return nil, fmt.Errorf("swept key %q: element %d: expected a number, got %s", key, i+1, typeText(e))
-			}
-			nums[i] = float64(n)
-		}
-		return nums, nil
+		return numberList(x, fmt.Sprintf("swept key %q", key))
 	case *lua.LFunction:
 		return (&luaSchedule{fn: x, title: "swept key", param: key}).tabulate(in, rounds)
 	}

@@ -26,6 +26,13 @@ import (
 // gets its _min and _max columns; a stage whose algorithm has a single
 // model in such a pipeline leaves them NaN.
 func (p *Pipeline) Run(seed, run uint64, workers int, progress func(done, total int)) *core.Result {
+	return p.RunInterruptible(seed, run, workers, progress, nil)
+}
+
+// RunInterruptible is Run, stopped at a round boundary with status
+// core.Interrupted when interrupt (if not nil) returns true (see
+// core.Settings.Interrupt).
+func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func(done, total int), interrupt func() bool) *core.Result {
 	start := time.Now()
 	res := &core.Result{Status: core.Done}
 	defer func() { res.Elapsed = time.Since(start) }()
@@ -61,6 +68,9 @@ func (p *Pipeline) Run(seed, run uint64, workers int, progress func(done, total 
 	for i, st := range p.stages {
 		s := p.spec.Settings
 		s.Seed, s.Run, s.Workers = seed, run, workers
+		if interrupt != nil {
+			s.Interrupt = interrupt
+		}
 		s.Rounds, s.RoundOffset, s.Carry = st.Rounds, round, carry
 		if st.LocalSteps > 0 {
 			s.LocalSteps, s.LocalEpochs = st.LocalSteps, 0

@@ -22,28 +22,18 @@ import (
 )
 
 func init() {
-	registry.Register[core.Privacy](registry.Privacy, registry.Spec{
-		Name: "gaussian",
-		Doc:  "client-level DP: clip each client's update to norm clip, server adds N(0, (noise·clip/n)²) to the mean of n replies; RDP accountant",
-		Params: []registry.Param{
-			{Name: "clip", Type: registry.Float, Default: nil, Min: registry.Bound(0), Doc: "ℓ2 clipping norm C > 0 of each client's update"},
-			{Name: "noise", Type: registry.Float, Default: nil, Min: registry.Bound(0), Doc: "noise multiplier σ ≥ 0 of the server's Gaussian noise (0: no guarantee, ε = +Inf)"},
-			{Name: "delta", Type: registry.Float, Default: 1e-5, Min: registry.Bound(0), Max: registry.Bound(1), Doc: "δ of the reported (ε, δ) guarantee, in (0, 1)"},
-			{Name: "local_noise", Type: registry.Float, Default: 0.0, Min: registry.Bound(0), Doc: "multiplier σ_l ≥ 0 of N(0, (σ_l·clip)²) each client adds to its clipped update (not counted in ε)"},
-		},
-	}, func(a registry.Args) (core.Privacy, error) {
-		g := Gaussian{C: a.Float("clip"), Sigma: a.Float("noise"), Delta: a.Float("delta"), Local: a.Float("local_noise")}
-		switch {
-		case g.C <= 0:
-			return nil, fmt.Errorf("clip must be > 0, got %g", g.C)
-		case g.Delta <= 0 || g.Delta >= 1:
-			return nil, fmt.Errorf("delta must be in (0, 1), got %g", g.Delta)
-		}
-		return g, nil
-	})
-	registry.Register[core.Metric](registry.Metric, registry.Spec{Name: "epsilon",
-		Doc: "ε of the (ε, δ) client-level DP guarantee spent so far (NaN without fedlab.privacy)"},
-		func(registry.Args) (core.Metric, error) {
+	registry.Define(registry.Privacy, "gaussian", "client-level DP: clip each client's update to norm clip, server adds N(0, (noise·clip/n)²) to the mean of n replies; RDP accountant",
+		Gaussian{Delta: 1e-5}, func(g Gaussian) (core.Privacy, error) {
+			switch {
+			case g.C <= 0:
+				return nil, fmt.Errorf("clip must be > 0, got %g", g.C)
+			case g.Delta <= 0 || g.Delta >= 1:
+				return nil, fmt.Errorf("delta must be in (0, 1), got %g", g.Delta)
+			}
+			return g, nil
+		})
+	registry.Define(registry.Metric, "epsilon", "ε of the (ε, δ) client-level DP guarantee spent so far (NaN without fedlab.privacy)",
+		struct{}{}, func(struct{}) (core.Metric, error) {
 			return metrics.Func{Label: "epsilon", F: func(e *core.Eval) float64 { return e.Epsilon }}, nil
 		})
 }
@@ -52,7 +42,10 @@ func init() {
 // server noise multiplier Sigma, local noise multiplier Local and the δ of
 // the reported guarantee.
 type Gaussian struct {
-	C, Sigma, Delta, Local float64
+	C     float64 `param:"clip,required" min:"0" doc:"ℓ2 clipping norm C > 0 of each client's update"`
+	Sigma float64 `param:"noise,required" min:"0" doc:"noise multiplier σ ≥ 0 of the server's Gaussian noise (0: no guarantee, ε = +Inf)"`
+	Delta float64 `param:"delta" min:"0" max:"1" doc:"δ of the reported (ε, δ) guarantee, in (0, 1)"`
+	Local float64 `param:"local_noise" min:"0" doc:"multiplier σ_l ≥ 0 of N(0, (σ_l·clip)²) each client adds to its clipped update (not counted in ε)"`
 }
 
 // Clip is C.

@@ -25,5 +25,5 @@ local runs = fedlab.compare{
   metrics = { "opt_gap", "f1", "density", "l2_error", "test_loss" },
 }
 
-fedlab.table(runs, { rounds = { 0, 20, 50, 100, 200 }, title = "federated LASSO, mean ± std over 3 seeds" })
+fedlab.table(runs, { rounds = { 0, 20, 50, 100, 200 }, title = "federated LASSO" })
 print("records written to " .. fedlab.csv(runs, "quickstart.csv"))

@@ -12,7 +12,8 @@ import (
 var kindTitles = map[registry.Kind]string{
 	registry.Algorithm: "Algorithms", registry.Loss: "Losses", registry.Regularizer: "Regularizers and constraints",
 	registry.Mirror: "Mirror maps", registry.Dataset: "Datasets", registry.Metric: "Metrics", registry.Schedule: "Schedules",
-	registry.Topology: "Topologies",
+	registry.Topology: "Topologies", registry.Optimizer: "Server optimizers", registry.Availability: "Client availability",
+	registry.Compressor: "Compressors", registry.Privacy: "Client-level differential privacy",
 }
 
 // componentsMarkdown renders the reference of every registered component,
