@@ -303,3 +303,6 @@ func meanOfNodes(n core.Nodes, dst, scratch []float64) {
 		floats.AddScaled(dst, 1/float64(M), scratch)
 	}
 }
+
+// ClientVectors: each node's z, tracker, mixed state, message and running sum.
+func (a *DFedDA) ClientVectors() int { return 5 }

@@ -106,3 +106,6 @@ func (a *DFedMiD) NodeModel(m int, dst []float64) { copy(dst, a.w[m]) }
 
 // Model is the average of the node models.
 func (a *DFedMiD) Model(dst []float64) { meanOfNodes(a, dst, a.scratch) }
+
+// ClientVectors: each node's model, mixed state and message.
+func (a *DFedMiD) ClientVectors() int { return 3 }

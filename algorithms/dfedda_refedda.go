@@ -228,3 +228,6 @@ func (a *ReFedDA) NodeModel(m int, dst []float64) { a.ball.Ball(dst, a.centre, a
 
 // Model is the average of the node models.
 func (a *ReFedDA) Model(dst []float64) { meanOfNodes(a, dst, a.scratch) }
+
+// ClientVectors: each node's z, tracker, mixed state, message and running sum.
+func (a *ReFedDA) ClientVectors() int { return 5 }

@@ -249,3 +249,6 @@ func (a *FedPD) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message) 
 
 // Model is the average of the clients' x_{0,i}.
 func (a *FedPD) Model(dst []float64) { copy(dst, a.avg) }
+
+// ClientVectors: x_i, λ_i, the round's start x0 and oracle II's estimator.
+func (a *FedPD) ClientVectors() int { return 4 }

@@ -95,3 +95,6 @@ func (a *Scaffold) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Messa
 
 // Model is the server model.
 func (a *Scaffold) Model(dst []float64) { copy(dst, a.x) }
+
+// ClientVectors: the client's control variate c_i.
+func (a *Scaffold) ClientVectors() int { return 1 }

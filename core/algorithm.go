@@ -98,3 +98,12 @@ type Nodes interface {
 	// NodeModel writes node m's current primal model into dst.
 	NodeModel(m int, dst []float64)
 }
+
+// ClientStateful is implemented by algorithms that keep model-sized vectors
+// per client between rounds (control variates, dual variables, node
+// models). The memory pre-check counts ClientVectors()·M of them; other
+// algorithms keep only per-worker scratch and one reply per sampled client.
+type ClientStateful interface {
+	// ClientVectors is the number of model-sized vectors kept per client.
+	ClientVectors() int
+}

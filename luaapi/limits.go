@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
@@ -61,14 +62,28 @@ func dataBytes(a registry.Args) (uint64, string) {
 	cells := budget.Product(clients, int(min(rows, 1<<62)), width+1)
 	bytes := budget.Product(int(min(cells, 1<<62)), 8)
 	if p, ok := a.Spec().Param("format"); ok && p.Type == registry.String && a.String("format") == "sparse" {
-		density := 1.0 // compressed rows: 8 bytes of value and 4 of index per nonzero
-		if p, ok := a.Spec().Param("density"); ok && p.Type == registry.Float {
-			density = a.Float("density")
-			named = append(named, fmt.Sprintf("density = %g", density))
-		}
-		bytes = uint64(min(float64(bytes)*density*1.5, 1<<63)) // saturates like budget.Product
+		bytes = sparseBytes(a, bytes, clients, rows, &named)
 	}
 	return bytes, strings.Join(named, ", ")
+}
+
+// sparseBytes estimates compressed rows: 8 bytes of value and 4 of index
+// per nonzero, plus a label and a row pointer per row. The nonzeros come
+// from an nnz parameter (nonzeros per row) when the dataset has one, else
+// from a density parameter applied to the dense estimate dense.
+func sparseBytes(a registry.Args, dense uint64, clients int, rows uint64, named *[]string) uint64 {
+	if p, ok := a.Spec().Param("nnz"); ok && p.Type == registry.Int {
+		nnz := a.Int("nnz")
+		*named = append(*named, fmt.Sprintf("nnz = %d", nnz))
+		perRow := budget.Sum(budget.Product(nnz, 12), 16)
+		return budget.Product(clients, int(min(rows, 1<<62)), int(min(perRow, 1<<62)))
+	}
+	density := 1.0
+	if p, ok := a.Spec().Param("density"); ok && p.Type == registry.Float {
+		density = a.Float("density")
+		*named = append(*named, fmt.Sprintf("density = %g", density))
+	}
+	return uint64(min(float64(dense)*density*1.5, 1<<63)) // saturates like budget.Product
 }
 
 // inputArgs returns the arguments of a dataset with its relative input
@@ -134,34 +149,65 @@ func (in *interp) tableFits(s *luaSchedule, rounds int) error {
 		budget.Product(rounds, 8), "run fewer rounds")
 }
 
-// stateVectors is how many model-sized vectors a run keeps per client
-// (reply, scratch and state vectors of the algorithms) in the estimate of
-// stateFits; a few more are the server's.
-const stateVectors = 4
+// replyVectors bounds the model-sized vectors a run keeps per sampled
+// client (its reply) and workerVectors those per client worker (scratch);
+// serverVectors are the server's (state, broadcast, mean, evaluation).
+// pipelineClientVectors is assumed per client for a multistage pipeline,
+// whose stages are not inspected: the most any algorithm keeps.
+const (
+	replyVectors          = 2
+	workerVectors         = 8
+	serverVectors         = 8
+	pipelineClientVectors = 5
+)
 
-// statesFit checks the state of the jobs' problems (see stateFits).
+// statesFit refuses a call whose runs' state would not fit in the budget:
+// for the runs executed at once, model-sized vectors for the server, the
+// client workers, the sampled clients' replies and, for algorithms that
+// keep state per client (core.ClientStateful), that state for every client.
 func (in *interp) statesFit(fn string, jobs []experiment.Job) error {
-	seen := map[*core.Problem]bool{}
-	for _, j := range jobs {
-		if j.Problem == nil || seen[j.Problem] {
+	worst, worstJob := uint64(0), -1
+	for i, j := range jobs {
+		if j.Problem == nil {
 			continue
 		}
-		seen[j.Problem] = true
-		if err := in.stateFits(fn, j.Problem); err != nil {
-			return err
+		if need := jobStateBytes(j); need > worst {
+			worst, worstJob = need, i
 		}
 	}
-	return nil
+	if worstJob < 0 {
+		return nil
+	}
+	j := jobs[worstJob]
+	runs := max(min(in.opts.Jobs, len(jobs)), 1)
+	return in.guard.budget.Check(fmt.Sprintf("%s: the state of %d runs at once (%d clients, %d parameters)", fn, runs, j.Problem.Data.Clients(), j.Problem.Dim()),
+		budget.Product(runs, int(min(worst, 1<<62))), "use fewer clients or a smaller model, or fewer runs at once (--jobs)")
 }
 
-// stateFits refuses a call whose runs' state (model-sized vectors per
-// client, for the runs executed at once) would not fit in the budget.
-func (in *interp) stateFits(fn string, p *core.Problem) error {
-	clients, dim := p.Data.Clients(), p.Dim()
-	runs := max(in.opts.Jobs, 1)
-	need := budget.Product(runs, stateVectors*clients+8, dim, 8)
-	return in.guard.budget.Check(fmt.Sprintf("%s: the state of %d runs at once (%d clients, %d parameters)", fn, runs, clients, dim),
-		need, "use fewer clients or a smaller model, or fewer runs at once (--jobs)")
+// jobStateBytes estimates the bytes of one run's model-sized vectors (see
+// statesFit).
+func jobStateBytes(j experiment.Job) uint64 {
+	clients, dim := j.Problem.Data.Clients(), j.Problem.Dim()
+	sampled := clients
+	if k := j.Settings.ClientsPerRound; k > 0 && k < clients {
+		sampled = k
+	}
+	workers := j.Settings.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	perClient := pipelineClientVectors
+	if j.Stages == nil {
+		perClient = 0
+		if alg, err := registry.BuildArgs[core.Algorithm](j.Args); err == nil {
+			if s, ok := core.As[core.ClientStateful](alg); ok {
+				perClient = s.ClientVectors()
+			}
+		}
+	}
+	vectors := budget.Sum(budget.Product(perClient, clients), budget.Product(replyVectors, sampled),
+		budget.Product(workerVectors, workers), serverVectors)
+	return budget.Product(int(min(vectors, 1<<62)), dim, 8)
 }
 
 // seedList reads the key seeds: { 1 } when absent; an empty list or a seed

@@ -3,9 +3,7 @@
 -- 500 rounds of FedDualAvg, 10 clients per round, 10 local steps of batch 5. Client steps are
 -- lazy (O(nnz), see docs/sparse.md) and client scratch is per worker, so memory is the data,
 -- the server state and one reply per sampled client.
---   /usr/bin/time -v fedlab run scripts/sparse_10k_clients.lua --workers 2 --max-memory 2TB
--- (--max-memory: the memory pre-check sizes sparse_federated as dense, 1.1 TiB; the run
--- needs about 230 MB.)
+--   /usr/bin/time -v fedlab run scripts/sparse_10k_clients.lua --workers 2
 -- Measured in docs/performance.md ("Sparse data at scale").
 local data = fedlab.data.sparse_federated{ dim = 2^20, support = 20, clients = 10000, samples = 10,
   nnz = 10, exponent = 1.1, noise = 0.1, seed = 1 }

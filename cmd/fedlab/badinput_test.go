@@ -141,8 +141,10 @@ var badInputs = []badInput{
 	{name: "samples 1e9", script: "fedlab.data.lasso{ variant = 'custom', dim = 20, support = 2, clients = 4, samples = 1e9 }\n", code: 1, first: `s\.lua:1: dataset "lasso" .* needs about .* of memory`},
 	{name: "max-memory", script: "fedlab.data.lasso{ variant = 'custom', dim = 2000, support = 2, clients = 100, samples = 100 }\n", args: []string{"--max-memory", "10MB"}, code: 1,
 		first: `s\.lua:1: dataset "lasso" .* needs about 201\.5 MiB of memory, more than 10\.0 MiB \(--max-memory\)`},
-	{name: "state over budget", script: "local data = fedlab.data.lasso{ variant = 'custom', dim = 4000, support = 2, clients = 200, samples = 1, test_samples = 0 }\n" + probLine + runOK,
-		args: []string{"--max-memory", "40MB"}, code: 1, first: `s\.lua:3: fedlab\.run: the state of \d+ runs at once \(200 clients, 400\d parameters\) needs about`},
+	{name: "state over budget", script: "local data = fedlab.data.lasso{ variant = 'custom', dim = 4000, support = 2, clients = 200, samples = 1, test_samples = 0 }\n" +
+		"local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{} }\n" +
+		"local r = fedlab.run{ problem = p, algorithm = fedlab.algo.scaffold{}, rounds = 2, local_steps = 1 }\n",
+		args: []string{"--max-memory", "16MB"}, code: 1, first: `s\.lua:3: fedlab\.run: the state of 1 runs at once \(200 clients, 4001 parameters\) needs about 1\d\.\d MiB`},
 	{name: "schedule table rounds", script: prelude + "fedlab.run{ problem = p, algorithm = fedlab.algo.fedavg{ eta_c = function(r) return 0.1 end }, rounds = 1e8, local_steps = 1, eval_every = 1e8 }\n",
 		args: []string{"--max-memory", "64MB"}, code: 1, first: `s\.lua:3: algorithm "fedavg": parameter "eta_c": the function's table of values for 100000000 rounds needs about 762\.9 MiB`},
 	{name: "string.rep bomb", script: "local s = string.rep('x', 2^40)\n", code: 1, first: `s\.lua:1: string\.rep: the result would take 1\.0 TiB, more than the memory ceiling`},
