@@ -38,7 +38,7 @@ local runs = fedlab.compare(with(settings, { problem = problem, seeds = { 1, 2, 
     fedlab.algo.fedmid{ eta_c = 0.001, eta_s = 1, server_threshold = "step", label = "FedMiD (η_s·η_c, Bao code)" },
   } }))
 fedlab.table(runs, { rounds = { 0, 250, 500, 750, 1000, 1500, 2000 }, transpose = true,
-  title = "FedMiD with the two server thresholds (mean ± std over seeds 1-3)" })
+  title = "FedMiD with the two server thresholds" })
 fedlab.csv(runs, "bao_fedmid_threshold.csv")
 fedlab.plot(runs, { metric = "f1", file = "bao_fedmid_threshold_f1" })
 

@@ -32,7 +32,7 @@ local runs = fedlab.compare{ problem = problem, algorithms = algorithms, seeds =
   init = "normal", init_scale = 1, eval_every = 10, metrics = metrics }
 
 fedlab.table(runs, { rounds = { 0, 50, 100, 250, 300, 500, 1000, 2000 }, transpose = true,
-  title = "Fig. 1: federated LASSO, λ = 0.5^5 (mean ± std over seeds 1-3)" })
+  title = "Fig. 1: federated LASSO, λ = 0.5^5" })
 fedlab.csv(runs, "bao_lasso.csv")
 for _, m in ipairs({ "l2_error", "l1_error", "f1", "train_loss" }) do
   fedlab.plot(runs, { metric = m, log = (m ~= "f1"), file = "bao_lasso_" .. m })

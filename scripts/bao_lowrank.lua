@@ -34,7 +34,7 @@ local runs = fedlab.compare{ problem = problem, algorithms = algorithms, seeds =
   init = "normal", init_scale = 1, eval_every = 25, metrics = metrics }
 
 fedlab.table(runs, { rounds = { 0, 50, 100, 250, 300, 500, 750, 1000 }, transpose = true,
-  title = "Fig. 2: federated low-rank estimation, λ = 0.1 (mean ± std over seeds 1-2)" })
+  title = "Fig. 2: federated low-rank estimation, λ = 0.1" })
 fedlab.csv(runs, "bao_lowrank.csv")
 for _, m in ipairs({ "fro_error", "op_error", "rank", "train_loss" }) do
   fedlab.plot(runs, { metric = m, log = (m ~= "rank"), file = "bao_lowrank_" .. m })

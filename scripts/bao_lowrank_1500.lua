@@ -25,5 +25,5 @@ local runs = fedlab.compare{ problem = problem, seeds = { 1, 2 }, rounds = 1500,
     fedlab.algo.fedmid{ eta_c = 0.001, eta_s = 1, label = "FedMiD" },
   } }
 fedlab.table(runs, { rounds = { 1000, 1250, 1500 }, transpose = true,
-  title = "Fig. 2 continued to 1500 rounds (mean ± std over seeds 1-2)" })
+  title = "Fig. 2 continued to 1500 rounds" })
 fedlab.csv(runs, "bao_lowrank_1500.csv")

@@ -40,7 +40,7 @@ local best = {}
 for _, b in ipairs(sweep.best) do best[#best + 1] = b.algorithm end
 local final = fedlab.compare(with(settings, { seeds = { 1, 2, 3 }, algorithms = best }))
 print()
-fedlab.table(final, { rounds = { 100, 200, 500 }, title = "selected configurations, mean ± std over 3 seeds" })
+fedlab.table(final, { rounds = { 100, 200, 500 }, title = "selected configurations" })
 fedlab.plot(final, { metric = "f1", file = "fco_lasso_sweep_f1", title = "LASSO (I): support F1, selected step sizes" })
 fedlab.plot(final, { metric = "l2_error", file = "fco_lasso_sweep_l2", log = true,
                      title = "LASSO (I): ℓ2 recovery error, selected step sizes" })

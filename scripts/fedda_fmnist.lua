@@ -35,6 +35,6 @@ for _, part in ipairs{ "iid", "dominant" } do
   local runs = fedlab.compare{ problem = problem, rounds = rounds, local_steps = 5, batch = 16,
     seeds = seeds, eval_every = 50, algorithms = algorithms(tuned[part]), metrics = metrics }
   fedlab.table(runs, { rounds = { 50, 100, 250, 500, 1000 },
-    title = "Fashion-MNIST, logistic, " .. part .. " split, I = 5, mean ± std over 3 seeds" })
+    title = "Fashion-MNIST, logistic, " .. part .. " split, I = 5" })
   fedlab.csv(runs, "fedda_fmnist_" .. part .. ".csv")
 end

@@ -29,6 +29,6 @@ for _, part in ipairs{ "iid", "dominant" } do
     }))
   end
   fedlab.table(all, { rounds = { 50, 100, 250, 500, 1000 },
-    title = "Fashion-MNIST, logistic, " .. part .. " split, ℓ1 where named, mean ± std over 3 seeds" })
+    title = "Fashion-MNIST, logistic, " .. part .. " split, ℓ1 where named" })
   fedlab.csv(all, "fedda_fmnist_l1_" .. part .. ".csv")
 end

@@ -25,5 +25,5 @@ for _, I in ipairs{ 5, 10, 20 } do
   table.insert(all, runs)
 end
 fedlab.table(all, { rounds = { 100, 250, 500 }, metrics = { "train_loss", "test_accuracy" },
-  title = "Fashion-MNIST, logistic, iid, I = 5, 10, 20, mean ± std over 2 seeds" })
+  title = "Fashion-MNIST, logistic, iid, I = 5, 10, 20" })
 fedlab.csv(all, "fedda_fmnist_local_steps.csv")

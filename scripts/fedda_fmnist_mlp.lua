@@ -24,6 +24,6 @@ for _, part in ipairs{ "iid", "dominant" } do
       fedlab.algo.local_amsgrad{ eta_c = 0.001, label = "Local-AMSGrad" },
     } }
   fedlab.table(runs, { rounds = { 50, 100, 200, 300 },
-    title = "Fashion-MNIST (12k subset), MLP 784-200-200-10, " .. part .. " split, I = 5, mean ± std over 2 seeds" })
+    title = "Fashion-MNIST (12k subset), MLP 784-200-200-10, " .. part .. " split, I = 5" })
   fedlab.csv(runs, "fedda_fmnist_mlp_" .. part .. ".csv")
 end

@@ -24,6 +24,6 @@ local runs = fedlab.compare{ problem = problem, rounds = 500, local_steps = 5, b
     fedlab.algo.fedda_2_2{ lr = 0.01, label = "FedDA-2-2" },
   } }
 fedlab.table(runs, { rounds = { 50, 100, 250, 500 }, transpose = true,
-  title = "Fashion-MNIST, logistic + ℓ1 (λ = 0.001), iid, the four FedDA variants, mean ± std over 2 seeds" })
+  title = "Fashion-MNIST, logistic + ℓ1 (λ = 0.001), iid, the four FedDA variants" })
 fedlab.csv(runs, "fedda_variants_l1.csv")
 fedlab.plot(runs, { metric = "density", file = "fedda_variants_l1_density" })
