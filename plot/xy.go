@@ -14,8 +14,8 @@ type XY struct {
 
 // SaveXY draws one line per series through its points, for results that
 // are not per-round records (e.g. rounds to a target against log d), and
-// writes base.FORMAT like Save. opts.Metric labels the y axis (as a
-// metric's display name if it is one); xLabel the x axis.
+// writes base.FORMAT like Save. opts.YLabel, else opts.Metric (as a
+// metric's display name if it is one), labels the y axis; xLabel the x axis.
 func SaveXY(base string, lines []XY, opts Options, xLabel string, formats []string) ([]string, error) {
 	if formats == nil {
 		formats = Formats
@@ -41,7 +41,10 @@ func SaveXY(base string, lines []XY, opts Options, xLabel string, formats []stri
 	}
 	opts.Metrics, opts.XLabel = nil, xLabel
 	if opts.Metric == "" {
-		opts.Metric, opts.YLabel = "y", " "
+		opts.Metric = "y"
+		if opts.YLabel == "" {
+			opts.YLabel = " "
+		}
 	}
 	if err := opts.Check(); err != nil {
 		return nil, err

@@ -20,10 +20,7 @@ import (
 	"math"
 	"path/filepath"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
+	"github.com/fedlab/fedlab/plot"
 )
 
 const L = 1.0
@@ -63,53 +60,34 @@ func main() {
 	p0 := (1 - 2*L*eta) / (1 + L*eta)
 	fmt.Printf("η = %.6f (Lη = %.4f), p₀ = (1 − 2Lη)/(1 + Lη) = %.4f\n", eta, L*eta, p0)
 	fmt.Printf("%10s %10s %12s %12s\n", "ε/δ²", "p exact", "p linear", "p log")
-	var exact, lin, lg plotter.XYs
+	var exact, lin, lg plot.XY
 	for e := -3.0; e <= 8.0001; e += 0.05 {
 		r := math.Pow(10, e)
 		p := maxP(r)
-		exact = append(exact, plotter.XY{X: e, Y: 100 * p})
+		exact.X, exact.Y = append(exact.X, e), append(exact.Y, 100*p)
 		pl := r / (36 * eta)
 		if pl < p0 {
-			lin = append(lin, plotter.XY{X: e, Y: 100 * pl})
+			lin.X, lin.Y = append(lin.X, e), append(lin.Y, 100*pl)
 		}
 		if arg := r / (42 * eta); arg > 1 {
 			if pg := 1 - 2/math.Log(arg); pg >= p0 && pg < 1 {
-				lg = append(lg, plotter.XY{X: e, Y: 100 * pg})
+				lg.X, lg.Y = append(lg.X, e), append(lg.Y, 100*pg)
 			}
 		}
 		if math.Abs(e-math.Round(e)) < 1e-9 {
 			fmt.Printf("%10.0e %10.4f %12s %12s\n", r, p, approx(pl, pl < p0), approx(1-2/math.Log(r/(42*eta)), r/(42*eta) > 1 && 1-2/math.Log(r/(42*eta)) >= p0))
 		}
 	}
-	pl := plot.New()
-	pl.Title.Text = "FedPD Fig. 1: communication saved vs ε/δ² (Lη = 0.1545)"
-	pl.X.Label.Text = "log10(ε/δ²)"
-	pl.Y.Label.Text = "communication saved, p (%)"
-	pl.Y.Min, pl.Y.Max = 0, 100
-	for _, s := range []struct {
-		name string
-		xy   plotter.XYs
-		dash bool
-		col  int
-	}{{"exact: largest p with C(p) ≤ ε/(3δ²)", exact, false, 0}, {"Table 2, linear: ε/δ²/(36η)", lin, true, 1}, {"Table 2, log: 1 − 2/log(ε/δ²/(42η))", lg, true, 2}} {
-		line, err := plotter.NewLine(s.xy)
-		if err != nil {
-			log.Fatal(err)
-		}
-		line.Color = plotutil.Color(s.col)
-		line.Width = vg.Points(1.5)
-		if s.dash {
-			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		}
-		pl.Add(line)
-		pl.Legend.Add(s.name, line)
+	exact.Label = "exact: largest p with C(p) ≤ ε/(3δ²)"
+	lin.Label = "Table 2, linear: ε/δ²/(36η)"
+	lg.Label = "Table 2, log: 1 − 2/log(ε/δ²/(42η))"
+	opts := plot.Options{Title: "FedPD Fig. 1: communication saved vs ε/δ² (Lη = 0.1545)",
+		YLabel: "communication saved, p (%)", YScale: plot.Linear, YLim: []float64{0, 100}}
+	files, err := plot.SaveXY(filepath.Join(*out, "fedpd_fig1"), []plot.XY{exact, lin, lg}, opts, "log10(ε/δ²)", []string{"png", "svg"})
+	if err != nil {
+		log.Fatal(err)
 	}
-	pl.Legend.Top, pl.Legend.Left = true, true
-	for _, ext := range []string{"png", "svg"} {
-		f := filepath.Join(*out, "fedpd_fig1."+ext)
-		if err := pl.Save(16*vg.Centimeter, 10*vg.Centimeter, f); err != nil {
-			log.Fatal(err)
-		}
+	for _, f := range files {
 		fmt.Println("wrote", f)
 	}
 }
