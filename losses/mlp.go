@@ -183,32 +183,13 @@ func (e *mlpEval) forward(w, a0 []float64, n int) {
 	for l := 1; l <= L; l++ {
 		rows, cols := e.sizes[l-1], e.sizes[l]
 		out := e.act[l][:n*cols]
-		bias := e.biases[l-1].Of(w)
-		for r := range n {
-			copy(out[r*cols:(r+1)*cols], bias)
-		}
-		mlpGemm(blas.NoTrans, blas.NoTrans, n, cols, rows, 1, in, rows, e.kernels[l-1].Of(w), cols, 1, out, cols)
-		if l < L {
-			for i, v := range out {
-				if v < 0 {
-					out[i] = 0
-				}
-			}
-		}
+		denseForward(out, in, e.kernels[l-1].Of(w), e.biases[l-1].Of(w), n, rows, cols, l < L)
 		in = out
 	}
 }
 
-// label converts a stored label to a class index, panicking on a label that
-// Layout would have rejected.
-func (e *mlpEval) label(y float64) int {
-	K := e.sizes[len(e.sizes)-1]
-	k := int(y)
-	if float64(k) != y || k < 0 || k >= K {
-		panic(fmt.Sprintf("losses: mlp: label %g is not a class index in 0..%d", y, K-1))
-	}
-	return k
-}
+// label converts a stored label to a class index.
+func (e *mlpEval) label(y float64) int { return classIndex("mlp", y, e.sizes[len(e.sizes)-1]) }
 
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
 // and, if grad is not nil, overwrites grad with the gradient. With no rows
@@ -235,23 +216,11 @@ func (e *mlpEval) Eval(w []float64, d *core.Data, idx []int, grad []float64) flo
 		for r := range m {
 			z := logits[r*K : (r+1)*K]
 			c := e.label(d.Y[mlpRow(idx, start+r)])
-			zmax := z[0]
-			for _, v := range z[1:] {
-				zmax = max(zmax, v)
-			}
-			s := 0.0
-			for _, v := range z {
-				s += math.Exp(v - zmax)
-			}
-			lse := zmax + math.Log(s)
-			sum += lse - z[c]
+			var g []float64
 			if grad != nil {
-				g := dl[r*K : (r+1)*K]
-				for k, v := range z {
-					g[k] = math.Exp(v-lse) * inv
-				}
-				g[c] -= inv
+				g = dl[r*K : (r+1)*K]
 			}
+			sum += softmaxCrossEntropy(z, c, g, inv)
 		}
 		if grad != nil {
 			e.backward(w, a0, m, grad)

@@ -87,27 +87,15 @@ func (e *multinomialEval) logits(x, bias []float64) []float64 {
 	return z
 }
 
-// label converts a stored label to a class index, panicking on a label that
-// Layout would have rejected.
-func (e *multinomialEval) label(y float64) int {
-	k := int(y)
-	if float64(k) != y || k < 0 || k >= e.classes {
-		panic(fmt.Sprintf("losses: multinomial: label %g is not a class index in 0..%d", y, e.classes-1))
-	}
-	return k
-}
+// label converts a stored label to a class index.
+func (e *multinomialEval) label(y float64) int { return classIndex("multinomial", y, e.classes) }
 
 // sample adds the loss of row x with label y and, if grad, scale times its
 // gradient to e.gt and e.gb.
 func (e *multinomialEval) sample(x []float64, y float64, bias []float64, grad bool, scale float64) float64 {
 	c := e.label(y)
 	z := e.logits(x, bias)
-	zmax := floats.Max(z)
-	s := 0.0
-	for _, v := range z {
-		s += math.Exp(v - zmax)
-	}
-	lse := zmax + math.Log(s)
+	lse := floats.LogSumExp(z)
 	loss := lse - z[c]
 	if grad {
 		F := e.features

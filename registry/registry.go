@@ -159,26 +159,12 @@ func Validate(k Kind, name string, raw map[string]any) (Args, error) {
 
 // Build validates raw and calls the factory of (k, name).
 func Build[T any](k Kind, name string, raw map[string]any) (T, error) {
-	var zero T
-	mu.RLock()
-	e, ok := entries[k][name]
-	mu.RUnlock()
-	if !ok {
-		return zero, unknownName(k, name)
-	}
-	args, err := e.spec.Validate(raw)
+	args, err := Validate(k, name, raw)
 	if err != nil {
+		var zero T
 		return zero, err
 	}
-	v, err := e.build(args)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", e.spec.Title(), err)
-	}
-	t, ok := v.(T)
-	if !ok {
-		return zero, fmt.Errorf("%s builds %T, not %v", e.spec.Title(), v, reflect.TypeFor[T]())
-	}
-	return t, nil
+	return BuildArgs[T](args)
 }
 
 func unknownName(k Kind, name string) error {
