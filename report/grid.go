@@ -202,7 +202,9 @@ func (g Grid) heading() string {
 // right-aligned, best values bold) followed by a pandoc-style caption.
 func (g Grid) markdown(w io.Writer) error {
 	var b strings.Builder
-	esc := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(escape.Line(s), `\`, `\\`), "|", `\|`) }
+	esc := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(escape.Line(s), `\`, `\\`), "|", `\|`)
+	}
 	b.WriteString("|")
 	for _, h := range g.Header {
 		b.WriteString(" " + esc(h) + " |")
