@@ -110,10 +110,11 @@ for _, v in ipairs(variants) do
   figures[#figures + 1] = { v = v, runs = runs, opt = opt }
 end
 
--- one figure per task: the paper's four panels, with the centralized optimum on the objective
+-- one figure per task: the paper's four panels (its "test loss" is the validation MSE), with the
+-- centralized optimum Φ* as a dashed line on the objective
 for _, f in ipairs(figures) do
   fedlab.plot(f.runs, { metrics = { "objective", "test_loss", "rank", "fro_error" },
     file = "fco_lowrank_" .. f.v, title = "low-rank (" .. f.v .. "), rank " .. rank_of[f.v] .. ", tuned step sizes",
-    log = true, skip_round0 = true,
+    skip_round0 = true, width = 24, height = 16,
     hline = { value = f.opt.objective, label = "optimum (centralized)", metric = "objective" } })
 end
