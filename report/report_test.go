@@ -105,15 +105,7 @@ func TestWriteCSV(t *testing.T) {
 	if err := WriteCSV(path, runs); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, path)
 	// 3 records × 3 full runs + 2 for the diverged run + 1 for the failed run, plus the header
 	if len(rows) != 1+9+2+1 {
 		t.Fatalf("got %d rows, want 13", len(rows))
@@ -165,15 +157,7 @@ func TestFreeTextCannotEscapeItsCell(t *testing.T) {
 	if err := WriteCSV(path, runs); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, path)
 	if got := rows[1][0]; got != "'"+label {
 		t.Errorf("label cell %q, want the label behind an apostrophe", got)
 	}
@@ -194,4 +178,19 @@ func TestFreeTextCannotEscapeItsCell(t *testing.T) {
 			t.Errorf("markdown: pipe or newline not escaped:\n%s", b.String())
 		}
 	}
+}
+
+// readCSV reads the CSV file at path.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
