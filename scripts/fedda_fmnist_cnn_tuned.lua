@@ -55,7 +55,7 @@ for _, s in ipairs({
     table.insert(selected, string.format("  %-44s %-10s %s", s.name, sw.best[1].label, table.concat(cfg, ", ")))
   end
   local runs = fedlab.compare{ problem = problem, rounds = s.rounds, local_steps = I, batch = B,
-    clients_per_round = s.per_round, seeds = { 1 }, eval_every = math.floor(s.rounds / 2), init = "normal", init_scale = 0.1,
+    clients_per_round = s.per_round, seeds = { 1 }, eval_every = math.floor(s.rounds / 10), init = "normal", init_scale = 0.1,
     algorithms = algorithms, metrics = metrics, name = "LeNet-5, tuned, " .. s.name }
   fedlab.table(runs, { transpose = true, title = "Fashion-MNIST, LeNet-5, tuned step sizes, " .. s.name })
   fedlab.csv(runs, "fedda_cnn_tuned_" .. s.file .. ".csv")
