@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
@@ -116,13 +117,17 @@ func grid(s experiment.Selection, cols string) (Grid, error) {
 }
 
 // part renders the values of keys in cfg: "0.001", or "eta_c=0.001 mu=1"
-// with named.
+// with named; at most six significant digits ("239382" for
+// 239381.6322257649, a value computed in the script), enough to tell the
+// values of a grid apart.
 func part(cfg experiment.Config, keys []string, named bool) string {
 	var out []string
 	for _, k := range keys {
 		v, ok := cfg.Get(k)
 		text := "–"
-		if ok {
+		if f, isNumber := v.(float64); isNumber {
+			text = strconv.FormatFloat(f, 'g', 6, 64)
+		} else if ok {
 			text = experiment.FormatValue(v)
 		}
 		if named {

@@ -126,3 +126,18 @@ func TestCSVHasTheResolvedParameters(t *testing.T) {
 		t.Errorf("row 4 = %q", got)
 	}
 }
+
+// A grid value computed in the script (c = 0.1/(lr/w^(1/3))²) is shown
+// with six significant digits in the grid's margin, not all seventeen.
+func TestSweepTableRoundsComputedKeys(t *testing.T) {
+	runs := []experiment.Run{sweepRun("X", 239381.6322257649, 0.03, 0.5, false), sweepRun("X", 2393.8163222576486, 0.3, 0.7, false)}
+	rules := []experiment.Rule{{Metric: "acc", Mode: "max"}}
+	var buf bytes.Buffer
+	if err := SweepTable(&buf, experiment.Select(runs, rules), rules, SweepOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "239382 ") || !strings.Contains(out, "2393.82 ") || strings.Contains(out, "239381.63") {
+		t.Errorf("grid margin not rounded to six digits:\n%s", out)
+	}
+}
