@@ -6,15 +6,15 @@
 --     images, 20 Dirichlet(0.5) clients) and LeNet-5 instead of 90 FEMNIST agents and the LEAF CNN.
 --   * FedAvg runs local SGD (Q = 20, batch 2) instead of local GD (Q = 8 full-gradient steps cost
 --     48 000 samples per round here); FedProx-VR is left out; 100 rounds instead of the paper's run
---     length; one seed; step sizes not tuned (FedPD-VR: the notes' reading of "η = 100, γ = 400"
---     as coefficients, i.e. a step of about 1/(100 + 400) = 0.002, is replaced by η = 1, γ = 0.01).
+--     length; one seed; SGD step sizes not tuned (FedPD-VR: the notes' reading of "η = 100, γ = 400"
+--     as coefficients, i.e. a step of about 1/(100 + 400) = 0.002, is replaced by η = 1 and a grid
+--     over γ).
 --   * FedPD-VR: a full local gradient every I = 20 rounds, Q = 2 steps of batch 16 (paper: Q = 2,
 --     batch not given).
 --
--- Status: untuned (one run); its numbers and the two figures are in docs/reproductions.md
--- ("Fig. 6 substitute"): FedPD-VR reached test accuracy 0.44 after 158 000 samples and is
--- unstable, FedAvg-SGD 0.74 after 80 000 — FedPD-VR's step sizes need tuning before this says
--- anything about the method. Run time: see the table "Run times" in docs/reproductions.md.
+-- FedPD-VR's γ over {0.003, 0.01, 0.03} (a gradient step of 1/(1/η + 1/γ)); the SGD methods are not
+-- tuned. Results and figures: docs/reproductions.md ("Fig. 6 substitute"). Run time: see the table
+-- "Run times" in docs/reproductions.md.
 --
 --   go run ./cmd/fedlab run scripts/fedpd_fmnist_cnn_vr.lua --out /tmp/fedpd_cnn_vr
 
@@ -30,7 +30,9 @@ local function run(t)
   return fedlab.compare(t)
 end
 local vr = run{ local_steps = 2, batch = 16, algorithms = {
-  fedlab.algo.fedpd{ oracle = "II", eta = 1, gamma = 0.01, period = 20, label = "FedPD-VR" } } }
+  fedlab.algo.fedpd{ oracle = "II", eta = 1, gamma = 0.01, period = 20, label = "FedPD-VR" },
+  fedlab.algo.fedpd{ oracle = "II", eta = 1, gamma = 0.003, period = 20, label = "FedPD-VR γ=0.003" },
+  fedlab.algo.fedpd{ oracle = "II", eta = 1, gamma = 0.03, period = 20, label = "FedPD-VR γ=0.03" } } }
 local sgd = run{ local_steps = 20, batch = 2, algorithms = {
   fedlab.algo.fedavg{ eta_c = 0.01, label = "FedAvg-SGD" },
   fedlab.algo.fedpd{ eta = 1, eta1 = 0.01, label = "FedPD-SGD p=0" },
