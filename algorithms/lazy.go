@@ -145,6 +145,7 @@ func lazyPrimalSteps(lay core.Layout, c *core.Client, eta float64, w0, dw []floa
 	st.Begin()
 	for k := range c.Steps {
 		idx := touchBatch(c, g)
+		st.Warm(g.Idx)
 		for s, j := range g.Idx {
 			e := st.Load(j, w0)
 			if n := k - int(e.Step); n > 0 && repeat != nil && reg.has(j) {

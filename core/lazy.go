@@ -40,8 +40,9 @@ type Stamped struct {
 // entry stale in O(1), and Load reports the first access of an update, so
 // a client update neither copies nor clears model-sized memory to start.
 type StampedVec struct {
-	v   []Stamped
-	gen uint32
+	v    []Stamped
+	gen  uint32
+	sink uint32 // keeps Warm's loads
 	// Touched lists the coordinates loaded since Begin, in order of first
 	// load, each once.
 	Touched []int
@@ -69,6 +70,18 @@ func (s *StampedVec) Load(j int, x0 []float64) *Stamped {
 		s.Touched = append(s.Touched, j)
 	}
 	return e
+}
+
+// Warm reads the entries of coordinates js in a loop that does nothing
+// else, so their cache misses overlap (the processor issues the
+// independent loads together) instead of stalling one by one behind the
+// work done per coordinate; it changes no entry.
+func (s *StampedVec) Warm(js []int) {
+	var x uint32
+	for _, j := range js {
+		x += s.v[j].gen
+	}
+	s.sink = x
 }
 
 // At returns coordinate j's entry, which must have been loaded since Begin.
