@@ -19,7 +19,8 @@ import (
 // comes from rounds, not runs: the rounds left (runs not started yet are
 // assumed as long as the average run started) at the rate of rounds done
 // since the first round was reported, so the set-up before it (data,
-// reference optimum) does not inflate the first estimate.
+// reference optimum) does not inflate the first estimate. The calls of a
+// script share one line through ScriptProgress.
 type Progress struct {
 	w           io.Writer
 	title       string
@@ -43,6 +44,72 @@ type Progress struct {
 	shown                   bool
 	previous                int // length of the last in-place line, to blank leftovers
 	stopTicker, tickerEnded chan struct{}
+	script                  *ScriptProgress // the script's display, if the call belongs to one
+}
+
+// ScriptProgress is the progress display of a whole script, whose calls
+// share one line. On a terminal the running call's line is redrawn in
+// place and erased when the call ends, so the script's own output (its
+// tables) is never mixed with progress, and one summary line for the
+// whole script is printed at its end. In a log each call prints its lines
+// and its summary, and the script its summary at the end. Nothing is
+// printed for a script whose calls all finished too soon to show a line.
+type ScriptProgress struct {
+	w           io.Writer
+	interactive bool
+	name        string
+	now         func() time.Time
+	start       time.Time
+
+	calls, total, stored, done, diverged, failed, interrupted int
+	rounds                                                    float64
+	shown                                                     bool
+}
+
+// NewScriptProgress returns the progress display of the script called
+// name, started now.
+func NewScriptProgress(w io.Writer, interactive bool, name string) *ScriptProgress {
+	return &ScriptProgress{w: w, interactive: interactive, name: name, now: time.Now, start: time.Now()}
+}
+
+// Call returns the progress reporter of the script's next call, titled
+// title, with total runs of which stored were found in the run directory.
+// The calls of a script run one after another.
+func (s *ScriptProgress) Call(title string, total, stored int) *Progress {
+	p := NewProgress(s.w, s.interactive, title, total, stored)
+	p.now, p.script = s.now, s
+	return p
+}
+
+// End prints the script's summary line if any call showed progress, e.g.
+// "s.lua: 3 calls, runs 98/98 (3 diverged) in 1m16s, 1.3 runs/s, 640
+// rounds/s".
+func (s *ScriptProgress) End() {
+	if !s.shown {
+		return
+	}
+	notes := countNotes(s.stored, s.diverged, s.failed, s.interrupted)
+	calls := "1 call"
+	if s.calls != 1 {
+		calls = fmt.Sprintf("%d calls", s.calls)
+	}
+	el := s.now().Sub(s.start)
+	fmt.Fprintf(s.w, "%s: %s, runs %d/%d%s in %s, %s\n", s.name, calls, s.stored+s.done, s.total, notes,
+		elapsed(el), Throughput(float64(s.done), s.rounds, el))
+}
+
+// add counts the ended call p into the script's totals.
+func (s *ScriptProgress) add(p *Progress) {
+	done, _ := p.rounds()
+	s.calls++
+	s.total += p.total
+	s.stored += p.stored
+	s.done += p.done
+	s.diverged += p.diverged
+	s.failed += p.failed
+	s.interrupted += p.interrupted
+	s.rounds += done
+	s.shown = s.shown || p.shown
 }
 
 // NewProgress returns a progress reporter for a call named title with total
@@ -147,7 +214,14 @@ func (p *Progress) end() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.script != nil {
+		p.script.add(p)
+	}
 	if !p.shown {
+		return
+	}
+	if p.interactive && p.script != nil { // erase: the script's summary comes at its end
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.previous))
 		return
 	}
 	line := p.summary(p.now())
@@ -162,8 +236,12 @@ func (p *Progress) end() {
 // line renders the progress at time t, e.g. "call 2: fedlab.sweep at
 // s.lua:12: runs 40/98 (20 stored, 3 diverged), 2 running, 12.3s, ETA 30s".
 func (p *Progress) line(t time.Time) string {
-	return fmt.Sprintf("%s: runs %d/%d%s, %d running, %s, ETA %s", p.title, p.stored+p.done, p.total, p.notes(),
+	l := fmt.Sprintf("%s: runs %d/%d%s, %d running, %s, ETA %s", p.title, p.stored+p.done, p.total, p.notes(),
 		p.started-p.done-p.interrupted, elapsed(t.Sub(p.start)), p.eta(t))
+	if p.script != nil {
+		l += "; script " + elapsed(t.Sub(p.script.start))
+	}
+	return l
 }
 
 // rounds returns the rounds done by the executing runs and the rounds
@@ -246,18 +324,19 @@ func Throughput(runs, rounds float64, el time.Duration) string {
 
 // notes lists the stored, diverged and failed counts, e.g. " (20 stored, 3 diverged)".
 func (p *Progress) notes() string {
+	return countNotes(p.stored, p.diverged, p.failed, p.interrupted)
+}
+
+// countNotes renders the nonzero counts, e.g. " (20 stored, 3 diverged)".
+func countNotes(stored, diverged, failed, interrupted int) string {
 	var n []string
-	if p.stored > 0 {
-		n = append(n, fmt.Sprintf("%d stored", p.stored))
-	}
-	if p.diverged > 0 {
-		n = append(n, fmt.Sprintf("%d diverged", p.diverged))
-	}
-	if p.failed > 0 {
-		n = append(n, fmt.Sprintf("%d failed", p.failed))
-	}
-	if p.interrupted > 0 {
-		n = append(n, fmt.Sprintf("%d interrupted", p.interrupted))
+	for _, c := range []struct {
+		count int
+		what  string
+	}{{stored, "stored"}, {diverged, "diverged"}, {failed, "failed"}, {interrupted, "interrupted"}} {
+		if c.count > 0 {
+			n = append(n, fmt.Sprintf("%d %s", c.count, c.what))
+		}
 	}
 	if len(n) == 0 {
 		return ""

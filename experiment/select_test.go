@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,5 +168,54 @@ func TestProgressLines(t *testing.T) {
 	q.end()
 	if buf.Len() != 0 {
 		t.Errorf("a short call printed %q", buf.String())
+	}
+}
+
+// TestScriptProgressKeepsOneLine checks that on a terminal the calls of a
+// script share one line, erased when a call ends (the script's tables come
+// next), and that one summary for the script is printed at its end; in a
+// log every call keeps its summary and the script adds its own.
+func TestScriptProgressKeepsOneLine(t *testing.T) {
+	for _, interactive := range []bool{true, false} {
+		var buf bytes.Buffer
+		s := NewScriptProgress(&buf, interactive, "s.lua")
+		now := time.Unix(100, 0)
+		s.now, s.start = func() time.Time { return now }, now
+
+		p := s.Call("call 1: fedlab.compare at s.lua:3", 2, 0)
+		p.begin(2, false)
+		p.runStarted()
+		p.runStarted()
+		p.round(0, 5, 10)
+		now = now.Add(15 * time.Second)
+		p.round(0, 10, 10)
+		p.runEnded(0, "done")
+		p.round(1, 10, 10)
+		p.runEnded(1, "diverged")
+		p.tick()
+		p.end()
+		buf.WriteString("TABLE\n") // the script prints a table between its calls
+
+		q := s.Call("call 2: fedlab.run at s.lua:9", 3, 2) // too short to show a line
+		q.begin(1, false)
+		q.runStarted()
+		q.round(0, 20, 20)
+		q.runEnded(0, "done")
+		now = now.Add(time.Second)
+		q.end()
+		s.End()
+
+		line := "call 1: fedlab.compare at s.lua:3: runs 2/2 (1 diverged), 0 running, 15s, ETA 0s; script 15s"
+		var want string
+		if interactive {
+			want = "\r" + line + "\r" + strings.Repeat(" ", len(line)) + "\r" + "TABLE\n"
+		} else {
+			want = line + "\n" +
+				"call 1: fedlab.compare at s.lua:3: runs 2/2 (1 diverged) in 15s, 8 runs/min, 1.33 rounds/s\n" + "TABLE\n"
+		}
+		want += "s.lua: 2 calls, runs 5/5 (2 stored, 1 diverged) in 16s, 11.2 runs/min, 2.5 rounds/s\n"
+		if buf.String() != want {
+			t.Errorf("interactive %v:\n%q, want\n%q", interactive, buf.String(), want)
+		}
 	}
 }

@@ -231,6 +231,12 @@ var (
 		{"xlabel", "string", false, "the x axis label (default: the axis's name)"},
 		{"ylabel", "string", false, "the y axis label (default: the metric's display name)"},
 		{"formats", "list of strings", false, `"png", "svg", "pdf" (default png and svg)`},
+		{"hline", "reference line table or list of them", false, "horizontal reference lines { value =, label =, metric = }, e.g. a centralized optimum (default: none)"},
+	})
+	hlineCall = declare("fedlab.plot hline", "a horizontal reference line of fedlab.plot", []key{
+		{"value", "number", true, "its y value (positive on a log axis)"},
+		{"label", "string", false, "its legend entry (default: none)"},
+		{"metric", "metric name", false, "the panel it is drawn in (default: every panel)"},
 	})
 )
 

@@ -23,6 +23,7 @@ var callScripts = map[string]string{
 	"fedlab.table":         "fedlab.table(run, { %s })",
 	"fedlab.sweep_table":   "fedlab.sweep_table(sweep, { %s })",
 	"fedlab.plot":          "fedlab.plot(run, { metric = 'test_objective', %s })",
+	"fedlab.plot hline":    "fedlab.plot(run, { metric = 'test_objective', hline = { value = 1, %s } })",
 	"fedlab.xyplot":        "fedlab.xyplot{ file = 'x', series = {}, %s }",
 	"fedlab.xyplot series": "fedlab.xyplot{ file = 'x', series = { { label = 'a', x = { 1 }, y = { 2 }, %s } } }",
 }

@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
@@ -39,6 +40,7 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	if f.boolean("logx", false) {
 		opts.XScale = plot.Log
 	}
+	opts.HLines = hlines(f)
 	formats := f.strings("formats")
 	file := f.str("file", "")
 	if err := f.error(); err != nil {
@@ -74,4 +76,38 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	}
 	L.Push(out)
 	return 1, nil
+}
+
+// hlines reads the key hline of fedlab.plot: one table { value =, label =,
+// metric = } or a list of them.
+func hlines(f *fields) []plot.HLine {
+	v := f.get("hline")
+	t, ok := v.(*lua.LTable)
+	switch {
+	case v == lua.LNil:
+		return nil
+	case !ok:
+		f.fail(fmt.Errorf("%s: expected a table { value =, label =, metric = } or a list of them, got %s", f.what("hline"), typeText(v)))
+		return nil
+	}
+	items := []lua.LValue{t}
+	if t.RawGetString("value") == lua.LNil && t.Len() > 0 {
+		items = f.list("hline")
+	}
+	var out []plot.HLine
+	for i, item := range items {
+		ht, ok := item.(*lua.LTable)
+		if !ok {
+			f.fail(fmt.Errorf("%s element %d: expected a table { value =, label =, metric = }, got %s", f.what("hline"), i+1, typeText(item)))
+			continue
+		}
+		name := "fedlab.plot hline"
+		if len(items) > 1 {
+			name = fmt.Sprintf("fedlab.plot hline %d", i+1)
+		}
+		hf := hlineCall.readAs(name, ht)
+		out = append(out, plot.HLine{Value: hf.number("value", 0, -math.MaxFloat64), Label: hf.str("label", ""), Metric: hf.str("metric", "")})
+		f.fail(hf.error())
+	}
+	return out
 }

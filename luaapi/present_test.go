@@ -77,3 +77,34 @@ print(fedlab.sweep_table(sw, { file = "grid.tex" }))
 		}
 	}
 }
+
+// fedlab.plot's hline: one table or a list of them; each label is a legend
+// entry (the SVG holds it); mistakes name the line and the key.
+func TestPlotReferenceLines(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := script(t, presentRuns+`
+fedlab.plot(runs, { metric = "test_objective", file = "one", formats = { "svg" },
+  hline = { value = 0.5, label = "optimum <Φ*>" } })
+fedlab.plot(runs, { metric = "test_objective", file = "two", formats = { "svg" },
+  hline = { { value = 0.25, label = "lower", metric = "test_objective" }, { value = 2, label = "upper" } } })
+`, Options{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := os.ReadFile(filepath.Join(out, "one.svg"))
+	two, _ := os.ReadFile(filepath.Join(out, "two.svg"))
+	if !strings.Contains(string(one), "optimum &lt;Φ*&gt;") {
+		t.Errorf("one.svg lacks the escaped legend entry of the line")
+	}
+	if !strings.Contains(string(two), "lower") || !strings.Contains(string(two), "upper") {
+		t.Errorf("two.svg lacks the legend entries of the lines")
+	}
+	mustFail(t, presentRuns+`fedlab.plot(runs, { metric = "test_objective", hline = { value = 1, metric = "f1" } })`,
+		"script.lua:6: fedlab.plot: hline 1: metric \"f1\" is not drawn (the panels: test_objective)")
+	mustFail(t, presentRuns+`fedlab.plot(runs, { metric = "test_objective", hline = 3 })`,
+		"script.lua:6: fedlab.plot: key \"hline\": expected a table")
+	mustFail(t, presentRuns+`fedlab.plot(runs, { metric = "test_objective", hline = { { label = "x" }, { value = "y" } } })`,
+		"script.lua:6: ", `fedlab.plot hline 1: missing required key "value"`, `fedlab.plot hline 2: key "value": expected a number`)
+	mustFail(t, presentRuns+`fedlab.plot(runs, { metric = "test_objective", log = true, hline = { value = -1 } })`,
+		"script.lua:6: fedlab.plot: hline 1: value -1 cannot be drawn on the log y axis of test_objective")
+}

@@ -34,6 +34,7 @@ type Figure struct {
 	Height vg.Length
 	cols   int
 	title  text.Style
+	refs   []string // legend entries of the reference lines
 }
 
 // Figure size defaults, marker count and the resolution of PNG files.
@@ -185,6 +186,9 @@ func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Lengt
 		}
 		return nil, fmt.Errorf("nothing to draw: %s has no %s values", metric, what)
 	}
+	if err := f.hlines(p, metric, opts, fs); err != nil {
+		return nil, err
+	}
 	if len(opts.XLim) == 2 {
 		p.X.Min, p.X.Max = opts.XLim[0], opts.XLim[1]
 	}
@@ -192,6 +196,34 @@ func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Lengt
 		p.Y.Min, p.Y.Max = opts.YLim[0], opts.YLim[1]
 	}
 	return p, nil
+}
+
+// hlines draws the reference lines of opts that belong to metric's panel
+// across the x range of the panel's data (or its xlim), black and dashed;
+// each label gets one legend entry.
+func (f *Figure) hlines(p *gonum.Plot, metric string, opts Options, fs vg.Length) error {
+	xmin, xmax := p.X.Min, p.X.Max // Add has fitted them to the series
+	if len(opts.XLim) == 2 {
+		xmin, xmax = opts.XLim[0], opts.XLim[1]
+	}
+	for _, h := range opts.HLines {
+		if h.Metric != "" && h.Metric != metric {
+			continue
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: h.Value}, {X: xmax, Y: h.Value}})
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width, l.Dashes = color.Black, vg.Points(1.2), []vg.Length{fs * 0.8, fs * 0.4}
+		p.Add(l)
+		if name := escape.Line(h.Label); name != "" && !slices.Contains(f.refs, name) {
+			f.refs = append(f.refs, name)
+			f.Legend.Add(name, l)
+			f.Names = append(f.Names, name)
+			f.Styles = append(f.Styles, Style{Color: color.NRGBA{A: 0xff}, Dashes: l.Dashes})
+		}
+	}
+	return nil
 }
 
 // markerPoints picks markersPerRun points spread along the line, shifted

@@ -70,6 +70,18 @@ type Options struct {
 	Width, Height float64
 	// FontSize in points (0: 10).
 	FontSize float64
+	// HLines are horizontal reference lines, such as a centralized
+	// optimum, drawn across the data of their panels.
+	HLines []HLine
+}
+
+// HLine is a horizontal reference line at y = Value, drawn black and
+// dashed in the panel of Metric (every panel if Metric is ""), with Label
+// as its legend entry (none if Label is "").
+type HLine struct {
+	Value  float64
+	Label  string
+	Metric string
 }
 
 // metricList is Metric followed by Metrics.
@@ -106,6 +118,20 @@ func (o Options) Check() error {
 	}
 	if o.Width < 0 || o.Height < 0 || o.FontSize < 0 {
 		return fmt.Errorf("width, height and font size must be positive")
+	}
+	list := o.metricList()
+	for i, h := range o.HLines {
+		switch {
+		case math.IsNaN(h.Value) || math.IsInf(h.Value, 0):
+			return fmt.Errorf("hline %d: value must be finite, got %g", i+1, h.Value)
+		case h.Metric != "" && !slices.Contains(list, h.Metric):
+			return fmt.Errorf("hline %d: metric %q is not drawn (the panels: %s)", i+1, h.Metric, strings.Join(list, ", "))
+		}
+		for _, m := range list {
+			if (h.Metric == "" || h.Metric == m) && o.yScale(m) == Log && h.Value <= 0 {
+				return fmt.Errorf("hline %d: value %g cannot be drawn on the log y axis of %s", i+1, h.Value, m)
+			}
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // curve makes a run whose "loss" at rounds 0, 10, 20 is scale/(round+1).
@@ -172,5 +175,86 @@ func TestMetricAsXAxis(t *testing.T) {
 	if _, err := Lines([]experiment.Run{run}, "loss", Options{X: "epsilon"}); err == nil ||
 		!strings.Contains(err.Error(), `key "x": "epsilon" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured (they have: loss, bits)`) {
 		t.Fatalf("unknown x: %v", err)
+	}
+}
+
+// darkRun counts the near-black pixels of image row y between x0 and x1.
+func darkRun(img image.Image, y, x0, x1 int) int {
+	n := 0
+	for x := x0; x < x1; x++ {
+		r, g, b, _ := img.At(x, y).RGBA()
+		if r < 0x5000 && g < 0x5000 && b < 0x5000 {
+			n++
+		}
+	}
+	return n
+}
+
+// A reference line is drawn black across the data area of its panel at
+// the y of its value, on linear and log axes, and only in its panel; its
+// label is a legend entry.
+func TestHLineIsDrawnAtItsValue(t *testing.T) {
+	var runs []experiment.Run
+	for seed, scale := range []float64{1, 3} {
+		r := curve("a", uint64(seed+1), scale, false)
+		r.Result.Metrics = []string{"loss", "l2_error"}
+		for k := range r.Result.Records {
+			v := r.Result.Records[k].Values[0]
+			r.Result.Records[k].Values = []float64{v, v / 2}
+		}
+		runs = append(runs, r)
+	}
+	for _, scale := range []string{Linear, Log} {
+		const value = 0.4
+		opts := Options{Metrics: []string{"loss", "l2_error"}, YScale: scale,
+			HLines: []HLine{{Value: value, Label: "optimum", Metric: "l2_error"}}}
+		fig, err := NewFigure(runs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(fig.Names, "optimum") {
+			t.Errorf("%s: legend %v lacks the reference line", scale, fig.Names)
+		}
+		c := vgimg.NewWith(vgimg.UseWH(fig.Width, fig.Height), vgimg.UseDPI(72)) // 1 point = 1 pixel
+		fig.Draw(draw.New(c))
+		img := c.Image()
+		h := img.Bounds().Dy()
+		l := fig.Layout()
+		for i, d := range l.Data {
+			p := fig.Panels[i]
+			// the row of y = value in this panel's data area (image rows grow downwards)
+			at := func(v float64) int {
+				return h - int(math.Round(float64(d.Min.Y+vg.Length(p.Y.Norm(v))*(d.Max.Y-d.Min.Y))))
+			}
+			x0, x1 := int(d.Min.X)+2, int(d.Max.X)-2
+			best := 0
+			for dy := -1; dy <= 1; dy++ {
+				best = max(best, darkRun(img, at(value)+dy, x0, x1))
+			}
+			frac := float64(best) / float64(x1-x0)
+			switch {
+			case i == 1 && frac < 0.5: // dashes cover 2/3 of the line
+				t.Errorf("%s: panel %s: %.0f%% of the row at y = %g is dark, want the dashed line", scale, opts.Metrics[i], 100*frac, value)
+			case i == 0 && frac > 0.05:
+				t.Errorf("%s: panel %s has a dark row at y = %g (%.0f%%); the line belongs to l2_error only", scale, opts.Metrics[i], value, 100*frac)
+			}
+			if i == 1 {
+				// and nowhere else: the rows a few pixels away are not dark
+				for _, dy := range []int{-6, 6} {
+					if n := darkRun(img, at(value)+dy, x0, x1); n > (x1-x0)/20 {
+						t.Errorf("%s: %d dark pixels %d rows off the line", scale, n, dy)
+					}
+				}
+			}
+		}
+	}
+	for _, bad := range []Options{
+		{Metric: "loss", HLines: []HLine{{Value: 1, Metric: "f1"}}},
+		{Metric: "loss", YScale: Log, HLines: []HLine{{Value: 0}}},
+		{Metric: "loss", HLines: []HLine{{Value: math.NaN()}}},
+	} {
+		if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "hline 1") {
+			t.Errorf("options %+v: %v", bad.HLines, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/escape"
 )
 
 // fixedColumns are the CSV columns every record has, before the metrics.
@@ -66,7 +67,7 @@ func writeCSV(path string, calls [][]experiment.Run, ids bool) error {
 	header := slices.Concat(id, keys, paramHeader, fixedColumns, metrics)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
+		if err := cw.Write(escape.Cells(slices.Clone(header))); err != nil {
 			return err
 		}
 		for c, runs := range calls {
@@ -97,7 +98,7 @@ func writeCSV(path string, calls [][]experiment.Run, ids bool) error {
 						lead = append(lead, "")
 					}
 				}
-				lead = append(lead, string(r.Result.Status))
+				lead = append(escape.Cells(lead), string(r.Result.Status))
 				if err := writeRecords(cw, lead, r, metrics, len(header)); err != nil {
 					return err
 				}

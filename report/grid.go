@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fedlab/fedlab/internal/escape"
 )
 
 // Grid is a table ready to render: a title, a caption saying what the
@@ -200,7 +202,9 @@ func (g Grid) heading() string {
 // right-aligned, best values bold) followed by a pandoc-style caption.
 func (g Grid) markdown(w io.Writer) error {
 	var b strings.Builder
-	esc := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "|", `\|`) }
+	esc := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(escape.Line(s), `\`, `\\`), "|", `\|`)
+	}
 	b.WriteString("|")
 	for _, h := range g.Header {
 		b.WriteString(" " + esc(h) + " |")
@@ -278,7 +282,7 @@ func (g Grid) latex(w io.Writer) error {
 func latexText(s string) string {
 	r := strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
 		"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`, "±", `$\pm$`, "–", "--")
-	return r.Replace(s)
+	return r.Replace(escape.Line(s))
 }
 
 // csv renders the key columns and, per statistic column h, the columns
@@ -290,14 +294,14 @@ func (g Grid) csv(w io.Writer) error {
 	for _, h := range g.Header[g.Keys:] {
 		header = append(header, h, h+"_std", h+"_n")
 	}
-	if err := cw.Write(header); err != nil {
+	if err := cw.Write(escape.Cells(header)); err != nil {
 		return err
 	}
 	for _, row := range g.Rows {
 		line := make([]string, 0, len(header))
 		for j, c := range row {
 			if j < g.Keys {
-				line = append(line, c.Text)
+				line = append(line, escape.Cell(c.Text))
 				continue
 			}
 			if c.N == 0 {

@@ -105,15 +105,7 @@ func TestWriteCSV(t *testing.T) {
 	if err := WriteCSV(path, runs); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, path)
 	// 3 records × 3 full runs + 2 for the diverged run + 1 for the failed run, plus the header
 	if len(rows) != 1+9+2+1 {
 		t.Fatalf("got %d rows, want 13", len(rows))
@@ -154,4 +146,51 @@ func TestSaveModel(t *testing.T) {
 	if err := SaveModel(path, runs[4]); err == nil {
 		t.Errorf("saving a failed run's model succeeded")
 	}
+}
+
+// A label is free text: in a CSV file it must not become a spreadsheet
+// formula, and in Markdown and LaTeX it must not break the table.
+func TestFreeTextCannotEscapeItsCell(t *testing.T) {
+	label := "=HYPERLINK(\"http://x\")|a\nb & c"
+	runs := []experiment.Run{run(label, 1, 0.5, core.Done, 0)}
+	path := filepath.Join(t.TempDir(), "out.csv")
+	if err := WriteCSV(path, runs); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, path)
+	if got := rows[1][0]; got != "'"+label {
+		t.Errorf("label cell %q, want the label behind an apostrophe", got)
+	}
+	if got := rows[1][8]; got != "0.5" {
+		t.Errorf("metric cell %q changed", got)
+	}
+	for _, format := range []string{"md", "latex"} {
+		var b bytes.Buffer
+		if err := Table(&b, runs, TableOptions{Metrics: []string{"acc"}, Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(line, "b & c") || strings.HasPrefix(line, "b \\& c") {
+				t.Errorf("%s: the label's newline started a new line:\n%s", format, b.String())
+			}
+		}
+		if format == "md" && !strings.Contains(b.String(), `\|a\\nb`) {
+			t.Errorf("markdown: pipe or newline not escaped:\n%s", b.String())
+		}
+	}
+}
+
+// readCSV reads the CSV file at path.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -65,15 +64,7 @@ func TestCSVConfigColumnsAndRecords(t *testing.T) {
 	if err := WriteRecords(path, [][]experiment.Run{runs, {plain, pending}}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, path)
 	if got := strings.Join(rows[0], ","); got != "call,run,label,algorithm,seed,a,b,status,round,comm_up,comm_down,samples,acc,loss" {
 		t.Errorf("header %q", got)
 	}
@@ -123,15 +114,7 @@ func TestCSVHasTheResolvedParameters(t *testing.T) {
 	if err := WriteCSV(path, []experiment.Run{a, b}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, path)
 	want := "label,algorithm,seed,a,b,eta_c,eta_s,mu,algo.samples,schedule,status,round,comm_up,comm_down,samples,acc,loss"
 	if got := strings.Join(rows[0], ","); got != want {
 		t.Errorf("header %q\nwant   %q", got, want)

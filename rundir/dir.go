@@ -48,19 +48,20 @@ type Options struct {
 // empty path keeps results in memory only (runs planned twice in one
 // session still execute once). A Dir is used from one goroutine.
 type Dir struct {
-	path    string
-	opts    Options
-	m       *Manifest
-	memory  map[string]stored  // completed runs known to this session, by key
-	calls   [][]experiment.Run // the runs of every call of this session
-	stopped *Stopped
-	begun   bool      // the directory is prepared (see begin)
-	written time.Time // when the manifest was last written
-	dirty   bool      // the manifest has changes not written yet
-	ran     int       // runs executed by this session
-	reused  int       // runs found in the directory
-	lock    *lock     // held from Open (or the first write) to Finish
-	checked bool      // the directory's manifest was checked against this session (see check)
+	path     string
+	opts     Options
+	m        *Manifest
+	memory   map[string]stored  // completed runs known to this session, by key
+	calls    [][]experiment.Run // the runs of every call of this session
+	stopped  *Stopped
+	progress *experiment.ScriptProgress // nil: quiet
+	begun    bool                       // the directory is prepared (see begin)
+	written  time.Time                  // when the manifest was last written
+	dirty    bool                       // the manifest has changes not written yet
+	ran      int                        // runs executed by this session
+	reused   int                        // runs found in the directory
+	lock     *lock                      // held from Open (or the first write) to Finish
+	checked  bool                       // the directory's manifest was checked against this session (see check)
 	// prunable are the runs the previous manifest lists, if it was written
 	// by a script of the same name: the only runs pruning may delete.
 	prunable map[string]bool
@@ -119,6 +120,13 @@ func (s *Stopped) Error() string {
 // file there, so a script that fails early leaves no directory behind.
 func Open(path string, opts Options) (*Dir, error) {
 	d := &Dir{path: path, opts: opts, memory: map[string]stored{}, m: newManifest(opts.Script, StatusRunning)}
+	if opts.Progress != nil {
+		name := "plan" // a plan built in Go has no script file
+		if opts.Script.Path != "" {
+			name = filepath.Base(opts.Script.Path)
+		}
+		d.progress = experiment.NewScriptProgress(opts.Progress, opts.Interactive, name)
+	}
 	if opts.Shard.sharded() {
 		s := opts.Shard
 		d.m.Shard = &s
@@ -266,9 +274,8 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 		return nil, err
 	}
 	var prog *experiment.Progress
-	if d.opts.Progress != nil {
-		prog = experiment.NewProgress(d.opts.Progress, d.opts.Interactive,
-			callTitle(len(d.m.Calls), call), len(planned), found)
+	if d.progress != nil {
+		prog = d.progress.Call(callTitle(len(d.m.Calls), call), len(planned), found)
 	}
 	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Progress: prog,
 		Context: d.opts.Context, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
@@ -375,6 +382,9 @@ func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 // file) leaves no directory.
 func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	defer d.lock.release()
+	if d.progress != nil {
+		d.progress.End()
+	}
 	var stop *Stopped
 	var intr *Interrupted
 	switch {

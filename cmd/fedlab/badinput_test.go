@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -219,7 +220,13 @@ func TestBadInputsGetClearErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := append([]string{"run", script, "--out", filepath.Join(dir, "out"), "--quiet"}, c.args...)
-			code, stdout, stderr := runCLI(args...)
+			var code int
+			var stdout, stderr string
+			if slices.Contains(c.args, "--max-memory") {
+				code, stderr = isolated(t, args...) // the ceiling measures the whole process
+			} else {
+				code, stdout, stderr = runCLI(args...)
+			}
 			first, _, _ := strings.Cut(stderr, "\n")
 			if code != c.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)

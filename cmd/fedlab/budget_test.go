@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,8 +23,7 @@ local p = fedlab.problem{ data = d, loss = fedlab.loss.squared{} }
 		if err := os.WriteFile(script, []byte(strings.ReplaceAll(src, "FORMAT", format)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, _, stderr := runCLI("run", script, "--out", filepath.Join(dir, "out"), "--quiet", "--max-memory", "64MB")
-		return code, stderr
+		return isolated(t, "run", script, "--out", filepath.Join(dir, "out"), "--quiet", "--max-memory", "64MB")
 	}
 	if code, stderr := run("sparse"); code != 0 {
 		t.Fatalf("sparse data: exit %d, %s", code, stderr)
@@ -47,9 +48,23 @@ local r = fedlab.run{ problem = p, algorithm = fedlab.algo.ALGO{}, rounds = 2, l
 		if err := os.WriteFile(script, []byte(strings.ReplaceAll(src, "ALGO", algo)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, _, stderr := runCLI("run", script, "--out", filepath.Join(dir, "out"), "--quiet", "--max-memory", "16MB")
+		code, stderr := isolated(t, "run", script, "--out", filepath.Join(dir, "out"), "--quiet", "--max-memory", "16MB")
 		if code != want {
 			t.Errorf("%s: exit %d, want %d; %s", algo, code, want, stderr)
 		}
 	}
+}
+
+// isolated runs the command line in a child process and returns its exit
+// code and standard error. The memory ceiling measures the whole process's
+// live heap, so a test of it must not share its process with other tests.
+func isolated(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	cmd, stderr := child(t, args...)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stderr.String()
 }

@@ -61,3 +61,26 @@ func Names(names []string, max int) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// Cell defuses a free-text CSV cell for spreadsheets: text that starts
+// with '=', '+', '-', '@', a tab or a carriage return would be evaluated as
+// a formula by Excel, LibreOffice or Google Sheets, so it gets a leading
+// apostrophe (the OWASP recommendation). Numbers ("-0.5", "+Inf") and all
+// other text are returned unchanged.
+func Cell(s string) string {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	return "'" + s
+}
+
+// Cells applies Cell to every element of row in place and returns it.
+func Cells(row []string) []string {
+	for i, s := range row {
+		row[i] = Cell(s)
+	}
+	return row
+}

@@ -39,3 +39,24 @@ func TestNames(t *testing.T) {
 		t.Errorf("Names = %s", got)
 	}
 }
+
+func TestCellDefusesFormulasButNotNumbers(t *testing.T) {
+	for in, want := range map[string]string{
+		`=HYPERLINK("http://x","y")`: `'=HYPERLINK("http://x","y")`,
+		"+cmd|' /C calc'!A0":         "'+cmd|' /C calc'!A0",
+		"-2+3":                       "'-2+3",
+		"@SUM(A1)":                   "'@SUM(A1)",
+		"\t=1":                       "'\t=1",
+		"\r=1":                       "'\r=1",
+		"-0.5":                       "-0.5",
+		"+1e-3":                      "+1e-3",
+		"-Inf":                       "-Inf",
+		"FedAvg (η = 0.1)":           "FedAvg (η = 0.1)",
+		"a=b":                        "a=b",
+		"":                           "",
+	} {
+		if got := Cell(in); got != want {
+			t.Errorf("Cell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
