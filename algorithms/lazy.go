@@ -43,6 +43,43 @@ func regularized(l core.Layout, j int) bool {
 	return false
 }
 
+// regSet tells whether a coordinate is regularized: a range check when the
+// regularized blocks form one contiguous range (the usual kernel-then-bias
+// layouts), the layout's blocks otherwise.
+type regSet struct {
+	lo, hi     int
+	contiguous bool
+	lay        core.Layout
+}
+
+// newRegSet prepares the regularized-coordinate test of layout lay.
+func newRegSet(lay core.Layout) regSet {
+	r := regSet{lo: -1, contiguous: true, lay: lay}
+	for _, b := range lay.Blocks {
+		switch {
+		case !b.Regularized || b.Size() == 0:
+		case r.lo < 0:
+			r.lo, r.hi = b.Offset, b.Offset+b.Size()
+		case b.Offset == r.hi:
+			r.hi += b.Size()
+		default:
+			r.contiguous = false
+		}
+	}
+	if r.lo < 0 {
+		r.lo, r.hi = 0, 0
+	}
+	return r
+}
+
+// has reports whether coordinate j is regularized.
+func (r regSet) has(j int) bool {
+	if r.contiguous {
+		return j >= r.lo && j < r.hi
+	}
+	return regularized(r.lay, j)
+}
+
 // touchBatch draws the client's next minibatch and resets g to its support.
 func touchBatch(c *core.Client, g *core.Indexed) []int {
 	idx := c.NextBatch()
@@ -51,76 +88,100 @@ func touchBatch(c *core.Client, g *core.Indexed) []int {
 }
 
 // lazyClientUpdate is FedDualAvg's client update on sparse data. The reply
-// Δ = z_K − z_r is accumulated in up directly; the primal w_j = prox(z_j)
-// at the current η̃ is retrieved only on the batch's coordinates.
+// vector holds the working dual z on the coordinates loaded so far (marked
+// in the worker's core.Marks, loaded from the broadcast z_r at first touch)
+// and 0 elsewhere, so a touched coordinate reads one model-sized array; the
+// primal w_j = prox(z_j) at the current η̃ is retrieved only on the batch's
+// coordinates. At the end the loaded coordinates become Δ_j = z_j − z_{r,j},
+// the dense update's arithmetic.
 func (a *FedDualAvg) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.RepeatedProx, down, up *core.Message) {
-	lay, lam := rd.Psi.Layout, rd.Psi.Lambda
-	z0, dz := down.Vecs[0], up.Vecs[0]
-	clear(dz)
+	reg, lam := newRegSet(rd.Psi.Layout), rd.Psi.Lambda
+	z0, z := down.Vecs[0], up.Vecs[0]
+	clear(z)
+	loaded := c.Marks()
+	loaded.Clear()
 	g := c.Indexed(0)
 	eta := down.Scalars[0]
 	for range c.Steps {
 		idx := touchBatch(c, g)
 		for s, j := range g.Idx {
-			zj := z0[j] + dz[j]
-			if !a.OnlyServerProx && regularized(lay, j) {
-				zj = prox.ProxRepeat(zj, eta*lam, 1)
+			if loaded.Mark(j) {
+				z[j] = z0[j]
 			}
-			g.At[s] = zj
+			g.At[s] = z[j]
+		}
+		if !a.OnlyServerProx {
+			for s, j := range g.Idx {
+				if reg.has(j) {
+					g.At[s] = prox.ProxRepeat(g.At[s], eta*lam, 1)
+				}
+			}
 		}
 		c.SparseGradientOn(idx, g)
 		for s, j := range g.Idx {
-			dz[j] -= a.c * g.Val[s]
+			z[j] -= a.c * g.Val[s]
 		}
 		eta += a.c
 	}
+	for _, j := range loaded.Touched {
+		z[j] -= z0[j]
+	}
+	loaded.Clear()
 	up.Scalars[0] = a.c * float64(c.Steps)
 }
 
 // lazyPrimalSteps runs a client's K steps w ← S(w − η·∇f(w)) from w0 on
-// sparse data and returns w_K (in c.Vec(0)). S is a scalar map of ψ per
+// sparse data and writes w_K − w0 into dw. S is a scalar map of ψ per
 // regularized coordinate (a prox or a subgradient step), and repeat(x, n)
 // applies it n times in closed form; nil means no map (S = identity). The
 // dense step applies S to every coordinate, so coordinate j, last updated
-// after step last[j], is caught up through the maps it skipped when the
-// batch next reads it, and every coordinate at the end.
-func lazyPrimalSteps(lay core.Layout, c *core.Client, eta float64, w0 []float64, repeat func(x float64, n int) float64) []float64 {
-	w, g, last := c.Vec(0), c.Indexed(0), c.Counters(0)
-	copy(w, w0)
-	clear(last)
+// after step Step, is caught up through the maps it skipped when the batch
+// next reads it, and every coordinate at the end. The iterate and its step
+// live together in the worker's core.StampedVec (one cache line per
+// touched coordinate), loaded from w0 at first touch; coordinates never
+// touched go from w0 to S^K(w0) in the final pass.
+func lazyPrimalSteps(lay core.Layout, c *core.Client, eta float64, w0, dw []float64, repeat func(x float64, n int) float64) {
+	st, g, reg := c.Stamped(), c.Indexed(0), newRegSet(lay)
+	st.Begin()
 	for k := range c.Steps {
 		idx := touchBatch(c, g)
+		st.Warm(g.Idx)
 		for s, j := range g.Idx {
-			if n := k - int(last[j]); n > 0 && repeat != nil && regularized(lay, j) {
-				w[j] = repeat(w[j], n)
+			e := st.Load(j, w0)
+			if n := k - int(e.Step); n > 0 && repeat != nil && reg.has(j) {
+				e.X = repeat(e.X, n)
 			}
-			g.At[s] = w[j]
+			g.At[s] = e.X
 		}
 		c.SparseGradientOn(idx, g)
 		for s, j := range g.Idx {
 			y := g.At[s] - eta*g.Val[s]
-			if repeat != nil && regularized(lay, j) {
+			if repeat != nil && reg.has(j) {
 				y = repeat(y, 1)
 			}
-			w[j] = y
-			last[j] = int32(k + 1)
+			e := st.At(j)
+			e.X, e.Step = y, int32(k+1)
 		}
-	}
-	if repeat == nil {
-		return w
 	}
 	K := c.Steps
-	for _, b := range lay.Blocks {
-		if !b.Regularized {
-			continue
-		}
-		for j := b.Offset; j < b.Offset+b.Size(); j++ {
-			if n := K - int(last[j]); n > 0 {
-				w[j] = repeat(w[j], n)
+	if repeat == nil || K == 0 {
+		floats.SubTo(dw, w0, w0)
+	} else {
+		for j, x := range w0 {
+			if reg.has(j) {
+				dw[j] = repeat(x, K) - x
+			} else {
+				dw[j] = x - x
 			}
 		}
 	}
-	return w
+	for _, j := range st.Touched {
+		x := st.At(j).X
+		if n := K - int(st.At(j).Step); n > 0 && repeat != nil && reg.has(j) {
+			x = repeat(x, n)
+		}
+		dw[j] = x - w0[j]
+	}
 }
 
 // lazyClientUpdate is FedMiD's client update on sparse data: the steps of
@@ -131,8 +192,7 @@ func (a *FedMiD) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.Repe
 		t := a.c * rd.Psi.Lambda
 		repeat = func(x float64, n int) float64 { return prox.ProxRepeat(x, t, n) }
 	}
-	w := lazyPrimalSteps(rd.Psi.Layout, c, a.c, down.Vecs[0], repeat)
-	floats.SubTo(up.Vecs[0], w, down.Vecs[0])
+	lazyPrimalSteps(rd.Psi.Layout, c, a.c, down.Vecs[0], up.Vecs[0], repeat)
 	up.Scalars[0] = a.c * float64(c.Steps)
 }
 
@@ -145,8 +205,7 @@ func (a *FedAvg) lazyClientUpdate(rd *core.Round, c *core.Client, step core.Repe
 		t := a.c * rd.Psi.Lambda
 		repeat = func(x float64, n int) float64 { return step.SubgradientRepeat(x, t, n) }
 	}
-	w := lazyPrimalSteps(rd.Psi.Layout, c, a.c, down.Vecs[0], repeat)
-	floats.SubTo(up.Vecs[0], w, down.Vecs[0])
+	lazyPrimalSteps(rd.Psi.Layout, c, a.c, down.Vecs[0], up.Vecs[0], repeat)
 }
 
 // lazyStep reports whether FedAvg's client update can run lazily, and
@@ -169,7 +228,7 @@ func (a *FedAvg) lazyStep(rd *core.Round, c *core.Client) (core.RepeatedSubgradi
 // −n·η_c·c^m_j, and the tracker's share of Σ_k g_k is added once at the end.
 func (a *DFedDA) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.RepeatedProx, up *core.Message) {
 	m := c.ID
-	lay, lam := rd.Psi.Layout, rd.Psi.Lambda
+	reg, lam := newRegSet(rd.Psi.Layout), rd.Psi.Lambda
 	z, acc := c.Vec(0), c.Vec(3)
 	g, last, seen := c.Indexed(0), c.Counters(0), c.Counters(1)
 	z0, y := a.z[m], a.track[m]
@@ -189,7 +248,7 @@ func (a *DFedDA) lazyClientUpdate(rd *core.Round, c *core.Client, prox core.Repe
 				}
 			}
 			zj := z[j]
-			if regularized(lay, j) {
+			if reg.has(j) {
 				zj = prox.ProxRepeat(zj, eta*lam, 1)
 			}
 			g.At[s] = zj

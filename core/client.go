@@ -31,14 +31,16 @@ type Client struct {
 }
 
 // Scratch is the memory a client update works in: model-sized vectors,
-// indexed vectors and counters (allocated on first use) and a loss
-// evaluator. One goroutine uses it at a time.
+// indexed vectors, counters, stamped entries and marks (allocated on first
+// use) and a loss evaluator. One goroutine uses it at a time.
 type Scratch struct {
-	eval Evaluator
-	dim  int
-	vecs [][]float64
-	idx  []*Indexed
-	ints [][]int32
+	eval    Evaluator
+	dim     int
+	vecs    [][]float64
+	idx     []*Indexed
+	ints    [][]int32
+	stamped *StampedVec
+	marks   *Marks
 }
 
 // NewScratch makes scratch memory for models of problem p.
@@ -189,6 +191,24 @@ func (c *Client) Counters(i int) []int32 {
 		s.ints = append(s.ints, make([]int32, s.dim))
 	}
 	return s.ints[i]
+}
+
+// Stamped returns the worker's stamped scratch entries (model-sized, see
+// StampedVec), allocated on first use; call Begin before using them.
+func (c *Client) Stamped() *StampedVec {
+	if c.s.stamped == nil {
+		c.s.stamped = NewStampedVec(c.s.dim)
+	}
+	return c.s.stamped
+}
+
+// Marks returns the worker's coordinate marks (see Marks), allocated on
+// first use and empty between client updates that Clear them.
+func (c *Client) Marks() *Marks {
+	if c.s.marks == nil {
+		c.s.marks = NewMarks(c.s.dim)
+	}
+	return c.s.marks
 }
 
 // use lends scratch s to the client for its next update.

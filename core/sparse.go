@@ -14,14 +14,15 @@ type Indexed struct {
 	// Ref lists, per stored nonzero of the batch rows in row order, the
 	// slot of the first model coordinate it reads (Support writes it).
 	Ref []int32
-	// table is an open-addressing hash table of slot+1 (0 = empty) keyed
-	// by coordinate, with linear probing; its size is a power of two at
-	// least twice len(Idx).
-	table []int32
+	// table is an open-addressing hash table with linear probing, keyed by
+	// coordinate: an entry packs coordinate j and its slot s as
+	// j<<32 | (s+1) (0 = empty), so a probe reads one word. Its size is a
+	// power of two at least twice len(Idx).
+	table []uint64
 }
 
 // NewIndexed makes empty indexed scratch.
-func NewIndexed() *Indexed { return &Indexed{table: make([]int32, 1024)} }
+func NewIndexed() *Indexed { return &Indexed{table: make([]uint64, 1024)} }
 
 // Reset empties the list in O(touched).
 func (v *Indexed) Reset() {
@@ -34,39 +35,43 @@ func (v *Indexed) Reset() {
 // hash returns coordinate j's home position in a table of size mask+1.
 func hash(j int, mask int) int { return int((uint64(j) * 0x9e3779b97f4a7c15) >> 32 & uint64(mask)) }
 
-// find returns j's table position: the one holding j, or the empty one
-// where j belongs.
-func (v *Indexed) find(j int) int {
+// find returns j's table position and entry: the one holding j, or the
+// empty one (entry 0) where j belongs.
+func (v *Indexed) find(j int) (int, uint64) {
 	mask := len(v.table) - 1
 	for h := hash(j, mask); ; h = (h + 1) & mask {
-		if s := v.table[h]; s == 0 || v.Idx[s-1] == j {
-			return h
+		if e := v.table[h]; e == 0 || e>>32 == uint64(j) {
+			return h, e
 		}
 	}
 }
 
 // Touch adds coordinate j (once) and returns its slot.
 func (v *Indexed) Touch(j int) int {
-	h := v.find(j)
-	if s := v.table[h]; s != 0 {
-		return int(s - 1)
+	h, e := v.find(j)
+	if e != 0 {
+		return int(uint32(e)) - 1
 	}
 	s := len(v.Idx)
 	v.Idx = append(v.Idx, j)
 	v.At = append(v.At, 0)
 	v.Val = append(v.Val, 0)
-	v.table[h] = int32(s + 1)
+	v.table[h] = uint64(j)<<32 | uint64(s+1)
 	if 2*len(v.Idx) > len(v.table) {
-		v.table = make([]int32, 2*len(v.table))
+		v.table = make([]uint64, 2*len(v.table))
 		for t, k := range v.Idx {
-			v.table[v.find(k)] = int32(t + 1)
+			h, _ := v.find(k)
+			v.table[h] = uint64(k)<<32 | uint64(t+1)
 		}
 	}
 	return s
 }
 
 // Slot returns the slot of coordinate j, or −1 if j is not touched.
-func (v *Indexed) Slot(j int) int { return int(v.table[v.find(j)]) - 1 }
+func (v *Indexed) Slot(j int) int {
+	_, e := v.find(j)
+	return int(uint32(e)) - 1
+}
 
 // SparseEvaluator is implemented by evaluators that compute the gradient of
 // a minibatch of sparse data (Data.Sparse) in time proportional to the
