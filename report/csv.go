@@ -67,7 +67,7 @@ func writeCSV(path string, calls [][]experiment.Run, ids bool) error {
 	header := slices.Concat(id, keys, paramHeader, fixedColumns, metrics)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		if err := cw.Write(escape.Cells(slices.Clone(header))); err != nil {
+		if err := cw.Write(escape.Cells(header)); err != nil {
 			return err
 		}
 		for c, runs := range calls {
