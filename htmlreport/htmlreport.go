@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -24,6 +23,7 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/plot"
 	"github.com/fedlab/fedlab/report"
 	"github.com/fedlab/fedlab/rundir"
@@ -173,8 +173,11 @@ func readScript(dir string, m *rundir.Manifest, given string) (text, note string
 			filepath.Join(dir, filepath.Base(m.Script.Path))}
 	}
 	for _, p := range candidates {
-		b, err := os.ReadFile(p)
+		b, err := scriptfile.Read(p)
 		if err != nil {
+			if given != "" {
+				note = err.Error()
+			}
 			continue
 		}
 		sum := sha256.Sum256(b)

@@ -9,6 +9,7 @@ func (in *interp) install() {
 	fedlab := in.L.NewTable()
 	in.installComponents(fedlab)
 	fedlab.RawSetString("args", in.argsTable())
+	in.installPairs()
 	for name, f := range map[string]goFunc{
 		"problem":     in.fnProblem,
 		"run":         in.fnRun,
@@ -24,6 +25,7 @@ func (in *interp) install() {
 		"save_model":  in.fnSaveModel,
 		"model":       in.fnModel,
 		"stages":      in.fnStages,
+		"params":      in.fnParams,
 	} {
 		fedlab.RawSetString(name, in.protect(f))
 	}

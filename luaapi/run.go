@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
@@ -35,8 +37,12 @@ type Options struct {
 	Stdout        io.Writer // print and fedlab.table output; nil = os.Stdout
 	Stderr        io.Writer // progress lines; nil = os.Stderr
 	// Args are the script's arguments, fedlab.args in Lua (fedlab run
-	// --set key=value; see ParseSet).
+	// --set key=value; see ParseSet). A key the script does not read
+	// before its first run (nor declares with fedlab.params) is an error.
 	Args map[string]any
+	// ArgText holds the values of Args as typed (fedlab.params reads a
+	// string parameter from it); nil: formatted from Args.
+	ArgText map[string]string
 	// Context, if set, interrupts the script when done (see rundir.Options.Context and sandbox.go).
 	Context context.Context
 	// MaxMemory is the memory ceiling in bytes (0: the memory available; see sandbox.go).
@@ -52,6 +58,7 @@ type interp struct {
 	runs    map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
 	sweeps  map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
 	stop    error                           // a shard's stop, raised again by every later call
+	args    *scriptArgs                     // fedlab.args and the keys read from it
 	// scriptDir is the script's directory: relative input paths resolve against it
 	scriptDir string
 	guard     *guard        // interruption and memory ceiling (sandbox.go)
@@ -66,7 +73,7 @@ type interp struct {
 // shard that stops at a call with runs of other shards returns the
 // *rundir.Stopped error (the directory is consistent: merge it).
 func RunFile(path string, opts Options) (rundir.Summary, error) {
-	src, err := os.ReadFile(path)
+	src, err := scriptfile.Read(path)
 	if err != nil {
 		return rundir.Summary{}, err
 	}
@@ -114,6 +121,9 @@ func (in *interp) run(name string, src []byte) error {
 	}
 	if err != nil {
 		return runtimeError(name, in.errorObject(err))
+	}
+	if err := in.checkArgsRead(""); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

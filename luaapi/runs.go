@@ -145,6 +145,9 @@ func (in *interp) compare(c *call, algos []*component, seeds []uint64) ([]experi
 
 // execute runs the jobs of a call (named name, if not "") in the run directory.
 func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
+	if err := in.checkArgsRead("before its first run"); err != nil {
+		return nil, err
+	}
 	if err := in.statesFit(fn, jobs); err != nil {
 		return nil, err
 	}

@@ -1,20 +1,25 @@
 package main
 
-import "github.com/fedlab/fedlab/luaapi"
+import (
+	"strings"
 
-// scriptArgs turns the --set key=value flags into fedlab.args (a later
-// --set of the same key wins).
-func scriptArgs(sets []string) (map[string]any, error) {
+	"github.com/fedlab/fedlab/luaapi"
+)
+
+// scriptArgs turns the --set key=value flags into fedlab.args, and the
+// values as typed (a later --set of the same key wins).
+func scriptArgs(sets []string) (args map[string]any, text map[string]string, err error) {
 	if len(sets) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	args := map[string]any{}
+	args, text = map[string]any{}, map[string]string{}
 	for _, s := range sets {
 		k, v, err := luaapi.ParseSet(s)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, nil, usageError{err.Error()}
 		}
 		args[k] = v
+		_, text[k], _ = strings.Cut(s, "=")
 	}
-	return args, nil
+	return args, text, nil
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+
+	"github.com/fedlab/fedlab/registry"
 )
 
 const usage = `usage:
@@ -94,8 +97,12 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// commands are fedlab's commands, for the "did you mean" of a misspelled one.
+var commands = []string{"run", "table", "plot", "report", "merge", "list", "describe", "docs", "version", "help"}
+
 // cli runs the command line args and returns the exit status: 0, 1 for an
-// error, 2 for a usage mistake.
+// error, 2 for a usage mistake. A usage mistake prints its message and one
+// line pointing to the help (fedlab alone prints the whole usage).
 func cli(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	var ue usageError
@@ -110,16 +117,29 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &xe):
 		fmt.Fprintf(stderr, "fedlab: %s\n", xe.msg)
 		return xe.code
-	case errors.As(err, &ue):
-		if ue.msg != "" {
-			fmt.Fprintf(stderr, "fedlab: %s\n", ue.msg)
-		}
+	case errors.As(err, &ue) && ue.msg == "":
 		fmt.Fprint(stderr, usage)
+		return 2
+	case errors.As(err, &ue):
+		helpCmd := "fedlab --help"
+		if slices.Contains(commands, args[0]) && args[0] != "help" {
+			helpCmd = "fedlab " + args[0] + " --help"
+		}
+		fmt.Fprintf(stderr, "fedlab: %s\nRun '%s' for usage.\n", ue.msg, helpCmd)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "fedlab: %s\n", err)
 		return 1
 	}
+}
+
+// didYouMean is " (did you mean X?)" for the name among valid closest to
+// name, or "".
+func didYouMean(name string, valid []string, prefix string) string {
+	if near := registry.Suggest(name, valid); near != "" {
+		return fmt.Sprintf(" (did you mean %s%s?)", prefix, near)
+	}
+	return ""
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
@@ -167,5 +187,5 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		_, err := io.WriteString(stdout, usage)
 		return err
 	}
-	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+	return usageError{fmt.Sprintf("unknown command %q%s", cmd, didYouMean(cmd, commands, ""))}
 }

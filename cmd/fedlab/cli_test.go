@@ -14,13 +14,46 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
+// TestUsageMistakesExitTwo: a usage mistake prints its message and one
+// line pointing to the command's help, not the whole usage (it printed
+// the 81 lines of the usage before); fedlab alone prints the usage.
 func TestUsageMistakesExitTwo(t *testing.T) {
-	for _, args := range [][]string{{}, {"bogus"}, {"run"}, {"run", "a.lua", "--bogus"}, {"run", "a.lua", "b.lua"},
+	for _, args := range [][]string{{"bogus"}, {"run"}, {"run", "a.lua", "--bogus"}, {"run", "a.lua", "b.lua"},
 		{"list", "nokind"}, {"describe"}, {"docs", "x"}, {"plot"}, {"plot", "a", "b"}, {"plot", "d", "--xlim", "1"},
 		{"merge", "a"}, {"merge", "--out", "m"}} {
 		code, _, stderr := runCLI(args...)
-		if code != 2 || !strings.Contains(stderr, "usage:") {
-			t.Errorf("fedlab %v: exit %d, stderr %q; want 2 and the usage", args, code, stderr)
+		help := "fedlab --help"
+		if args[0] != "bogus" {
+			help = "fedlab " + args[0] + " --help"
+		}
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if code != 2 || len(lines) != 2 || !strings.HasPrefix(lines[0], "fedlab: ") || lines[1] != "Run '"+help+"' for usage." {
+			t.Errorf("fedlab %v: exit %d, stderr %q; want 2, the message and one line pointing to %s", args, code, stderr, help)
+		}
+	}
+	if code, _, stderr := runCLI(); code != 2 || !strings.HasPrefix(stderr, "usage:") {
+		t.Errorf("fedlab alone: exit %d, stderr %q; want 2 and the usage", code, stderr)
+	}
+}
+
+// TestUsageMistakesSuggest: a misspelled command, flag, kind or component
+// is named with the closest valid one.
+func TestUsageMistakesSuggest(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"rnu", "x.lua"}, 2, `fedlab: unknown command "rnu" (did you mean run?)`},
+		{[]string{"run", "x.lua", "--outt", "d"}, 2, `fedlab: run has no flag --outt (did you mean --out?)`},
+		{[]string{"table", "d", "--formatt", "md"}, 2, `fedlab: table has no flag --formatt (did you mean --format?)`},
+		{[]string{"list", "regularizr"}, 2, `fedlab: unknown kind "regularizr" (did you mean regularizer?)`},
+		{[]string{"describe", "fedavgg"}, 1, `fedlab: unknown component "fedavgg" (did you mean fedavg?); run ` + "`fedlab list`"},
+		{[]string{"describe", "algo.fedavgg"}, 1, `fedlab: unknown algorithm "fedavgg" (did you mean fedavg?) (known: `},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != c.code || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("fedlab %v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.want)
 		}
 	}
 }
@@ -36,7 +69,7 @@ func TestErrorsExitOne(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", bad}, `fedlab: bad.lua:2: regularizer "l1": unknown parameter "lamda"`},
-		{[]string{"run", filepath.Join(dir, "missing.lua")}, "fedlab: open "},
+		{[]string{"run", filepath.Join(dir, "missing.lua")}, "fedlab: script " + filepath.Join(dir, "missing.lua") + ": no such file or directory"},
 		{[]string{"describe", "nonesuch"}, `fedlab: unknown component "nonesuch"`},
 	}
 	for _, c := range cases {
@@ -81,5 +114,24 @@ fedlab.csv(runs, "tiny.csv")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "results", "tiny.csv")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestScriptMustBeABoundedRegularFile: fedlab run /dev/zero read without
+// end; a device, a directory or a named pipe is refused before reading.
+func TestScriptMustBeABoundedRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "/dev/zero", "--out", filepath.Join(dir, "o")}, "fedlab: script /dev/zero is not a regular file (a character device); a script is a Lua text file\n"},
+		{[]string{"run", dir, "--out", filepath.Join(dir, "o")}, "fedlab: script " + dir + " is a directory, not a file\n"},
+		{[]string{"report", dir, "--script", "/dev/zero"}, "fedlab: --script: script /dev/zero is not a regular file (a character device); a script is a Lua text file\n"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != 1 || stderr != c.want {
+			t.Errorf("fedlab %v: exit %d, stderr %q; want 1 and %q", c.args, code, stderr, c.want)
+		}
 	}
 }

@@ -20,11 +20,12 @@ func parseKind(s string) (registry.Kind, error) {
 			return k, nil
 		}
 	}
-	names := make([]string, len(registry.Kinds))
-	for i, k := range registry.Kinds {
-		names[i] = string(k)
+	var names, accepted []string
+	for _, k := range registry.Kinds {
+		names = append(names, string(k))
+		accepted = append(accepted, string(k), luaapi.Namespace(k))
 	}
-	return "", usageError{fmt.Sprintf("unknown kind %q (kinds: %s)", s, strings.Join(names, ", "))}
+	return "", usageError{fmt.Sprintf("unknown kind %q%s (kinds: %s)", s, didYouMean(s, accepted, ""), strings.Join(names, ", "))}
 }
 
 // list prints the registered components of one kind, or of every kind, with
@@ -67,11 +68,15 @@ func lookup(name string) ([]*registry.Spec, error) {
 		if s, ok := registry.Lookup(k, short); ok {
 			return []*registry.Spec{s}, nil
 		}
-		return nil, fmt.Errorf("unknown %s %q (known: %s)", k, short, strings.Join(registry.Names(k), ", "))
+		return nil, fmt.Errorf("unknown %s %q%s (known: %s)", k, short, didYouMean(short, registry.Names(k), ""), strings.Join(registry.Names(k), ", "))
 	}
 	specs := registry.Find(name)
 	if len(specs) == 0 {
-		return nil, fmt.Errorf("unknown component %q; run `fedlab list` to see them all", name)
+		var all []string
+		for _, k := range registry.Kinds {
+			all = append(all, registry.Names(k)...)
+		}
+		return nil, fmt.Errorf("unknown component %q%s; run `fedlab list` to see them all", name, didYouMean(name, all, ""))
 	}
 	return specs, nil
 }

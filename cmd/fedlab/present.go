@@ -13,6 +13,7 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/htmlreport"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/report"
 	"github.com/fedlab/fedlab/rundir"
 )
@@ -127,6 +128,11 @@ func reportCmd(args []string, stdout io.Writer) error {
 	}
 	if len(dirs) != 1 {
 		return usageError{"report takes one run directory"}
+	}
+	if opts.Script != "" {
+		if _, err := scriptfile.Read(opts.Script); err != nil {
+			return fmt.Errorf("--script: %w", err)
+		}
 	}
 	if *out == "" {
 		*out = filepath.Join(dirs[0], "report.html")

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -32,21 +33,28 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&opts.Unsafe, "unsafe", false, "open the os, io and package libraries")
 	var sets stringList
 	fs.Var(&sets, "set", "script argument key=value, fedlab.args.key in Lua (repeatable)")
-	timeout := fs.Duration("timeout", 0, "stop the run after this long (resumable)")
+	var timeout durationFlag
+	fs.Var(&timeout, "timeout", "stop the run after this long (resumable); 0 = no limit")
 	maxMemory := fs.String("max-memory", "", "memory ceiling, e.g. 4GB")
 	scripts, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if opts.Args, err = scriptArgs(sets); err != nil {
+	if opts.Args, opts.ArgText, err = scriptArgs(sets); err != nil {
 		return err
 	}
 	if len(scripts) != 1 {
 		return usageError{"run takes one script"}
 	}
+	outGiven := false
+	fs.Visit(func(f *flag.Flag) { outGiven = outGiven || f.Name == "out" })
 	switch {
-	case opts.Jobs < 0 || opts.Workers < 0:
-		return usageError{"--jobs and --workers must be at least 1"}
+	case outGiven && opts.Out == "":
+		return usageError{`--out "": give a directory name (leave --out out for the default runs/SCRIPT-YYYYMMDD-HHMMSS)`}
+	case opts.Jobs < 0:
+		return usageError{fmt.Sprintf("--jobs %d: want 0 (the number of CPUs) or more", opts.Jobs)}
+	case opts.Workers < 0:
+		return usageError{fmt.Sprintf("--workers %d: want 0 (the CPUs divided among the runs at once) or more", opts.Workers)}
 	case opts.Fresh && opts.Update:
 		return usageError{"--fresh and --update exclude each other"}
 	case opts.Jobs == 0 && opts.Workers > 0: // the client workers given: as many runs as fill the CPUs
@@ -60,10 +68,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			return usageError{"--max-memory: " + err.Error()}
 		}
 	}
-	if *timeout < 0 {
-		return usageError{"--timeout must be positive, e.g. 30m"}
+	if timeout < 0 {
+		return usageError{fmt.Sprintf("--timeout %s: want a positive duration (e.g. 30m), or 0 for no limit", time.Duration(timeout))}
 	}
-	ctx, release := guarded(*timeout)
+	ctx, release := guarded(time.Duration(timeout))
 	defer release()
 	opts.Context = ctx
 	if shard != "" {
@@ -93,6 +101,22 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// durationFlag is a time.Duration flag whose refusal says what is valid
+// (the flag package says only "parse error").
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+
+func (d *durationFlag) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration from 0 (no limit) to %s (about 292 years), with a unit: e.g. 90s, 30m, 2h or 1h30m",
+			fmt.Sprintf("%dh", math.MaxInt64/int64(time.Hour)))
+	}
+	*d = durationFlag(v)
+	return nil
+}
+
 // defaultOut is runs/SCRIPT-YYYYMMDD-HHMMSS (with -shard-I-of-N for a shard).
 func defaultOut(script string, s rundir.Shard, t time.Time) string {
 	name := strings.TrimSuffix(filepath.Base(script), filepath.Ext(script)) + "-" + t.Format("20060102-150405")
@@ -100,6 +124,19 @@ func defaultOut(script string, s rundir.Shard, t time.Time) string {
 		name += fmt.Sprintf("-shard-%d-of-%d", s.Index, s.Count)
 	}
 	return filepath.Join("runs", name)
+}
+
+// flagError is the usage error of a flag fs refused: an unknown flag is
+// named with the closest known one.
+func flagError(fs *flag.FlagSet, err error) error {
+	name, unknown := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !unknown {
+		return usageError{err.Error()}
+	}
+	name = strings.TrimLeft(name, "-")
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	return usageError{fmt.Sprintf("%s has no flag --%s%s", fs.Name(), name, didYouMean(name, known, "--"))}
 }
 
 // parseArgs parses flags placed before, between or after the positional
@@ -110,7 +147,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 			return nil, helpRequested{fs.Name()}
 		} else if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, flagError(fs, err)
 		}
 		if fs.NArg() == 0 {
 			return pos, nil
