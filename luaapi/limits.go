@@ -2,8 +2,6 @@ package luaapi
 
 import (
 	"fmt"
-	"maps"
-	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -84,33 +82,6 @@ func sparseBytes(a registry.Args, dense uint64, clients int, rows uint64, named 
 		*named = append(*named, fmt.Sprintf("density = %g", density))
 	}
 	return uint64(min(float64(dense)*density*1.5, 1<<63)) // saturates like budget.Product
-}
-
-// inputArgs returns the arguments of a dataset with its relative input
-// paths (String parameters named path or dir, or ending in _path or _dir)
-// joined to dir, the script's directory: a script finds its data files
-// next to it wherever it is run from. The identity of runs keeps the paths
-// as written. Other components' arguments are returned unchanged.
-func inputArgs(spec *registry.Spec, raw map[string]any, dir string) map[string]any {
-	if spec.Kind != registry.Dataset || dir == "" {
-		return raw
-	}
-	var out map[string]any
-	for _, p := range spec.Params {
-		s, ok := raw[p.Name].(string)
-		input := p.Name == "path" || p.Name == "dir" || strings.HasSuffix(p.Name, "_path") || strings.HasSuffix(p.Name, "_dir")
-		if !ok || !input || s == "" || filepath.IsAbs(s) {
-			continue
-		}
-		if out == nil {
-			out = maps.Clone(raw)
-		}
-		out[p.Name] = filepath.Join(dir, s)
-	}
-	if out == nil {
-		return raw
-	}
-	return out
 }
 
 // Bounds of the engine settings: a run checks for interruption (a signal,

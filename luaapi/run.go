@@ -59,11 +59,13 @@ type interp struct {
 	sweeps  map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
 	stop    error                           // a shard's stop, raised again by every later call
 	args    *scriptArgs                     // fedlab.args and the keys read from it
-	// scriptDir is the script's directory: relative input paths resolve against it
-	scriptDir string
-	guard     *guard        // interruption and memory ceiling (sandbox.go)
-	raised    raised        // the last non-string error value and its line (sandbox.go)
-	threads   []*lua.LState // idle threads of pcall (sandbox.go)
+	// scriptDir is the script's directory: relative input paths written in
+	// the script resolve against it; workDir is the working directory,
+	// against which paths typed on the command line resolve (paths.go)
+	scriptDir, workDir string
+	guard              *guard        // interruption and memory ceiling (sandbox.go)
+	raised             raised        // the last non-string error value and its line (sandbox.go)
+	threads            []*lua.LState // idle threads of pcall (sandbox.go)
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and
@@ -83,6 +85,10 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
+	workDir, err := os.Getwd()
+	if err != nil {
+		return rundir.Summary{}, err
+	}
 	g := newGuard(opts)
 	defer g.stop()
 	sum := sha256.Sum256(src)
@@ -95,9 +101,9 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), builder: plan.NewBuilder(), guard: g,
+	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), workDir: workDir, builder: plan.NewBuilder(), guard: g,
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
-	in.builder.Inputs = inputArgs
+	in.builder.Inputs = in.inputArgs
 	in.builder.CheckData = in.checkData
 	defer in.L.Close()
 	in.install()

@@ -18,8 +18,9 @@ import (
 // is computed once. A Builder is used from one goroutine.
 type Builder struct {
 	// Inputs, if set, rewrites a dataset's raw parameters before it is
-	// built: relative input paths resolved against dir (Component.Dir).
-	Inputs func(spec *registry.Spec, raw map[string]any, dir string) map[string]any
+	// built: relative input paths resolved against dir (Component.Dir);
+	// an error (e.g. a path naming two files) stops the build.
+	Inputs func(spec *registry.Spec, raw map[string]any, dir string) (map[string]any, error)
 	// CheckData, if set, is called with a dataset's arguments before it
 	// is built: an error (e.g. an estimate over the memory budget) is
 	// returned instead of building it.
@@ -76,7 +77,11 @@ func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
 	}
 	r := resolved{args: args, id: experiment.NewComponent(c.Name, vals)}
 	if kind == registry.Dataset && c.Dir != "" && b.Inputs != nil {
-		if r.args, err = registry.Validate(kind, c.Name, b.Inputs(args.Spec(), raw, c.Dir)); err != nil {
+		inputs, err := b.Inputs(args.Spec(), raw, c.Dir)
+		if err != nil {
+			return resolved{}, err
+		}
+		if r.args, err = registry.Validate(kind, c.Name, inputs); err != nil {
 			return resolved{}, err
 		}
 	}
