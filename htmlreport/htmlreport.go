@@ -165,14 +165,15 @@ func (cv *callView) fill(runs []experiment.Run, c rundir.Call, opts Options) err
 }
 
 // readScript returns the script's text if a file with the manifest's
-// SHA-256 is found, and a note saying where it came from or why not.
+// SHA-256 is found (the copy kept in the run directory first), and a note
+// saying where it came from or why not, and how the session was started.
 func readScript(dir string, m *rundir.Manifest, given string) (text, note string) {
 	candidates := []string{given}
 	if given == "" {
-		candidates = []string{m.Script.Path, filepath.Join(filepath.Dir(filepath.Clean(dir)), m.Script.Path),
-			filepath.Join(dir, filepath.Base(m.Script.Path))}
+		candidates = []string{filepath.Join(dir, rundir.ScriptCopyFile), m.Script.Path,
+			filepath.Join(filepath.Dir(filepath.Clean(dir)), m.Script.Path), filepath.Join(dir, filepath.Base(m.Script.Path))}
 	}
-	for _, p := range candidates {
+	for i, p := range candidates {
 		b, err := scriptfile.Read(p)
 		if err != nil {
 			if given != "" {
@@ -185,12 +186,39 @@ func readScript(dir string, m *rundir.Manifest, given string) (text, note string
 			note = fmt.Sprintf("%s has changed since the run (SHA-256 differs from %s); not shown", p, m.Script.SHA256)
 			continue
 		}
-		return string(b), fmt.Sprintf("%s (SHA-256 %s)", p, m.Script.SHA256)
+		from := p
+		if given == "" && i == 0 {
+			from = fmt.Sprintf("%s, the copy kept in the run directory of %s", p, m.Script.Path)
+		}
+		return string(b), fmt.Sprintf("%s (SHA-256 %s)%s", from, m.Script.SHA256, invocationNote(m.Invocation))
 	}
 	if note == "" {
 		note = fmt.Sprintf("%s not found (SHA-256 %s)", m.Script.Path, m.Script.SHA256)
 	}
-	return "", note
+	return "", note + invocationNote(m.Invocation)
+}
+
+// invocationNote is "; run as CMD in DIR" for a manifest that records
+// its invocation, or "".
+func invocationNote(inv *rundir.Invocation) string {
+	if inv == nil || len(inv.CommandLine) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; run as %s in %s", shellQuote(inv.CommandLine), inv.WorkDir)
+}
+
+// shellQuote joins args as a shell would read them back (single quotes
+// around any argument that is not plain).
+func shellQuote(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,+@%") == "" {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
 }
 
 // settingsOf lists the problem and engine settings of a call.

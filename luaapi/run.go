@@ -45,6 +45,9 @@ type Options struct {
 	ArgText map[string]string
 	// Context, if set, interrupts the script when done (see rundir.Options.Context and sandbox.go).
 	Context context.Context
+	// CommandLine is the command that started the script (recorded in the
+	// run directory's manifest with the working directory and ArgText).
+	CommandLine []string
 	// MaxMemory is the memory ceiling in bytes (0: the memory available; see sandbox.go).
 	MaxMemory uint64
 }
@@ -92,7 +95,12 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	g := newGuard(opts)
 	defer g.stop()
 	sum := sha256.Sum256(src)
-	dopts := rundir.Options{Script: rundir.Script{Path: path, SHA256: hex.EncodeToString(sum[:])},
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return rundir.Summary{}, err
+	}
+	inv := &rundir.Invocation{CommandLine: opts.CommandLine, WorkDir: workDir, Set: opts.ArgText}
+	dopts := rundir.Options{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
 		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers, Context: g.ctx}
 	if !opts.Quiet {
 		dopts.Progress, dopts.Interactive = opts.Stderr, isTerminal(opts.Stderr)

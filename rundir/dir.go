@@ -19,6 +19,11 @@ import (
 // Options configure a session on a run directory.
 type Options struct {
 	Script Script
+	// Source is the script's text, kept in the directory as
+	// ScriptCopyFile when the session first writes there (nil: no copy).
+	Source []byte
+	// Invocation, if set, is recorded in the manifest.
+	Invocation *Invocation
 	// Fresh deletes the directory's previous runs (manifest, records,
 	// results, models) before starting.
 	Fresh bool
@@ -131,6 +136,10 @@ func Open(path string, opts Options) (*Dir, error) {
 		s := opts.Shard
 		d.m.Shard = &s
 	}
+	if opts.Invocation != nil {
+		inv := *opts.Invocation
+		d.m.Invocation = &inv
+	}
 	if path == "" {
 		return d, nil
 	}
@@ -211,6 +220,14 @@ func (d *Dir) begin() error {
 	if d.opts.Fresh {
 		if err := d.clear(); err != nil {
 			return err
+		}
+	}
+	if d.opts.Source != nil {
+		if err := atomicfile.WriteBytes(filepath.Join(d.path, ScriptCopyFile), d.opts.Source); err != nil {
+			return err
+		}
+		if d.m.Invocation != nil {
+			d.m.Invocation.ScriptCopy = ScriptCopyFile
 		}
 	}
 	return d.writeManifest()

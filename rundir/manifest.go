@@ -19,6 +19,9 @@ const (
 	ModelsDir    = "models"
 	// LockFile is held by the session writing the directory (see Lock).
 	LockFile = "fedlab.lock"
+	// ScriptCopyFile is the copy of the script the last session ran
+	// (Options.Source), so that the directory shows and redoes what ran.
+	ScriptCopyFile = "script.lua"
 )
 
 // manifestFormat identifies the manifest's format.
@@ -41,24 +44,39 @@ const Pending = "pending"
 
 // Manifest describes a run directory (manifest.json).
 type Manifest struct {
-	Format     string            `json:"format"`
-	Fedlab     string            `json:"fedlab_version"`
-	Go         string            `json:"go_version"`
-	Script     Script            `json:"script"`
-	Shard      *Shard            `json:"shard,omitempty"`
-	MergedFrom []string          `json:"merged_from,omitempty"`
-	Status     string            `json:"status"`
-	Error      string            `json:"error,omitempty"`
-	Started    time.Time         `json:"started"`
-	Finished   *time.Time        `json:"finished,omitempty"`
+	Format     string     `json:"format"`
+	Fedlab     string     `json:"fedlab_version"`
+	Go         string     `json:"go_version"`
+	Script     Script     `json:"script"`
+	Shard      *Shard     `json:"shard,omitempty"`
+	MergedFrom []string   `json:"merged_from,omitempty"`
+	Status     string     `json:"status"`
+	Error      string     `json:"error,omitempty"`
+	Started    time.Time  `json:"started"`
+	Finished   *time.Time `json:"finished,omitempty"`
+	// Invocation is how the last session was started (absent in
+	// directories written before fedlab recorded it).
+	Invocation *Invocation       `json:"invocation,omitempty"`
 	Calls      []Call            `json:"calls"`
 	Runs       map[string]*Entry `json:"runs"`
 }
 
 // Script identifies the script that produced a directory.
 type Script struct {
+	// Path is the script's absolute path (relative to where the session
+	// started in directories written by older fedlab versions).
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
+}
+
+// Invocation records how a session was started: with the script's copy
+// (ScriptCopyFile) and the build (Manifest.Fedlab, Manifest.Go), what is
+// needed to see and redo exactly what ran.
+type Invocation struct {
+	CommandLine []string          `json:"command_line"`          // the arguments, from the program name on
+	WorkDir     string            `json:"work_dir"`              // the working directory, where relative paths typed resolve
+	Set         map[string]string `json:"set,omitempty"`         // the script arguments (--set) as typed
+	ScriptCopy  string            `json:"script_copy,omitempty"` // the script's copy in the directory (ScriptCopyFile), if kept
 }
 
 // Call is one fedlab.run, fedlab.compare or fedlab.sweep call of the script.

@@ -21,7 +21,7 @@ import (
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	opts := luaapi.Options{Stdout: stdout, Stderr: stderr}
+	opts := luaapi.Options{Stdout: stdout, Stderr: stderr, CommandLine: append([]string{"fedlab", "run"}, args...)}
 	var shard string
 	fs.StringVar(&opts.Out, "out", "", "run directory")
 	fs.IntVar(&opts.Jobs, "jobs", 0, "runs executed at once")
