@@ -84,7 +84,19 @@ func (c Count) check() error {
 	return nil
 }
 
-// Of returns the number of coordinates kept of d (at most d).
+// checkDimension refuses a k above d, the dimension of the vectors
+// compressed by the compressor name (a count it cannot keep, which a clamp
+// to d would then charge as k values and indices).
+func (c Count) checkDimension(name string, d int) error {
+	if c.K > d {
+		return fmt.Errorf("compressor %q: parameter \"k\" = %d is above the dimension d = %d of the vectors it compresses (valid: 1 ≤ k ≤ %d, or a fraction in (0, 1])",
+			name, c.K, d, d)
+	}
+	return nil
+}
+
+// Of returns the number of coordinates kept of d (at most d; a K above d
+// is refused by CheckDimension before any vector is compressed).
 func (c Count) Of(d int) int {
 	if c.K > 0 {
 		return min(c.K, d)
@@ -173,6 +185,9 @@ func selectTop(x []float64, idx []int, k int) {
 // ErrorFeedback reports whether error feedback is on.
 func (t TopK) ErrorFeedback() bool { return t.EF }
 
+// CheckDimension refuses k > d (see core.DimensionChecker).
+func (t TopK) CheckDimension(d int) error { return t.Count.checkDimension("top_k", d) }
+
 // RandK keeps Count coordinates drawn uniformly without replacement.
 type RandK struct {
 	Count    Count
@@ -209,6 +224,9 @@ func (t RandK) Compress(x []float64, rng *rand.Rand, idx []int) int64 {
 
 // ErrorFeedback reports whether error feedback is on.
 func (t RandK) ErrorFeedback() bool { return t.EF }
+
+// CheckDimension refuses k > d (see core.DimensionChecker).
+func (t RandK) CheckDimension(d int) error { return t.Count.checkDimension("rand_k", d) }
 
 // Sign is the scaled sign compressor (‖x‖₁/d)·sign(x) (Karimireddy et al.,
 // 2019), with sign(0) = +1 so that one bit per coordinate suffices.

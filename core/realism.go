@@ -37,6 +37,31 @@ type Compressor interface {
 	ErrorFeedback() bool
 }
 
+// DimensionChecker is implemented by components whose parameters hold
+// only for vectors of some dimensions (a top-k compressor keeps k ≤ d
+// coordinates): CheckDimension returns an error naming the parameter, its
+// value and the valid range when they do not hold for dimension d.
+type DimensionChecker interface {
+	CheckDimension(d int) error
+}
+
+// CheckCompressors refuses the compressors of s whose parameters do not
+// hold for messages of dimension d (the model's): a parameter beyond what
+// a compressor can do is an error, not a clamp.
+func CheckCompressors(s *Settings, d int) error {
+	for _, c := range []struct {
+		key string
+		c   Compressor
+	}{{"compress_up", s.CompressUp}, {"compress_down", s.CompressDown}} {
+		if dc, ok := c.c.(DimensionChecker); ok {
+			if err := dc.CheckDimension(d); err != nil {
+				return fmt.Errorf("%s: %w", c.key, err)
+			}
+		}
+	}
+	return nil
+}
+
 // Privacy is client-level differential privacy with the Gaussian mechanism:
 // every client's update is clipped to ℓ2 norm Clip, and the server adds
 // N(0, (Noise·Clip/n)²) to each coordinate of the mean of n replies
@@ -187,6 +212,9 @@ func (e *engine) newSystem() error {
 		return nil
 	}
 	if err := CheckEffects("", e.alg, s); err != nil {
+		return err
+	}
+	if err := CheckCompressors(s, e.dim); err != nil {
 		return err
 	}
 	if _, ok := As[Gossiper](e.alg); ok {

@@ -54,6 +54,9 @@ func checkEffects(base experiment.Base, args registry.Args) error {
 	if s.Availability == nil && s.CompressUp == nil && s.CompressDown == nil && s.Privacy == nil {
 		return nil
 	}
+	if err := core.CheckCompressors(s, base.Problem.Dim()); err != nil {
+		return err
+	}
 	if s.Privacy != nil && base.Problem.WeightBySamples {
 		return fmt.Errorf("client-level DP needs equal client weights (the sensitivity of the mean is clip/n); remove weighted = true from the problem")
 	}

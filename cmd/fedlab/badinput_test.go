@@ -121,6 +121,10 @@ var badInputs = []badInput{
 	{name: "eval_every negative", script: prelude + run(`, eval_every = -3`), code: 1, first: `s\.lua:3: fedlab\.run: key "eval_every"`},
 	{name: "duplicate labels", script: prelude + "fedlab.compare{ problem = p, algorithms = { " + algo + ", " + algo + " }, rounds = 2, local_steps = 1 }\n", code: 1, first: `s\.lua:3: fedlab\.compare: .*label`},
 	{name: "sweep without grid", script: prelude + "fedlab.sweep{ problem = p, algorithms = { " + algo + " }, rounds = 2, local_steps = 1 }\n", code: 1, first: `s\.lua:3: fedlab\.sweep: `},
+	{name: "top_k above d", script: prelude + compare(", compress_up = fedlab.compressor.top_k{ k = 10^6 }"), code: 1,
+		first: `s\.lua:3: fedlab\.compare: compress_up: compressor "top_k": parameter "k" = 1000000 is above the dimension d = 9 of the vectors it compresses \(valid: 1 ≤ k ≤ 9, or a fraction in \(0, 1\]\)$`},
+	{name: "rand_k above d", script: prelude + compare(", compress_down = fedlab.compressor.rand_k{ k = 10 }"), code: 1,
+		first: `s\.lua:3: fedlab\.compare: compress_down: compressor "rand_k": parameter "k" = 10 is above the dimension d = 9`},
 	{name: "table of non-runs", script: "fedlab.table({ 1, 2 })\n", code: 1, first: `s\.lua:1: fedlab\.table: `},
 
 	// outputs and the sandbox
