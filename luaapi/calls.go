@@ -142,6 +142,7 @@ var (
 		{"metrics", "list of metric names or fedlab.metric.* values", false, `what to measure (default { "objective" })`},
 		{"init", `"zeros" or "normal"`, false, `initial model (default "zeros")`},
 		{"init_scale", "number ≥ 0", false, `standard deviation of init = "normal" (default 0.01)`},
+		{"divergence", "number > 1 or math.huge", false, "a run diverges at the first evaluated round whose training loss is not finite or exceeds divergence × max(|F(w₀)|, 1) (default 1e6; math.huge: only a NaN/Inf model)"},
 	}
 	// systemKeys are the system effects of fedlab.run, compare and sweep (see luaapi/system.go).
 	systemKeys = []key{

@@ -1,0 +1,63 @@
+package luaapi
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A run whose loss grows past the divergence threshold while staying
+// finite is diverged at that round in results, tables, CSV files and
+// sweep selection, exactly like a NaN/Inf run; a run under the threshold
+// is untouched. test_gd at eta_c = 5 on this problem multiplies its loss by
+// ≈ 15 per round from F(w₀) = 0.567 (scale max(0.567, 1) = 1): 2.01e5 at
+// round 5, 3.08e6 at round 6, 7.26e8 at round 8, 1.11e10 at round 9.
+func TestFiniteBlowUpIsDivergedEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	out, err := script(t, problemSrc+`local common = { problem = problem, rounds = 30, local_steps = 1, eval_every = 1, metrics = { "test_objective" } }
+local function with(t) local c = {} for k, v in pairs(common) do c[k] = v end for k, v in pairs(t) do c[k] = v end return c end
+local runs = fedlab.compare(with{ algorithms = { fedlab.algo.test_gd{ eta_c = 1, label = "calm" }, fedlab.algo.test_gd{ eta_c = 5, label = "wild" } } })
+assert(runs[1].status == "done" and #runs[1].records == 31, runs[1].status)
+assert(runs[2].status == "diverged" and runs[2].diverged_at == 6, runs[2].status .. " " .. tostring(runs[2].diverged_at))
+assert(#runs[2].records == 6 and runs[2].records[6].round == 5)
+print(runs[2].error)
+fedlab.table(runs, { rounds = { 5, 10 } })
+fedlab.csv(runs, "runs.csv")
+local late = fedlab.run(with{ algorithm = fedlab.algo.test_gd{ eta_c = 5 }, divergence = 1e9 })
+print("late", late.status, late.diverged_at)
+local off = fedlab.run(with{ algorithm = fedlab.algo.test_gd{ eta_c = 5 }, divergence = math.huge })
+print("off", off.status, #off.records)
+local sw = fedlab.sweep(with{ algorithms = { fedlab.algo.test_gd{} }, grid = { eta_c = { 1, 5 } },
+  select = { metric = "test_objective", mode = "min" } })
+fedlab.sweep_table(sw)
+print("best", sw.best[1].config.eta_c)
+`, Options{Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"diverged at round 6: the training loss 3.08e+06 exceeds 1e+06 × 1 (divergence × max(|F(w₀)|, 1))",
+		"diverged@6", "late\tdiverged\t9\n", "off\tdone\t31\n", "best\t1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "runs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(csv), ",diverged,"); n != 6 {
+		t.Errorf("CSV has %d rows with status diverged, want 6:\n%s", n, csv)
+	}
+}
+
+func TestDivergenceSettingIsValidated(t *testing.T) {
+	for _, bad := range []string{"1", "0.5", "-3", "0/0"} {
+		mustFail(t, problemSrc+`fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, rounds = 1, local_steps = 1, divergence = `+bad+` }
+`, "script.lua:3: ", `fedlab.run: key "divergence": expected a factor > 1 (or math.huge: only a NaN/Inf model diverges), got `)
+	}
+	mustFail(t, problemSrc+`fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, rounds = 1, local_steps = 1, divergence = "big" }
+`, "script.lua:3: ", `fedlab.run: key "divergence": expected a number, got`)
+}
