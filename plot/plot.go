@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/stats"
 	"github.com/fedlab/fedlab/metrics"
@@ -144,13 +145,32 @@ type Series struct {
 	X, Mean, Std []float64
 	Count        []int
 	Runs         int // runs in the group
+	// DivergedAt is the earliest round at which a run of the group
+	// diverged (0: none did), and Diverged how many did; the series ends
+	// before DivergedAt (after it the mean would be over fewer seeds, a
+	// jump no run made).
+	DivergedAt, Diverged int
+	// NonNegative reports that every value of the group is ≥ 0.
+	NonNegative bool
+}
+
+// Legend is the series' legend entry: its name, and where it diverged
+// ("FedAvg (diverged@20)", "FedAvg (1 of 3 seeds diverged@20)").
+func (s Series) Legend() string {
+	switch {
+	case s.Diverged == 0:
+		return s.Name
+	case s.Diverged == s.Runs:
+		return fmt.Sprintf("%s (diverged@%d)", s.Name, s.DivergedAt)
+	}
+	return fmt.Sprintf("%s (%d of %d seeds diverged@%d)", s.Name, s.Diverged, s.Runs, s.DivergedAt)
 }
 
 // Lines groups the runs by name (in order of first appearance) and
-// averages the metric over the runs of a group at each evaluated round (a
-// diverged run contributes up to its divergence; runs not run are left
-// out). The x value at a round is the mean over the runs of the chosen
-// axis.
+// averages the metric over the runs of a group at each evaluated round
+// (runs not run are left out). A group with a diverged run ends before the
+// earliest divergence among its runs (Series.DivergedAt). The x value at a
+// round is the mean over the runs of the chosen axis.
 func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error) {
 	x := opts.X
 	if x == "" {
@@ -183,10 +203,17 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 		if !ok {
 			g = len(out)
 			index[name] = g
-			out = append(out, Series{Name: name})
+			out = append(out, Series{Name: name, NonNegative: true})
 			points = append(points, map[int]*point{})
 		}
 		out[g].Runs++
+		if r.Result.Status == core.Diverged {
+			s := &out[g]
+			if s.Diverged == 0 || r.Result.DivergedAt < s.DivergedAt {
+				s.DivergedAt = r.Result.DivergedAt
+			}
+			s.Diverged++
+		}
 		if col < 0 {
 			continue
 		}
@@ -221,6 +248,9 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 			}
 			p.xs = append(p.xs, xv)
 			p.ys = append(p.ys, rec.Values[col])
+			if rec.Values[col] < 0 {
+				out[g].NonNegative = false
+			}
 		}
 	}
 	if !found {
@@ -234,6 +264,9 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 		slices.Sort(rounds)
 		s := &out[g]
 		for _, r := range rounds {
+			if s.Diverged > 0 && r >= s.DivergedAt {
+				break
+			}
 			p := points[g][r]
 			mx, _ := stats.MeanStd(p.xs)
 			my, sy := stats.MeanStd(p.ys)
