@@ -37,7 +37,7 @@ type Figure struct {
 	// endLegend: the legend explains the end marker of diverged series.
 	endLegend bool
 	ends      []plotter.XY // where the end markers are drawn, in drawing order
-	refs      []string // legend entries of the reference lines
+	refs      []string     // legend entries of the reference lines
 }
 
 // Figure size defaults, marker count and the resolution of PNG files.
