@@ -61,3 +61,23 @@ func TestDivergenceSettingIsValidated(t *testing.T) {
 	mustFail(t, problemSrc+`fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, rounds = 1, local_steps = 1, divergence = "big" }
 `, "script.lua:3: ", `fedlab.run: key "divergence": expected a number, got`)
 }
+
+// fedlab.plot and fedlab.xyplot refuse sizes and texts beyond their
+// documented ranges at the call, naming the key and the range.
+func TestPlotSizesHaveRanges(t *testing.T) {
+	run := problemSrc + `local r = fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{}, rounds = 2, local_steps = 1, metrics = { "test_objective" } }
+`
+	for _, c := range []struct{ opt, want string }{
+		{"width = 1e7", "fedlab.plot: width 1e+07 cm is outside 2–60 cm (0: the default, 16 cm)"},
+		{"font_size = 1e6", "fedlab.plot: font size 1e+06 pt is outside 4–36 pt (0: the default, 10 pt)"},
+		{"height = 0.5", "fedlab.plot: height 0.5 cm is outside 2–60 cm"},
+		{`title = string.rep("t", 2^20)`, "fedlab.plot: title of 1048576 characters: at most 300 fit a figure"},
+		{`xlabel = string.rep("x", 400)`, "fedlab.plot: xlabel of 400 characters: at most 300 fit a figure"},
+	} {
+		mustFail(t, run+"fedlab.plot(r, { metric = \"test_objective\", "+c.opt+" })\n", "script.lua:4: ", c.want)
+	}
+	mustFail(t, `fedlab.xyplot{ series = { { label = "a", x = { 1, 2 }, y = { 1, 2 } } }, file = "f", ylabel = string.rep("y", 301) }
+`, "script.lua:1: ", "fedlab.xyplot: ylabel of 301 characters: at most 300 fit a figure")
+	mustFail(t, `fedlab.xyplot{ series = { { label = string.rep("l", 2^20), x = { 1, 2 }, y = { 1, 2 } } }, file = "f" }
+`, "script.lua:1: ", "(1048576 characters) is too long; shorten the label")
+}

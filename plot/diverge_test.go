@@ -176,3 +176,26 @@ func TestTickLabelsFit(t *testing.T) {
 		}
 	}
 }
+
+// A label too long for any figure is refused with its start and length
+// (a 1 MiB label made the legend, and with it the canvas, unbounded).
+func TestOversizedFiguresAreRefused(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	_, err := NewFigure([]experiment.Run{series(long, 1, "objective", []float64{1, 2}, 0)}, Options{Metric: "objective"})
+	if err == nil || !strings.Contains(err.Error(), `more than 60 cm: the legend entry "`+strings.Repeat("x", 39)+`…" (1048576 characters) is too long; shorten the label`) {
+		t.Errorf("1 MiB label: %v", err)
+	}
+	var many []experiment.Run
+	for i := range 200 {
+		many = append(many, series(strings.Repeat("s", i%10)+string(rune('A'+i%26))+strings.Repeat("-", i/26), 1, "objective", []float64{1, 2}, 0))
+	}
+	_, err = NewFigure(many, Options{Metric: "objective"})
+	if err == nil || !strings.Contains(err.Error(), "200 legend entries (series and reference lines) at font size 10 pt; draw fewer series or use a smaller font_size") {
+		t.Errorf("200 series: %v", err)
+	}
+	for _, o := range []Options{{Metric: "m", Width: 1e7}, {Metric: "m", FontSize: 1e6}, {Metric: "m", Height: 1}, {Metric: "m", Title: long}} {
+		if err := o.Check(); err == nil {
+			t.Errorf("options %.60v accepted", o)
+		}
+	}
+}

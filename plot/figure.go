@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
@@ -103,7 +104,43 @@ func build(opts Options, seriesOf func(metric string) ([]Series, error)) (*Figur
 	if f.Title != "" {
 		f.Width = max(f.Width, f.title.Rectangle(f.Title).Size().X+2*gap)
 	}
+	if limit := MaxSize * vg.Centimeter; f.Width > limit || f.Height > limit {
+		return nil, f.tooLarge()
+	}
 	return f, nil
+}
+
+// tooLarge says why the figure outgrew MaxSize: its longest legend entry
+// or its number of entries.
+func (f *Figure) tooLarge() error {
+	longest := ""
+	for _, n := range f.Names {
+		if utf8.RuneCountInString(n) > utf8.RuneCountInString(longest) {
+			longest = n
+		}
+	}
+	w, h := f.Width/vg.Centimeter, f.Height/vg.Centimeter
+	rows := (len(f.Panels) + f.cols - 1) / f.cols
+	if h > MaxSize && float64(rows*defaultHeight) > MaxSize {
+		return fmt.Errorf("the figure would be %.0f × %.0f cm, more than %g cm: %d panels in %d rows of %d cm; draw fewer metrics per figure or give a height",
+			w, h, MaxSize, len(f.Panels), rows, defaultHeight)
+	}
+	if utf8.RuneCountInString(longest) > 40 && w > MaxSize {
+		short := Truncate(longest, 40)
+		return fmt.Errorf("the figure would be %.0f × %.0f cm, more than %g cm: the legend entry %q (%d characters) is too long; shorten the label",
+			w, h, MaxSize, short, utf8.RuneCountInString(longest))
+	}
+	return fmt.Errorf("the figure would be %.0f × %.0f cm, more than %g cm: %d legend entries (series and reference lines) at font size %g pt; draw fewer series or use a smaller font_size",
+		w, h, MaxSize, len(f.Names), float64(f.Legend.TextStyle.Font.Size))
+}
+
+// Truncate cuts s to n characters, marking the cut with "…".
+func Truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // panel draws one metric's series; index assigns each series name its
