@@ -57,14 +57,14 @@ func TestDivergedSeriesIsCutMarkedAndLeftOutOfTheAxes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w := s[1]; len(w.X) != 3 || w.X[2] != 20 || w.DivergedAt != 30 || w.Legend() != "wild (1 of 2 seeds diverged@30)" {
+		if w := s[1]; len(w.X) != 3 || w.X[2] != 20 || w.DivergedAt != 30 || w.Legend() != "wild, 1 of 2 seeds diverged@30" {
 			t.Fatalf("wild series: x %v, diverged@%d, legend %q; want it cut before round 30", w.X, w.DivergedAt, w.Legend())
 		}
 		fig, err := NewFigure(runs, Options{Metric: "objective", YScale: scale})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Contains(fig.Names, "wild (1 of 2 seeds diverged@30)") || !slices.Contains(fig.Names, endLegend) {
+		if !slices.Contains(fig.Names, "wild, 1 of 2 seeds diverged@30") || !slices.Contains(fig.Names, endLegend) {
 			t.Errorf("%s: legend %v lacks the divergence and the end marker", scale, fig.Names)
 		}
 		p := fig.Panels[0]

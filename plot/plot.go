@@ -218,15 +218,15 @@ type Series struct {
 }
 
 // Legend is the series' legend entry: its name, and where it diverged
-// ("FedAvg (diverged@20)", "FedAvg (1 of 3 seeds diverged@20)").
+// ("FedAvg, diverged@20", "FedAvg, 1 of 3 seeds diverged@20").
 func (s Series) Legend() string {
 	switch {
 	case s.Diverged == 0:
 		return s.Name
 	case s.Diverged == s.Runs:
-		return fmt.Sprintf("%s (diverged@%d)", s.Name, s.DivergedAt)
+		return fmt.Sprintf("%s, diverged@%d", s.Name, s.DivergedAt)
 	}
-	return fmt.Sprintf("%s (%d of %d seeds diverged@%d)", s.Name, s.Diverged, s.Runs, s.DivergedAt)
+	return fmt.Sprintf("%s, %d of %d seeds diverged@%d", s.Name, s.Diverged, s.Runs, s.DivergedAt)
 }
 
 // Lines groups the runs by name (in order of first appearance) and
