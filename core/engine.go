@@ -39,9 +39,6 @@ type Result struct {
 	Status     Status
 	DivergedAt int    // the round at which the run diverged (Settings.Divergence)
 	Err        string // why a run failed or diverged
-	// DivergenceBase is max(|F(w₀)|, 1), the scale of the divergence test
-	// (Settings.DivergenceBase when given); 0 when the test is off.
-	DivergenceBase float64
 	Model          []float64
 	Elapsed        time.Duration
 }
@@ -110,6 +107,7 @@ type engine struct {
 	nodeMean   []float64
 	sys        *system // nil without system effects (realism.go)
 	evalAt     []bool  // evalAt[t]: evaluate after t rounds
+	scale      float64 // max(|F(w₀)|, 1) of the divergence test; 0 until measured
 }
 
 func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Result) (*engine, error) {
@@ -358,20 +356,28 @@ func (e *engine) diverged(round int, loss float64) bool {
 		e.res.Err = fmt.Sprintf("diverged at round %d: the training loss is %g", round, loss)
 		return true
 	}
-	if e.res.DivergenceBase == 0 {
-		e.res.DivergenceBase = max(math.Abs(loss), 1)
+	if e.scale == 0 {
+		e.scale = max(math.Abs(loss), 1)
 		if e.s.DivergenceBase > 0 {
-			e.res.DivergenceBase = e.s.DivergenceBase
+			e.scale = e.s.DivergenceBase
 		}
 	}
 	factor := e.s.divergenceFactor()
-	if math.Abs(loss) > factor*e.res.DivergenceBase {
+	if math.Abs(loss) > factor*e.scale {
 		e.res.Status, e.res.DivergedAt = Diverged, round
 		e.res.Err = fmt.Sprintf("diverged at round %d: the training loss %.4g exceeds %g × %.4g (divergence × max(|F(w₀)|, 1))",
-			round, loss, factor, e.res.DivergenceBase)
+			round, loss, factor, e.scale)
 		return true
 	}
 	return false
+}
+
+// DivergenceScale is max(|F(w)|, 1) for the training loss F of p: the
+// scale of the divergence test of a run that starts at w (see
+// Settings.Divergence and Settings.DivergenceBase).
+func DivergenceScale(p *Problem, w []float64) float64 {
+	ev := NewEval(p, p.Loss.NewEvaluator(p.Layout), w, 0, Psi{})
+	return max(math.Abs(ev.TrainLoss()), 1)
 }
 
 // evaluate measures the metrics at round and appends their record, unless

@@ -91,7 +91,10 @@ func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func
 		w := &wrapped{Algorithm: algs[i], average: p.averages[i] && !ownAverage}
 		r := core.Run(st.problem, w, s, p.spec.Metrics)
 		if i == 0 {
-			w0, divergenceBase = w.w0, r.DivergenceBase
+			w0 = w.w0
+			if len(p.stages) > 1 && !math.IsInf(s.Divergence, 1) {
+				divergenceBase = core.DivergenceScale(st.problem, w0)
+			}
 		}
 		_, stageNodes := core.As[core.Nodes](algs[i])
 		for _, rec := range r.Records {
