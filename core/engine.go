@@ -39,8 +39,8 @@ type Result struct {
 	Status     Status
 	DivergedAt int    // the round at which the run diverged (Settings.Divergence)
 	Err        string // why a run failed or diverged
-	Model          []float64
-	Elapsed        time.Duration
+	Model      []float64
+	Elapsed    time.Duration
 }
 
 // Run executes alg on p for s.Rounds rounds and measures metrics. It never
