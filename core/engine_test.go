@@ -272,6 +272,15 @@ func TestFiniteBlowUpDivergesAtTheExactRound(t *testing.T) {
 	if res.Status != Diverged || res.DivergedAt != 309 {
 		t.Fatalf("divergence +Inf: status %s at %d, want diverged at round 309", res.Status, res.DivergedAt)
 	}
+	// a given scale (a pipeline's later stage) replaces max(|F(w₀)|, 1):
+	// 10^(2r)/2 > 1e6 × 1e3 first at r = 5
+	res = Run(p, &growing{factor: 10}, Settings{Rounds: 10, LocalSteps: 1, EvalEvery: 1, DivergenceBase: 1e3}, nil)
+	if res.Status != Diverged || res.DivergedAt != 5 {
+		t.Fatalf("scale 1e3: status %s at %d, want diverged at round 5", res.Status, res.DivergedAt)
+	}
+	if got := DivergenceScale(p, []float64{3}); got != 4.5 {
+		t.Fatalf("DivergenceScale at w = 3: %g, want F = 9/2", got)
+	}
 	// between evaluations the first evaluated round past the threshold
 	res = Run(p, &growing{factor: 10}, Settings{Rounds: 10, LocalSteps: 1, EvalEvery: 5}, nil)
 	if res.Status != Diverged || res.DivergedAt != 5 {
