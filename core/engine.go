@@ -37,7 +37,7 @@ type Result struct {
 	Metrics    []string
 	Records    []Record
 	Status     Status
-	DivergedAt int    // rounds completed when the model became NaN/Inf
+	DivergedAt int    // the round at which the run diverged (Settings.Divergence)
 	Err        string // why a run failed or diverged
 	Model      []float64
 	Elapsed    time.Duration
@@ -45,7 +45,9 @@ type Result struct {
 
 // Run executes alg on p for s.Rounds rounds and measures metrics. It never
 // panics: a panic inside a component marks the run as failed, and a model
-// that becomes NaN or ±Inf stops the run as diverged.
+// that becomes NaN or ±Inf, or a training loss that grows past the
+// divergence threshold at an evaluated round (Settings.Divergence), stops
+// the run as diverged; the records end before that round.
 func Run(p *Problem, alg Algorithm, s Settings, metrics []Metric) (res *Result) {
 	start := time.Now()
 	res = &Result{Status: Done}
@@ -105,6 +107,7 @@ type engine struct {
 	nodeMean   []float64
 	sys        *system // nil without system effects (realism.go)
 	evalAt     []bool  // evalAt[t]: evaluate after t rounds
+	scale      float64 // max(|F(w₀)|, 1) of the divergence test; 0 until measured
 }
 
 func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Result) (*engine, error) {
@@ -198,7 +201,16 @@ func (e *engine) loop() {
 
 	e.alg.Model(e.model)
 	if e.evalAt[0] {
-		e.evaluate(s.RoundOffset, s.RoundOffset)
+		if e.evaluate(s.RoundOffset, s.RoundOffset) {
+			e.res.Model = append([]float64(nil), e.model...)
+			return
+		}
+	} else if e.tracking() && e.s.DivergenceBase == 0 {
+		ev := NewEval(e.p, e.evalEv, e.model, s.RoundOffset, e.p.Penalty.At(s.RoundOffset, e.p.Layout))
+		if e.diverged(s.RoundOffset, ev.TrainLoss()) {
+			e.res.Model = append([]float64(nil), e.model...)
+			return
+		}
 	}
 	for t := 0; t < s.Rounds; t++ {
 		r := s.RoundOffset + t
@@ -246,8 +258,8 @@ func (e *engine) loop() {
 			e.res.Err = fmt.Sprintf("diverged at round %d: the model has NaN or Inf entries", r+1)
 			break
 		}
-		if e.evalAt[t+1] {
-			e.evaluate(r+1, r)
+		if e.evalAt[t+1] && e.evaluate(r+1, r) {
+			break
 		}
 		if s.Progress != nil {
 			s.Progress(t+1, s.Rounds)
@@ -330,7 +342,47 @@ func (e *engine) averageReplies() {
 	}
 }
 
-func (e *engine) evaluate(round, psiRound int) {
+// tracking reports whether the run tests its training loss for
+// divergence (Settings.Divergence is not +Inf).
+func (e *engine) tracking() bool { return !math.IsInf(e.s.divergenceFactor(), 1) }
+
+// diverged applies the divergence test to the training loss measured at
+// round: the first measurement sets the scale max(|F(w₀)|, 1) (unless
+// Settings.DivergenceBase gives it); a loss that is not finite or exceeds
+// Divergence times the scale marks the run diverged at round.
+func (e *engine) diverged(round int, loss float64) bool {
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		e.res.Status, e.res.DivergedAt = Diverged, round
+		e.res.Err = fmt.Sprintf("diverged at round %d: the training loss is %g", round, loss)
+		return true
+	}
+	if e.scale == 0 {
+		e.scale = max(math.Abs(loss), 1)
+		if e.s.DivergenceBase > 0 {
+			e.scale = e.s.DivergenceBase
+		}
+	}
+	factor := e.s.divergenceFactor()
+	if math.Abs(loss) > factor*e.scale {
+		e.res.Status, e.res.DivergedAt = Diverged, round
+		e.res.Err = fmt.Sprintf("diverged at round %d: the training loss %.4g exceeds %g × %.4g (divergence × max(|F(w₀)|, 1))",
+			round, loss, factor, e.scale)
+		return true
+	}
+	return false
+}
+
+// DivergenceScale is max(|F(w)|, 1) for the training loss F of p: the
+// scale of the divergence test of a run that starts at w (see
+// Settings.Divergence and Settings.DivergenceBase).
+func DivergenceScale(p *Problem, w []float64) float64 {
+	ev := NewEval(p, p.Loss.NewEvaluator(p.Layout), w, 0, Psi{})
+	return max(math.Abs(ev.TrainLoss()), 1)
+}
+
+// evaluate measures the metrics at round and appends their record, unless
+// the run diverged there (see diverged), which it reports.
+func (e *engine) evaluate(round, psiRound int) bool {
 	ev := NewEval(e.p, e.evalEv, e.model, round, e.p.Penalty.At(psiRound, e.p.Layout))
 	ev.Up, ev.Down, ev.CommRounds = e.up, e.down, e.commRounds
 	ev.Samples = e.s.Carry.Samples
@@ -340,21 +392,30 @@ func (e *engine) evaluate(round, psiRound int) {
 	ev.BitsUp, ev.BitsDown = e.bits()
 	ev.Epsilon = e.epsilon()
 	rec := Record{Round: round, Up: e.up, Down: e.down, CommRounds: e.commRounds, Samples: ev.Samples}
+	var loss float64
 	if e.nodes != nil {
-		rec.Values = e.evaluateNodes(ev)
+		rec.Values, loss = e.evaluateNodes(ev)
 	} else {
 		rec.Values = make([]float64, len(e.metrics))
 		for i, m := range e.metrics {
 			rec.Values[i] = m.Eval(ev)
 		}
+		if e.tracking() {
+			loss = ev.TrainLoss() // after the metrics: shares their cached pass
+		}
+	}
+	if e.tracking() && e.diverged(round, loss) {
+		return true
 	}
 	e.res.Records = append(e.res.Records, rec)
+	return false
 }
 
 // evaluateNodes measures every metric on every node's model and returns,
-// per metric, the mean, minimum and maximum over the nodes. base holds the
-// round's counters.
-func (e *engine) evaluateNodes(base *Eval) []float64 {
+// per metric, the mean, minimum and maximum over the nodes, and the
+// training loss of largest magnitude among the nodes (when tracked). base
+// holds the round's counters.
+func (e *engine) evaluateNodes(base *Eval) (vals []float64, loss float64) {
 	M := len(e.nodeModels)
 	clear(e.nodeMean)
 	for m, w := range e.nodeModels {
@@ -363,7 +424,7 @@ func (e *engine) evaluateNodes(base *Eval) []float64 {
 			e.nodeMean[k] += x / float64(M)
 		}
 	}
-	vals := make([]float64, 3*len(e.metrics))
+	vals = make([]float64, 3*len(e.metrics))
 	for i := range e.metrics {
 		vals[3*i+1], vals[3*i+2] = math.Inf(1), math.Inf(-1)
 	}
@@ -378,8 +439,13 @@ func (e *engine) evaluateNodes(base *Eval) []float64 {
 			vals[3*i+1] = math.Min(vals[3*i+1], v)
 			vals[3*i+2] = math.Max(vals[3*i+2], v)
 		}
+		if e.tracking() {
+			if l := ev.TrainLoss(); m == 0 || !(math.Abs(l) <= math.Abs(loss)) {
+				loss = l
+			}
+		}
 	}
-	return vals
+	return vals, loss
 }
 
 func finite(v []float64) bool {

@@ -3,6 +3,7 @@ package core
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -231,3 +232,93 @@ func TestLocalRoundsAreNotCommunication(t *testing.T) {
 		t.Fatalf("comm rounds %d, down %d, up %d; want 5, 45, 30", last.CommRounds, last.Down, last.Up)
 	}
 }
+
+// growing multiplies its model by factor every round: finite, but its
+// training loss ½(w − x)² grows by about factor² per round.
+type growing struct {
+	recorder
+	factor float64
+}
+
+func (a *growing) Init(env *Env) error {
+	err := a.recorder.Init(env)
+	a.w[0] = 1
+	return err
+}
+func (a *growing) Aggregate(*Round, *Message, []*Message) { a.w[0] *= a.factor }
+
+func TestFiniteBlowUpDivergesAtTheExactRound(t *testing.T) {
+	// one client with the sample 0: F(w) = w²/2, F(w₀) = 0.5, scale 1.
+	// w after r rounds is 10^r: F = 10^(2r)/2 first exceeds 1e6 at r = 4.
+	p := testProblem(t, sizes(1))
+	res := Run(p, &growing{factor: 10}, Settings{Rounds: 10, LocalSteps: 1, EvalEvery: 1}, []Metric{objectiveMetric{}})
+	if res.Status != Diverged || res.DivergedAt != 4 {
+		t.Fatalf("status %s at %d (%s), want diverged at round 4", res.Status, res.DivergedAt, res.Err)
+	}
+	want := "diverged at round 4: the training loss 5e+07 exceeds 1e+06 × 1 (divergence × max(|F(w₀)|, 1))"
+	if res.Err != want {
+		t.Fatalf("message %q, want %q", res.Err, want)
+	}
+	if n := len(res.Records); n != 4 || res.Records[n-1].Round != 3 {
+		t.Fatalf("%d records ending at round %d; want rounds 0–3", n, res.Records[n-1].Round)
+	}
+	// a larger factor moves the round: 10^(2r)/2 > 1e10 first at r = 6
+	res = Run(p, &growing{factor: 10}, Settings{Rounds: 10, LocalSteps: 1, EvalEvery: 1, Divergence: 1e10}, []Metric{objectiveMetric{}})
+	if res.Status != Diverged || res.DivergedAt != 6 {
+		t.Fatalf("divergence 1e10: status %s at %d, want diverged at round 6", res.Status, res.DivergedAt)
+	}
+	// +Inf: only a non-finite model diverges (10^r overflows at r = 309)
+	res = Run(p, &growing{factor: 10}, Settings{Rounds: 320, LocalSteps: 1, EvalEvery: 1, Divergence: math.Inf(1)}, nil)
+	if res.Status != Diverged || res.DivergedAt != 309 {
+		t.Fatalf("divergence +Inf: status %s at %d, want diverged at round 309", res.Status, res.DivergedAt)
+	}
+	// a given scale (a pipeline's later stage) replaces max(|F(w₀)|, 1):
+	// 10^(2r)/2 > 1e6 × 1e3 first at r = 5
+	res = Run(p, &growing{factor: 10}, Settings{Rounds: 10, LocalSteps: 1, EvalEvery: 1, DivergenceBase: 1e3}, nil)
+	if res.Status != Diverged || res.DivergedAt != 5 {
+		t.Fatalf("scale 1e3: status %s at %d, want diverged at round 5", res.Status, res.DivergedAt)
+	}
+	if got := DivergenceScale(p, []float64{3}); got != 4.5 {
+		t.Fatalf("DivergenceScale at w = 3: %g, want F = 9/2", got)
+	}
+	// between evaluations the first evaluated round past the threshold
+	res = Run(p, &growing{factor: 10}, Settings{Rounds: 10, LocalSteps: 1, EvalEvery: 5}, nil)
+	if res.Status != Diverged || res.DivergedAt != 5 {
+		t.Fatalf("eval_every 5: status %s at %d, want diverged at round 5", res.Status, res.DivergedAt)
+	}
+}
+
+func TestRunUnderTheThresholdIsUntouched(t *testing.T) {
+	// F grows by 10^(2·3)/2 = 5e5 < 1e6 over three rounds: not divergence,
+	// and the records equal those of a run with the test off.
+	p := testProblem(t, sizes(1))
+	s := Settings{Rounds: 3, LocalSteps: 1, EvalEvery: 1}
+	res := Run(p, &growing{factor: 10}, s, []Metric{objectiveMetric{}})
+	s.Divergence = math.Inf(1)
+	off := Run(p, &growing{factor: 10}, s, []Metric{objectiveMetric{}})
+	if res.Status != Done || len(res.Records) != 4 {
+		t.Fatalf("status %s (%s), %d records; want done, 4 records", res.Status, res.Err, len(res.Records))
+	}
+	for i := range res.Records {
+		if !slices.Equal(res.Records[i].Values, off.Records[i].Values) {
+			t.Fatalf("record %d: %v with the test, %v without", i, res.Records[i].Values, off.Records[i].Values)
+		}
+	}
+	if got := res.Records[3].Values[0]; got != 5e5 {
+		t.Fatalf("objective at round 3 = %g, want 5e5", got)
+	}
+}
+
+func TestDivergenceSettingIsChecked(t *testing.T) {
+	for _, d := range []float64{1, 0.5, -1, math.NaN()} {
+		err := (&Settings{Rounds: 1, LocalSteps: 1, Divergence: d}).Check()
+		if err == nil || !strings.Contains(err.Error(), "divergence must be a factor > 1") {
+			t.Fatalf("divergence %g: error %v", d, err)
+		}
+	}
+}
+
+type objectiveMetric struct{}
+
+func (objectiveMetric) Name() string         { return "objective" }
+func (objectiveMetric) Eval(e *Eval) float64 { return e.Objective() }

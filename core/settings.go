@@ -33,6 +33,15 @@ type Settings struct {
 	CompressUp   Compressor
 	CompressDown Compressor
 	Privacy      Privacy
+	// Divergence is the growth factor of the training loss beyond which a
+	// run diverges: at the first evaluated round r where F(w_r) is not
+	// finite or |F(w_r)| > Divergence·max(|F(w₀)|, 1), the run stops with
+	// status Diverged at r (see DefaultDivergence). 0 means
+	// DefaultDivergence; +Inf leaves only a NaN/Inf model as divergence.
+	Divergence float64
+	// DivergenceBase, if > 0, replaces max(|F(w₀)|, 1) in that test (a
+	// pipeline stage measures against the pipeline's start, not its own).
+	DivergenceBase float64
 	// Progress, if set, is called by the coordinator after every round.
 	Progress func(done, total int)
 	// Interrupt, if set, is called by the coordinator before every round;
@@ -51,6 +60,8 @@ func (s *Settings) Check() error {
 		return fmt.Errorf("give local_steps or epochs")
 	case s.Init != "" && s.Init != "zeros" && s.Init != "normal":
 		return fmt.Errorf("init must be \"zeros\" or \"normal\", got %q", s.Init)
+	case s.Divergence != 0 && !(s.Divergence > 1):
+		return fmt.Errorf("divergence must be a factor > 1 (+Inf: only a NaN/Inf model diverges; 0: the default %g), got %g", DefaultDivergence, s.Divergence)
 	}
 	for _, r := range s.EvalRounds {
 		if r < s.RoundOffset || r > s.RoundOffset+s.Rounds {
@@ -58,6 +69,22 @@ func (s *Settings) Check() error {
 		}
 	}
 	return nil
+}
+
+// DefaultDivergence is the default of Settings.Divergence: a run whose
+// training loss grows to a million times max(|F(w₀)|, 1) has left every
+// regime in which its numbers mean anything (the FCO paper's FedDualAvg
+// step size on LASSO goes 4.9 → 8.6e85 → 2.5e284 before it overflows),
+// while a converging run rises by a small factor at most (FedDualAvg at
+// (0.001, 10) on the FCO LASSO (I): 1050 → 1450, a factor 1.4).
+const DefaultDivergence = 1e6
+
+// divergenceFactor is the factor in effect (Divergence, or the default).
+func (s *Settings) divergenceFactor() float64 {
+	if s.Divergence == 0 {
+		return DefaultDivergence
+	}
+	return s.Divergence
 }
 
 // Counts are cumulative totals of a run: floats sent up and down, rounds

@@ -230,6 +230,31 @@ func TestKeys(t *testing.T) {
 	}
 }
 
+// The divergence factor is part of the identity only when it is not the
+// default: the runs of scripts that do not set it keep their keys (the
+// key below is the one this job had before the setting existed).
+func TestDivergenceKeepsDefaultKeys(t *testing.T) {
+	key := func(divergence float64) string {
+		b := testBase(t)
+		b.Settings.Divergence = divergence
+		js, err := Jobs(b, AlgoSpec{Name: "test_gd"}, nil, []uint64{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return js[0].Key
+	}
+	const old = "a33ddb557dc8d9a6"
+	for _, d := range []float64{0, core.DefaultDivergence} {
+		if k := key(d); k != old {
+			t.Errorf("divergence %g: key %s, want the old key %s", d, k, old)
+		}
+	}
+	a, b := key(1e8), key(math.Inf(1))
+	if a == old || b == old || a == b {
+		t.Errorf("keys %s (1e8) and %s (+Inf) must differ from each other and from %s", a, b, old)
+	}
+}
+
 func TestGrid(t *testing.T) {
 	a := []Setting{NewSetting("a", 1.0), NewSetting("a", 2.0)}
 	b := []Setting{NewSetting("b", "x"), NewSetting("b", "y"), NewSetting("b", "z")}

@@ -59,6 +59,10 @@ type SettingsID struct {
 	EvalEvery       int     `json:"eval_every"`
 	Init            string  `json:"init"`
 	InitScale       float64 `json:"init_scale"`
+	// Divergence is the divergence factor (core.Settings.Divergence) when
+	// it is not the default, in canonical form; absent otherwise, so runs
+	// under the default keep their keys.
+	Divergence any `json:"divergence,omitempty"`
 	System
 }
 
@@ -73,8 +77,12 @@ type System struct {
 
 // settingsID extracts the identity of engine settings.
 func settingsID(s core.Settings) SettingsID {
-	return SettingsID{Rounds: s.Rounds, ClientsPerRound: s.ClientsPerRound, LocalSteps: s.LocalSteps,
+	id := SettingsID{Rounds: s.Rounds, ClientsPerRound: s.ClientsPerRound, LocalSteps: s.LocalSteps,
 		Epochs: s.LocalEpochs, Batch: s.Batch, EvalEvery: s.EvalEvery, Init: s.Init, InitScale: s.InitScale}
+	if s.Divergence != 0 && s.Divergence != core.DefaultDivergence {
+		id.Divergence = Canonical(s.Divergence)
+	}
+	return id
 }
 
 // Identity is everything that determines the records and model of a run:

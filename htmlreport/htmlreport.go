@@ -92,6 +92,9 @@ func Write(w io.Writer, dir string, opts Options) error {
 		return err
 	}
 	m := l.Manifest
+	if err := plot.CheckX(opts.X, slices.Concat(l.Calls...)); err != nil {
+		return err
+	}
 	pg := page{Name: scriptName(m), Dir: dir, Status: m.Status, Error: m.Error, Version: m.Fedlab, Go: m.Go,
 		Started: m.Started.Format(time.RFC3339), Generated: time.Now().UTC().Format(time.RFC3339)}
 	if m.Finished != nil {
@@ -110,7 +113,7 @@ func Write(w io.Writer, dir string, opts Options) error {
 			total += r.Result.Elapsed
 			if r.Result.Status == core.Diverged || r.Result.Status == core.Failed {
 				msg := r.Result.Err
-				if r.Result.Status == core.Diverged {
+				if r.Result.Status == core.Diverged && !strings.Contains(msg, fmt.Sprintf("diverged at round %d", r.Result.DivergedAt)) {
 					msg = fmt.Sprintf("diverged at round %d: %s", r.Result.DivergedAt, r.Result.Err)
 				}
 				pg.Problems = append(pg.Problems, problemRun{Call: i + 1, Label: r.Name(),

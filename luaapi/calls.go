@@ -142,6 +142,7 @@ var (
 		{"metrics", "list of metric names or fedlab.metric.* values", false, `what to measure (default { "objective" })`},
 		{"init", `"zeros" or "normal"`, false, `initial model (default "zeros")`},
 		{"init_scale", "number ≥ 0", false, `standard deviation of init = "normal" (default 0.01)`},
+		{"divergence", "number > 1 or math.huge", false, "a run diverges at the first evaluated round whose training loss is not finite or exceeds divergence × max(|F(w₀)|, 1) (default 1e6; math.huge: only a NaN/Inf model)"},
 	}
 	// systemKeys are the system effects of fedlab.run, compare and sweep (see luaapi/system.go).
 	systemKeys = []key{
@@ -219,17 +220,17 @@ var (
 		{"metrics", "list of metric names", false, "metrics drawn as panels of one figure"},
 		{"x", `"round", "comm", "comm_rounds", "samples", "time" or a metric the runs measured (e.g. "bits")`, false, `the x axis (default "round"; "time" spreads each run's wall time evenly over its rounds)`},
 		{"file", "string", false, "the file name without extension (default: the metrics)"},
-		{"title", "string", false, "the figure title (default: none)"},
+		{"title", "string of at most 300 characters", false, "the figure title (default: none)"},
 		{"log", "boolean", false, "force a logarithmic (true) or linear (false) y axis (default: log for error, gap and norm metrics)"},
 		{"logx", "boolean", false, "a logarithmic x axis"},
 		{"xlim", "list of 2 numbers", false, "x axis limits { min, max }"},
 		{"ylim", "list of 2 numbers", false, "y axis limits { min, max }"},
 		{"skip_round0", "boolean", false, "leave out round 0 (the initial point)"},
-		{"width", "number ≥ 1", false, "figure width in cm (default 16)"},
-		{"height", "number ≥ 1", false, "figure height in cm (default 10 per row of panels)"},
-		{"font_size", "number ≥ 1", false, "font size in points (default 10)"},
-		{"xlabel", "string", false, "the x axis label (default: the axis's name)"},
-		{"ylabel", "string", false, "the y axis label (default: the metric's display name)"},
+		{"width", "number from 2 to 60, or 0", false, "figure width in cm (0: the default, 16; the figure grows for its legend up to 60)"},
+		{"height", "number from 2 to 60, or 0", false, "figure height in cm (0: the default, 10 per row of panels)"},
+		{"font_size", "number from 4 to 36, or 0", false, "font size in points (0: the default, 10)"},
+		{"xlabel", "string of at most 300 characters", false, "the x axis label (default: the axis's name)"},
+		{"ylabel", "string of at most 300 characters", false, "the y axis label (default: the metric's display name)"},
 		{"formats", "list of strings", false, `"png", "svg", "pdf" (default png and svg)`},
 		{"hline", "reference line table or list of them", false, "horizontal reference lines { value =, label =, metric = }, e.g. a centralized optimum (default: none)"},
 	})

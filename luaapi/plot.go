@@ -30,7 +30,7 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	opts := plot.Options{Metric: f.str("metric", ""), Metrics: f.strings("metrics"), X: f.str("x", "round"),
 		Title: f.str("title", ""), XLabel: f.str("xlabel", ""), YLabel: f.str("ylabel", ""),
 		XLim: f.numbers("xlim"), YLim: f.numbers("ylim"), SkipRound0: f.boolean("skip_round0", false),
-		Width: f.number("width", 0, 1), Height: f.number("height", 0, 1), FontSize: f.number("font_size", 0, 1)}
+		Width: f.number("width", 0, 0), Height: f.number("height", 0, 0), FontSize: f.number("font_size", 0, 0)}
 	if f.get("log") != lua.LNil {
 		opts.YScale = plot.Linear
 		if f.boolean("log", false) {

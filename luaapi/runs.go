@@ -120,6 +120,24 @@ func (in *interp) readSettings(f *fields) core.Settings {
 		EvalEvery:       f.integer("eval_every", 0, 0),
 		Init:            f.str("init", "zeros", "zeros", "normal"),
 		InitScale:       f.number("init_scale", 0.01, 0),
+		Divergence:      f.divergence(),
+	}
+}
+
+// divergence reads the divergence factor: a number > 1 or math.huge; 0
+// (the engine's default) if absent.
+func (f *fields) divergence() float64 {
+	switch v := f.get("divergence").(type) {
+	case *lua.LNilType:
+		return 0
+	case lua.LNumber:
+		if !(v > 1) {
+			f.fail(fmt.Errorf("%s: expected a factor > 1 (or math.huge: only a NaN/Inf model diverges), got %v", f.what("divergence"), v))
+		}
+		return float64(v)
+	default:
+		f.fail(fmt.Errorf("%s: expected a number, got %s", f.what("divergence"), typeText(v)))
+		return 0
 	}
 }
 

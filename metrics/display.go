@@ -10,6 +10,9 @@ type Display struct {
 	Label  string // human axis label, e.g. "optimality gap Φ(w) − Φ(w*)"
 	Better Better // which direction is better (for bold best values)
 	Log    bool   // drawn on a logarithmic axis by default (gaps, errors, norms)
+	// NonNegative: the values are ≥ 0; Unit: they lie in [0, 1]. Figures
+	// keep the ± std band inside that range.
+	NonNegative, Unit bool
 }
 
 // Better says which values of a metric are better.
@@ -29,32 +32,32 @@ var (
 		"train_loss":     {Label: "training loss", Better: Lower},
 		"test_loss":      {Label: "test loss", Better: Lower},
 		"regularizer":    {Label: "regularizer ψ(w)"},
-		"train_accuracy": {Label: "training accuracy", Better: Higher},
-		"test_accuracy":  {Label: "test accuracy", Better: Higher},
-		"l2_error":       {Label: "ℓ2 error ‖w − w*‖₂", Better: Lower, Log: true},
-		"l1_error":       {Label: "ℓ1 error ‖w − w*‖₁", Better: Lower, Log: true},
-		"fro_error":      {Label: "Frobenius error ‖W − W*‖_F", Better: Lower, Log: true},
-		"op_error":       {Label: "operator-norm error ‖W − W*‖₂", Better: Lower, Log: true},
+		"train_accuracy": {Label: "training accuracy", Better: Higher, Unit: true},
+		"test_accuracy":  {Label: "test accuracy", Better: Higher, Unit: true},
+		"l2_error":       {Label: "ℓ2 error ‖w − w*‖₂", Better: Lower, Log: true, NonNegative: true},
+		"l1_error":       {Label: "ℓ1 error ‖w − w*‖₁", Better: Lower, Log: true, NonNegative: true},
+		"fro_error":      {Label: "Frobenius error ‖W − W*‖_F", Better: Lower, Log: true, NonNegative: true},
+		"op_error":       {Label: "operator-norm error ‖W − W*‖₂", Better: Lower, Log: true, NonNegative: true},
 		"opt_gap":        {Label: "optimality gap Φ(w) − Φ(w*)", Better: Lower, Log: true},
 		"loss_gap":       {Label: "loss gap F(w) − F(w*)", Better: Lower, Log: true},
-		"stationarity":   {Label: "stationarity ‖∇F(w)‖²", Better: Lower, Log: true},
-		"consensus":      {Label: "consensus ‖wᵐ − w̄‖₂", Better: Lower, Log: true},
-		"comm_up":        {Label: "floats sent up (client → server)"},
-		"comm_down":      {Label: "floats sent down (server → client)"},
-		"comm":           {Label: "floats communicated (up + down)"},
-		"comm_rounds":    {Label: "communication rounds"},
-		"samples":        {Label: "samples accessed"},
-		"bits_up":        {Label: "bits sent up (client → server)"},
-		"bits_down":      {Label: "bits sent down (server → client)"},
-		"bits":           {Label: "bits communicated (up + down)"},
-		"epsilon":        {Label: "privacy ε spent (client-level DP)"},
-		"precision":      {Label: "support precision", Better: Higher},
-		"recall":         {Label: "support recall", Better: Higher},
-		"f1":             {Label: "support F1 score", Better: Higher},
-		"density":        {Label: "density (fraction of nonzero weights)"},
-		"nnz":            {Label: "nonzero weights"},
-		"rank":           {Label: "rank"},
-		"stage":          {Label: "stage"},
+		"stationarity":   {Label: "stationarity ‖∇F(w)‖²", Better: Lower, Log: true, NonNegative: true},
+		"consensus":      {Label: "consensus ‖wᵐ − w̄‖₂", Better: Lower, Log: true, NonNegative: true},
+		"comm_up":        {Label: "floats sent up (client → server)", NonNegative: true},
+		"comm_down":      {Label: "floats sent down (server → client)", NonNegative: true},
+		"comm":           {Label: "floats communicated (up + down)", NonNegative: true},
+		"comm_rounds":    {Label: "communication rounds", NonNegative: true},
+		"samples":        {Label: "samples accessed", NonNegative: true},
+		"bits_up":        {Label: "bits sent up (client → server)", NonNegative: true},
+		"bits_down":      {Label: "bits sent down (server → client)", NonNegative: true},
+		"bits":           {Label: "bits communicated (up + down)", NonNegative: true},
+		"epsilon":        {Label: "privacy ε spent (client-level DP)", NonNegative: true},
+		"precision":      {Label: "support precision", Better: Higher, Unit: true},
+		"recall":         {Label: "support recall", Better: Higher, Unit: true},
+		"f1":             {Label: "support F1 score", Better: Higher, Unit: true},
+		"density":        {Label: "density (fraction of nonzero weights)", Unit: true},
+		"nnz":            {Label: "nonzero weights", NonNegative: true},
+		"rank":           {Label: "rank", NonNegative: true},
+		"stage":          {Label: "stage", NonNegative: true},
 	}
 )
 
@@ -92,6 +95,7 @@ func DisplayOf(name string) Display {
 	for _, s := range []string{"_gap", "_error", "_norm"} {
 		if strings.HasSuffix(name, s) {
 			d.Log, d.Better = true, Lower
+			d.NonNegative = s != "_gap" // a gap to a reference can dip below 0 by round-off
 		}
 	}
 	return d

@@ -56,6 +56,10 @@ func TestEveryAlgorithmOneStageEqualsPlainRun(t *testing.T) {
 	}
 	s := settings
 	s.EvalEvery, s.ClientsPerRound = 2, 0 // decentralized algorithms need every node
+	// With their default step sizes fedda_1_2 and fedpd blow up on this
+	// problem (training loss 21.7 → 1e8–1e16 by round 2), which counts as
+	// divergence; the comparison is of the records, so the test is off.
+	s.Divergence = math.Inf(1)
 	const rounds = 5
 	specs := registry.Specs(registry.Algorithm)
 	if len(specs) < 20 {

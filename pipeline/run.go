@@ -63,6 +63,7 @@ func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func
 	}
 	var carry core.Counts
 	var w0, prevModel, prevAvg []float64
+	var divergenceBase float64 // the first stage's scale: every stage is tested against the pipeline's start
 	round := p.spec.Settings.RoundOffset
 	total := p.Rounds()
 	for i, st := range p.stages {
@@ -71,7 +72,7 @@ func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func
 		if interrupt != nil {
 			s.Interrupt = interrupt
 		}
-		s.Rounds, s.RoundOffset, s.Carry = st.Rounds, round, carry
+		s.Rounds, s.RoundOffset, s.Carry, s.DivergenceBase = st.Rounds, round, carry, divergenceBase
 		if st.LocalSteps > 0 {
 			s.LocalSteps, s.LocalEpochs = st.LocalSteps, 0
 		}
@@ -91,6 +92,9 @@ func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func
 		r := core.Run(st.problem, w, s, p.spec.Metrics)
 		if i == 0 {
 			w0 = w.w0
+			if len(p.stages) > 1 && !math.IsInf(s.Divergence, 1) {
+				divergenceBase = core.DivergenceScale(st.problem, w0)
+			}
 		}
 		_, stageNodes := core.As[core.Nodes](algs[i])
 		for _, rec := range r.Records {

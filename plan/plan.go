@@ -69,7 +69,8 @@ type Compare struct {
 	Problem    Problem
 	Algorithms []Algorithm
 	// Settings are the engine settings (Rounds, ClientsPerRound,
-	// LocalSteps or LocalEpochs, Batch, EvalEvery, Init, InitScale);
+	// LocalSteps or LocalEpochs, Batch, EvalEvery, Init, InitScale,
+	// Divergence: the Lua key divergence, 0 for the default);
 	// Seed, Run, Workers and Progress are set per run.
 	Settings core.Settings
 	Metrics  []Component // nil: the objective; empty: none

@@ -163,3 +163,38 @@ func TestStagesIdentity(t *testing.T) {
 		t.Errorf("negative λ: %v", err)
 	}
 }
+
+// The divergence factor is the Go counterpart of the Lua key divergence:
+// a Go plan that sets it gets other keys (identity "divergence") for
+// comparisons and pipelines, the default keeps them, and a factor ≤ 1 is
+// refused before anything runs.
+func TestDivergenceSetting(t *testing.T) {
+	b := NewBuilder()
+	algo := comp(registry.Algorithm, "fedmid", map[string]any{"eta_c": 0.01})
+	key := func(divergence float64) (string, string, error) {
+		s := settings
+		s.Divergence = divergence
+		jobs, err := b.Compare(Compare{Problem: lasso, Algorithms: []Algorithm{{Component: algo}}, Settings: s, Seeds: []uint64{1}})
+		if err != nil {
+			return "", "", err
+		}
+		st, _, err := b.Stages(Stages{Problem: lasso, Settings: s, Seeds: []uint64{1},
+			Stages: []Stage{{Algorithm: &Algorithm{Component: algo}, Rounds: 3}, {Rounds: 3}}})
+		if err != nil {
+			return "", "", err
+		}
+		return jobs[0].Key, st[0].Key, nil
+	}
+	c0, s0, err := key(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, s1, _ := key(core.DefaultDivergence)
+	c2, s2, _ := key(1e9)
+	if c1 != c0 || s1 != s0 || c2 == c0 || s2 == s0 {
+		t.Errorf("keys: default %s %s, 1e6 %s %s, 1e9 %s %s", c0, s0, c1, s1, c2, s2)
+	}
+	if _, _, err := key(0.5); err == nil || !strings.Contains(err.Error(), "divergence must be a factor > 1") {
+		t.Errorf("divergence 0.5: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
@@ -34,7 +35,10 @@ type Figure struct {
 	Height vg.Length
 	cols   int
 	title  text.Style
-	refs   []string // legend entries of the reference lines
+	// endLegend: the legend explains the end marker of diverged series.
+	endLegend bool
+	ends      []plotter.XY // where the end markers are drawn, in drawing order
+	refs      []string     // legend entries of the reference lines
 }
 
 // Figure size defaults, marker count and the resolution of PNG files.
@@ -100,7 +104,43 @@ func build(opts Options, seriesOf func(metric string) ([]Series, error)) (*Figur
 	if f.Title != "" {
 		f.Width = max(f.Width, f.title.Rectangle(f.Title).Size().X+2*gap)
 	}
+	if limit := MaxSize * vg.Centimeter; f.Width > limit || f.Height > limit {
+		return nil, f.tooLarge()
+	}
 	return f, nil
+}
+
+// tooLarge says why the figure outgrew MaxSize: its longest legend entry
+// or its number of entries.
+func (f *Figure) tooLarge() error {
+	longest := ""
+	for _, n := range f.Names {
+		if utf8.RuneCountInString(n) > utf8.RuneCountInString(longest) {
+			longest = n
+		}
+	}
+	w, h := f.Width/vg.Centimeter, f.Height/vg.Centimeter
+	rows := (len(f.Panels) + f.cols - 1) / f.cols
+	if h > MaxSize && float64(rows*defaultHeight) > MaxSize {
+		return fmt.Errorf("the figure would be %.0f × %.0f cm, more than %g cm: %d panels in %d rows of %d cm; draw fewer metrics per figure or give a height",
+			w, h, MaxSize, len(f.Panels), rows, defaultHeight)
+	}
+	if utf8.RuneCountInString(longest) > 40 && w > MaxSize {
+		short := Truncate(longest, 40)
+		return fmt.Errorf("the figure would be %.0f × %.0f cm, more than %g cm: the legend entry %q (%d characters) is too long; shorten the label",
+			w, h, MaxSize, short, utf8.RuneCountInString(longest))
+	}
+	return fmt.Errorf("the figure would be %.0f × %.0f cm, more than %g cm: %d legend entries (series and reference lines) at font size %g pt; draw fewer series or use a smaller font_size",
+		w, h, MaxSize, len(f.Names), float64(f.Legend.TextStyle.Font.Size))
+}
+
+// Truncate cuts s to n characters, marking the cut with "…".
+func Truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // panel draws one metric's series; index assigns each series name its
@@ -140,12 +180,53 @@ func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Lengt
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xdd}, color.Gray{0xdd}
 	p.Add(grid)
-	drawn := 0
+	lo, hi := bandLimits(metric, series, logX, logY)
+	type shape struct {
+		s          Series
+		line, band plotter.XYs
+	}
+	var shapes []shape
 	for _, s := range series {
-		line, band := points(s, logX, logY)
-		if len(line) == 0 {
-			continue
+		line, band := points(s, logX, logY, lo, hi)
+		if len(line) > 0 {
+			shapes = append(shapes, shape{s, line, band})
 		}
+	}
+	// Diverged series are cut at their divergence; the y axis is fitted to
+	// the others (with the reference lines), and the diverged ones are
+	// clipped to it, their end marked.
+	var kept []plotter.XYs
+	mixed := false
+	for _, sh := range shapes {
+		if sh.s.Diverged == 0 {
+			kept = append(kept, sh.line, sh.band)
+		} else {
+			mixed = true
+		}
+	}
+	mixed = mixed && len(kept) > 0
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	if mixed {
+		for _, h := range opts.HLines {
+			if h.Metric == "" || h.Metric == metric {
+				kept = append(kept, plotter.XYs{{Y: h.Value}})
+			}
+		}
+		for _, xys := range kept {
+			for _, q := range xys {
+				ymin, ymax = math.Min(ymin, q.Y), math.Max(ymax, q.Y)
+			}
+		}
+	}
+	inside := func(xys plotter.XYs) plotter.XYs {
+		if !mixed {
+			return xys
+		}
+		return slices.DeleteFunc(slices.Clone(xys), func(q plotter.XY) bool { return q.Y < ymin || q.Y > ymax })
+	}
+	drawn, ends := 0, 0
+	for _, sh := range shapes {
+		s, line, band := sh.s, sh.line, sh.band
 		i, ok := index[s.Name]
 		if !ok {
 			i = len(index)
@@ -170,14 +251,35 @@ func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Lengt
 		if err != nil {
 			return nil, err
 		}
+		marks.XYs = inside(marks.XYs)
 		marks.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: fs * 0.28, Shape: st.Glyph}
 		p.Add(l, marks)
+		if s.Diverged > 0 {
+			end := line[len(line)-1]
+			if mixed {
+				end.Y = min(max(end.Y, ymin), ymax)
+			}
+			e, err := f.endMarker(end, st.Color, fs)
+			if err != nil {
+				return nil, err
+			}
+			p.Add(e)
+			f.ends = append(f.ends, end)
+			ends++
+		}
 		if !ok {
-			f.Legend.Add(escape.Line(s.Name), l, marks)
-			f.Names = append(f.Names, escape.Line(s.Name))
+			f.Legend.Add(escape.Line(s.Legend()), l, marks)
+			f.Names = append(f.Names, escape.Line(s.Legend()))
 			f.Styles = append(f.Styles, st)
 		}
 		drawn++
+	}
+	if ends > 0 && !f.endLegend {
+		e, _ := f.endMarker(plotter.XY{}, color.Black, fs)
+		f.Legend.Add(endLegend, e)
+		f.Names = append(f.Names, endLegend)
+		f.Styles = append(f.Styles, Style{Color: color.NRGBA{A: 0xff}})
+		f.endLegend = true
 	}
 	if drawn == 0 {
 		what := "finite"
@@ -188,6 +290,9 @@ func (f *Figure) panel(metric string, series []Series, opts Options, fs vg.Lengt
 	}
 	if err := f.hlines(p, metric, opts, fs); err != nil {
 		return nil, err
+	}
+	if mixed {
+		p.Y.Min, p.Y.Max = ymin, ymax
 	}
 	if len(opts.XLim) == 2 {
 		p.X.Min, p.X.Max = opts.XLim[0], opts.XLim[1]
@@ -241,9 +346,73 @@ func markerPoints(line plotter.XYs, i int) plotter.XYs {
 	return out
 }
 
+// endLegend is the legend entry of the end marker of diverged series.
+const endLegend = "end of a diverged series"
+
+// endMarker is the mark at the last point of a diverged series: a large
+// cross in the series' colour.
+func (f *Figure) endMarker(at plotter.XY, c color.Color, fs vg.Length) (*plotter.Scatter, error) {
+	e, err := plotter.NewScatter(plotter.XYs{at})
+	if err != nil {
+		return nil, err
+	}
+	e.GlyphStyle = draw.GlyphStyle{Color: c, Radius: fs * 0.55, Shape: thickCross{}}
+	return e, nil
+}
+
+// thickCross is a cross glyph drawn with a heavy stroke, so the end of a
+// diverged series stands out from the series' markers.
+type thickCross struct{}
+
+// DrawGlyph draws the cross.
+func (thickCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: sty.Radius / 2.5})
+	r := sty.Radius
+	for _, d := range []vg.Point{{X: r, Y: r}, {X: r, Y: -r}} {
+		var p vg.Path
+		p.Move(pt.Sub(d))
+		p.Line(pt.Add(d))
+		c.Stroke(p)
+	}
+}
+
+// bandLimits are the limits of the ± std bands of metric's panel: the
+// metric's range (0 below for a nonnegative metric, registered as such or
+// with no negative value in these series; 1 above for a fraction) and, on
+// a log axis, the smallest positive value drawn below.
+func bandLimits(metric string, series []Series, logX, logY bool) (lo, hi float64) {
+	d := metrics.DisplayOf(metric)
+	lo, hi = math.Inf(-1), math.Inf(1)
+	nonneg := d.NonNegative || d.Unit
+	if !nonneg {
+		nonneg = len(series) > 0
+		for _, s := range series {
+			nonneg = nonneg && s.NonNegative
+		}
+	}
+	if nonneg {
+		lo = 0
+	}
+	if d.Unit {
+		hi = 1
+	}
+	if logY {
+		smallest := math.Inf(1)
+		for _, s := range series {
+			line, _ := points(s, logX, logY, lo, hi)
+			for _, q := range line {
+				smallest = math.Min(smallest, q.Y)
+			}
+		}
+		lo = smallest
+	}
+	return lo, hi
+}
+
 // points returns the line and the band polygon of a series, leaving out
-// non-finite values (and non-positive ones on a log scale).
-func points(s Series, logX, logY bool) (line, band plotter.XYs) {
+// non-finite values (and non-positive ones on a log scale); the band lies
+// within [lo, hi] (and above a tenth of the mean on a log scale).
+func points(s Series, logX, logY bool, lo, hi float64) (line, band plotter.XYs) {
 	var upper, lower plotter.XYs
 	for i := range s.X {
 		m := s.Mean[i]
@@ -254,12 +423,12 @@ func points(s Series, logX, logY bool) (line, band plotter.XYs) {
 		if s.Count[i] < 2 || math.IsNaN(s.Std[i]) || math.IsInf(s.Std[i], 0) {
 			continue
 		}
-		lo := m - s.Std[i]
+		down := max(m-s.Std[i], lo)
 		if logY {
-			lo = max(lo, m/10)
+			down = max(down, m/10)
 		}
-		upper = append(upper, plotter.XY{X: s.X[i], Y: m + s.Std[i]})
-		lower = append(lower, plotter.XY{X: s.X[i], Y: lo})
+		upper = append(upper, plotter.XY{X: s.X[i], Y: min(m+s.Std[i], hi)})
+		lower = append(lower, plotter.XY{X: s.X[i], Y: min(down, m)})
 	}
 	if len(upper) < 2 {
 		return line, nil
@@ -348,11 +517,64 @@ func (f *Figure) panelCanvases(c draw.Canvas, right vg.Length) []panelCanvas {
 	return out
 }
 
+// fitTicks gives each axis the most tick labels (at most
+// defaultIntervals steps) that fit its side of the data area: side by side
+// with a gap of a label's height on the x axis, a label's height apart
+// on the y axis.
+func (f *Figure) fitTicks(c draw.Canvas, right vg.Length) {
+	for i, pc := range f.panelCanvases(c, right) {
+		p := f.Panels[i]
+		for _, ax := range []struct {
+			axis  *gonum.Axis
+			log   bool
+			space vg.Length
+			x     bool
+		}{{&p.X, isLog(p.X), pc.data.Size().X, true}, {&p.Y, isLog(p.Y), pc.data.Size().Y, false}} {
+			for n := defaultIntervals; n >= 1; n-- {
+				var m gonum.Ticker = linearTicks{intervals: n}
+				if ax.log {
+					m = logTicks{intervals: n}
+				}
+				ax.axis.Tick.Marker = m
+				if labelsFit(m.Ticks(ax.axis.Min, ax.axis.Max), ax.axis.Tick.Label, ax.space, ax.x) {
+					break
+				}
+			}
+		}
+	}
+}
+
+// isLog reports whether the axis has a log scale.
+func isLog(a gonum.Axis) bool {
+	_, ok := a.Scale.(gonum.LogScale)
+	return ok
+}
+
+// labelsFit reports whether the labels of ticks fit in space along an
+// axis (x: their widths plus a gap of one label height each; y: twice
+// their heights).
+func labelsFit(ticks []gonum.Tick, sty text.Style, space vg.Length, x bool) bool {
+	var need vg.Length
+	for _, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		r := sty.Rectangle(t.Label).Size()
+		if x {
+			need += r.X + r.Y
+		} else {
+			need += 2 * r.Y
+		}
+	}
+	return need <= space
+}
+
 // Draw draws the figure on c.
 func (f *Figure) Draw(c draw.Canvas) {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	l := f.layout(c)
+	f.fitTicks(c, l.Legend.Min.X-gap)
 	if f.Title != "" { // centred over the panels if it fits there, over the figure otherwise
 		x := (c.Min.X + l.Legend.Min.X) / 2
 		if w := f.title.Rectangle(f.Title).Size().X; w/2 > x-c.Min.X-gap {

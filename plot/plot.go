@@ -14,7 +14,9 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/stats"
 	"github.com/fedlab/fedlab/metrics"
@@ -46,6 +48,16 @@ const (
 	Log    = "log"    // logarithmic axis (non-positive values are left out)
 )
 
+// Bounds of a figure's size (cm), font (pt) and texts (characters):
+// beyond them a figure is unreadable or too large to draw (a 60 cm square
+// PNG at 150 dpi is 3543 × 3543 pixels, 50 MB in memory). The size bounds
+// apply to the figure as drawn too, after it has grown for its legend.
+const (
+	MinSize, MaxSize = 2.0, 60.0
+	MinFont, MaxFont = 4.0, 36.0
+	MaxText          = 300
+)
+
 // Options choose what a figure shows and how.
 type Options struct {
 	// Metrics to draw, one panel each (Metric is added in front if set).
@@ -65,10 +77,11 @@ type Options struct {
 	XLim, YLim []float64
 	// SkipRound0 leaves out round 0 (the initial point).
 	SkipRound0 bool
-	// Width and Height of the figure in centimetres (0: 16 × 10 per
-	// panel row); the figure grows if the legend needs more room.
+	// Width and Height of the figure in centimetres, from MinSize to
+	// MaxSize (0: 16 × 10 per panel row); the figure grows if the legend
+	// needs more room, up to MaxSize.
 	Width, Height float64
-	// FontSize in points (0: 10).
+	// FontSize in points, from MinFont to MaxFont (0: 10).
 	FontSize float64
 	// HLines are horizontal reference lines, such as a centralized
 	// optimum, drawn across the data of their panels.
@@ -116,8 +129,23 @@ func (o Options) Check() error {
 			return fmt.Errorf("%s: a log axis needs positive limits, got %v", l.name, l.lim)
 		}
 	}
-	if o.Width < 0 || o.Height < 0 || o.FontSize < 0 {
-		return fmt.Errorf("width, height and font size must be positive")
+	for _, b := range []struct {
+		name, unit string
+		v, lo, hi  float64
+		def        string
+	}{
+		{"width", "cm", o.Width, MinSize, MaxSize, "16 cm"},
+		{"height", "cm", o.Height, MinSize, MaxSize, "10 cm per row of panels"},
+		{"font size", "pt", o.FontSize, MinFont, MaxFont, "10 pt"},
+	} {
+		if b.v != 0 && !(b.v >= b.lo && b.v <= b.hi) {
+			return fmt.Errorf("%s %g %s is outside %g–%g %s (0: the default, %s)", b.name, b.v, b.unit, b.lo, b.hi, b.unit, b.def)
+		}
+	}
+	for _, t := range []struct{ name, v string }{{"title", o.Title}, {"xlabel", o.XLabel}, {"ylabel", o.YLabel}} {
+		if n := utf8.RuneCountInString(t.v); n > MaxText {
+			return fmt.Errorf("%s of %d characters: at most %d fit a figure", t.name, n, MaxText)
+		}
 	}
 	list := o.metricList()
 	for i, h := range o.HLines {
@@ -136,6 +164,42 @@ func (o Options) Check() error {
 	return nil
 }
 
+// AxisError is an x axis that is neither one of XNames nor a metric the
+// runs measured.
+type AxisError struct {
+	X        string
+	Measured []string // the metrics the runs measured
+}
+
+// Error names the valid values.
+func (e AxisError) Error() string {
+	return fmt.Sprintf(`key "x": %q is neither an axis (%s) nor a metric the runs measured (they have: %s)`,
+		e.X, strings.Join(XNames, ", "), strings.Join(e.Measured, ", "))
+}
+
+// CheckX returns an AxisError unless x is "", one of XNames or a metric
+// some of the runs measured.
+func CheckX(x string, runs []experiment.Run) error {
+	if x == "" || slices.Contains(XNames, x) {
+		return nil
+	}
+	var measured []string
+	for _, r := range runs {
+		if r.Result == nil {
+			continue
+		}
+		if slices.Contains(r.Result.Metrics, x) {
+			return nil
+		}
+		for _, m := range r.Result.Metrics {
+			if !slices.Contains(measured, m) {
+				measured = append(measured, m)
+			}
+		}
+	}
+	return AxisError{X: x, Measured: measured}
+}
+
 // Series is one line of a chart: per x value, the mean and the sample
 // standard deviation of the metric over the runs (seeds) evaluated there,
 // and how many runs that is.
@@ -144,13 +208,32 @@ type Series struct {
 	X, Mean, Std []float64
 	Count        []int
 	Runs         int // runs in the group
+	// DivergedAt is the earliest round at which a run of the group
+	// diverged (0: none did), and Diverged how many did; the series ends
+	// before DivergedAt (after it the mean would be over fewer seeds, a
+	// jump no run made).
+	DivergedAt, Diverged int
+	// NonNegative reports that every value of the group is ≥ 0.
+	NonNegative bool
+}
+
+// Legend is the series' legend entry: its name, and where it diverged
+// ("FedAvg, diverged@20", "FedAvg, 1 of 3 seeds diverged@20").
+func (s Series) Legend() string {
+	switch {
+	case s.Diverged == 0:
+		return s.Name
+	case s.Diverged == s.Runs:
+		return fmt.Sprintf("%s, diverged@%d", s.Name, s.DivergedAt)
+	}
+	return fmt.Sprintf("%s, %d of %d seeds diverged@%d", s.Name, s.Diverged, s.Runs, s.DivergedAt)
 }
 
 // Lines groups the runs by name (in order of first appearance) and
-// averages the metric over the runs of a group at each evaluated round (a
-// diverged run contributes up to its divergence; runs not run are left
-// out). The x value at a round is the mean over the runs of the chosen
-// axis.
+// averages the metric over the runs of a group at each evaluated round
+// (runs not run are left out). A group with a diverged run ends before the
+// earliest divergence among its runs (Series.DivergedAt). The x value at a
+// round is the mean over the runs of the chosen axis.
 func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error) {
 	x := opts.X
 	if x == "" {
@@ -175,18 +258,24 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 		}
 		xcol := slices.Index(r.Result.Metrics, x)
 		if !axis && xcol < 0 {
-			return nil, fmt.Errorf(`key "x": %q is neither an axis (%s) nor a metric the runs measured (they have: %s)`,
-				x, strings.Join(XNames, ", "), strings.Join(r.Result.Metrics, ", "))
+			return nil, AxisError{X: x, Measured: r.Result.Metrics}
 		}
 		name := r.Name()
 		g, ok := index[name]
 		if !ok {
 			g = len(out)
 			index[name] = g
-			out = append(out, Series{Name: name})
+			out = append(out, Series{Name: name, NonNegative: true})
 			points = append(points, map[int]*point{})
 		}
 		out[g].Runs++
+		if r.Result.Status == core.Diverged {
+			s := &out[g]
+			if s.Diverged == 0 || r.Result.DivergedAt < s.DivergedAt {
+				s.DivergedAt = r.Result.DivergedAt
+			}
+			s.Diverged++
+		}
 		if col < 0 {
 			continue
 		}
@@ -221,6 +310,9 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 			}
 			p.xs = append(p.xs, xv)
 			p.ys = append(p.ys, rec.Values[col])
+			if rec.Values[col] < 0 {
+				out[g].NonNegative = false
+			}
 		}
 	}
 	if !found {
@@ -234,6 +326,9 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 		slices.Sort(rounds)
 		s := &out[g]
 		for _, r := range rounds {
+			if s.Diverged > 0 && r >= s.DivergedAt {
+				break
+			}
 			p := points[g][r]
 			mx, _ := stats.MeanStd(p.xs)
 			my, sy := stats.MeanStd(p.ys)

@@ -3,6 +3,7 @@ package plot
 import (
 	"fmt"
 	"slices"
+	"unicode/utf8"
 )
 
 // XY is one line of an XY chart: points (X[i], Y[i]); NaN values of Y
@@ -48,6 +49,9 @@ func SaveXY(base string, lines []XY, opts Options, xLabel string, formats []stri
 	}
 	if err := opts.Check(); err != nil {
 		return nil, err
+	}
+	if n := utf8.RuneCountInString(opts.Metric); n > MaxText { // the y label
+		return nil, fmt.Errorf("ylabel of %d characters: at most %d fit a figure", n, MaxText)
 	}
 	fig, err := build(opts, func(string) ([]Series, error) { return series, nil })
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,10 +35,10 @@ func plotCmd(args []string, stdout io.Writer) error {
 	fs.StringVar(&xlim, "xlim", "", "x axis limits MIN,MAX")
 	fs.StringVar(&ylim, "ylim", "", "y axis limits MIN,MAX")
 	fs.BoolVar(&opts.SkipRound0, "skip-round0", false, "leave out round 0")
-	fs.Float64Var(&opts.Width, "width", 0, "figure width in cm (default 16)")
-	fs.Float64Var(&opts.Height, "height", 0, "figure height in cm (default 10 per row of panels)")
-	fs.Float64Var(&opts.FontSize, "font-size", 0, "font size in points (default 10)")
-	fs.StringVar(&opts.Title, "title", "", "figure title (default: the call's place in the script)")
+	fs.Float64Var(&opts.Width, "width", 0, "figure width in cm, 2 to 60 (0: the default, 16)")
+	fs.Float64Var(&opts.Height, "height", 0, "figure height in cm, 2 to 60 (0: the default, 10 per row of panels)")
+	fs.Float64Var(&opts.FontSize, "font-size", 0, "font size in points, 4 to 36 (0: the default, 10)")
+	fs.StringVar(&opts.Title, "title", "", "figure title, at most 300 characters (default: the call's place in the script)")
 	fs.StringVar(&opts.XLabel, "xlabel", "", "x axis label")
 	fs.StringVar(&opts.YLabel, "ylabel", "", "y axis label")
 	out := fs.String("out", "", "directory for the figures (default DIR/plots)")
@@ -74,6 +75,9 @@ func plotCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := plot.CheckX(opts.X, slices.Concat(l.Calls...)); err != nil {
+		return usageError{"--x: " + strings.TrimPrefix(err.Error(), `key "x": `)}
+	}
 	if *callNo < 0 || *callNo > len(l.Calls) {
 		return fmt.Errorf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))
 	}
@@ -97,7 +101,7 @@ func plotCmd(args []string, stdout io.Writer) error {
 		}
 		o := opts
 		if o.Title == "" {
-			o.Title = titles[i]
+			o.Title = plot.Truncate(titles[i], plot.MaxText) // a call's name can be longer than fits; the cut shows as "…"
 		}
 		var figures [][]string
 		if *panels {

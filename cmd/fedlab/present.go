@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/fedlab/fedlab/htmlreport"
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/internal/scriptfile"
+	"github.com/fedlab/fedlab/plot"
 	"github.com/fedlab/fedlab/report"
 	"github.com/fedlab/fedlab/rundir"
 )
@@ -138,6 +140,10 @@ func reportCmd(args []string, stdout io.Writer) error {
 		*out = filepath.Join(dirs[0], "report.html")
 	}
 	if err := htmlreport.Save(*out, dirs[0], opts); err != nil {
+		var ae plot.AxisError
+		if errors.As(err, &ae) {
+			return usageError{"--x: " + strings.TrimPrefix(ae.Error(), `key "x": `)}
+		}
 		return err
 	}
 	_, err = fmt.Fprintln(stdout, *out)
