@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -67,11 +68,11 @@ func TestTableMeanStd(t *testing.T) {
 func TestTableRequestedRoundsAndTranspose(t *testing.T) {
 	var buf bytes.Buffer
 	runs := []experiment.Run{run("b", 2, 0.5, core.Diverged, 15)}
-	if err := Table(&buf, runs, TableOptions{Rounds: []int{5, 12, 20}, Metrics: []string{"acc"}, Transpose: true}); err != nil {
+	if err := Table(&buf, runs, TableOptions{Rounds: []int{0, 10, 20}, Metrics: []string{"acc"}, Transpose: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	// round 5 uses round 0 (0.5), 12 uses round 10 (0.6), 20 is past the divergence
+	// round 0 is 0.5, round 10 is 0.6, 20 is past the divergence
 	for _, want := range []string{"acc \\ round", "0.5", "0.6", "diverged@15"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -193,4 +194,39 @@ func readCSV(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// TestTableNeverShowsAnotherRound: a requested round that no run evaluated
+// is refused with the evaluated rounds (it showed the last evaluated
+// round's values under the requested number), a round beyond the runs is
+// refused, a round one run evaluated and another did not reads "–" for
+// the other with a caption saying so, and runs that all failed still get
+// a row that says "failed" (it printed a header with no rows).
+func TestTableNeverShowsAnotherRound(t *testing.T) {
+	runs := []experiment.Run{run("a", 1, 0.5, core.Done, 0)} // rounds 0, 10, 20
+	var buf bytes.Buffer
+	err := Table(&buf, runs, TableOptions{Rounds: []int{0, 15}})
+	if err == nil || err.Error() != "round 15 was not evaluated; the evaluated rounds are 0, 10, 20 (set eval_every, or choose among them)" {
+		t.Errorf("round 15: got %v", err)
+	}
+	err = Table(&buf, runs, TableOptions{Rounds: []int{1 << 53}})
+	if err == nil || err.Error() != "round 9007199254740992 is beyond the runs: their last evaluated round is 20" {
+		t.Errorf("round 2^53: got %v", err)
+	}
+	sparse := run("b", 1, 0.5, core.Done, 0)
+	sparse.Result.Records = []core.Record{sparse.Result.Records[0], sparse.Result.Records[2]} // rounds 0 and 20
+	buf.Reset()
+	if err := Table(&buf, append(runs, sparse), TableOptions{Rounds: []int{10}, Metrics: []string{"acc"}}); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "not evaluated at that round") || !regexp.MustCompile(`(?m)^b +10 +–$`).MatchString(out) {
+		t.Errorf("round 10 of a run evaluated at 0 and 20:\n%s", out)
+	}
+	buf.Reset()
+	if err := Table(&buf, []experiment.Run{run("c", 1, 0, core.Failed, 0)}, TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !regexp.MustCompile(`(?m)^c +0 +failed`).MatchString(out) {
+		t.Errorf("all runs failed: want a row reading failed:\n%s", out)
+	}
 }

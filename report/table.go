@@ -17,8 +17,9 @@ import (
 // TableOptions choose what a table shows and how.
 type TableOptions struct {
 	// Rounds to show; empty means at most six evenly spaced evaluated rounds,
-	// including the first and the last. A round that was not evaluated shows
-	// the last evaluated round before it.
+	// including the first and the last. A round that no run evaluated is an
+	// error naming the evaluated rounds; a run that did not evaluate a
+	// round another run did shows "–" there (the caption says so).
 	Rounds []int
 	// Metrics to show, in order; empty means every metric of the runs.
 	Metrics []string
@@ -75,9 +76,12 @@ func Grids(runs []experiment.Run, opts TableOptions) ([]Grid, error) {
 	rounds := opts.Rounds
 	if len(rounds) == 0 {
 		rounds = defaultRounds(runs)
+	} else if err := checkRounds(runs, rounds); err != nil {
+		return nil, err
 	}
 	labels, groups := byLabel(runs)
 	caption := captionOf(groups)
+	unevaluated := false
 	// cells[m][i][k]: metric m, label i, round k
 	cells := make([][][]Cell, len(metrics))
 	for m, name := range metrics {
@@ -86,11 +90,15 @@ func Grids(runs []experiment.Run, opts TableOptions) ([]Grid, error) {
 			cells[m][i] = make([]Cell, len(rounds))
 			for k, r := range rounds {
 				cells[m][i][k] = gather(groups[i], name, r).Cell()
+				unevaluated = unevaluated || cells[m][i][k].String() == "–"
 			}
 		}
 		if opts.Bold {
 			markBest(cells[m], metricsPkg.DisplayOf(name).Better)
 		}
+	}
+	if unevaluated {
+		caption += "; – = not evaluated at that round"
 	}
 	if !opts.Transpose {
 		g := Grid{Title: opts.Title, Caption: caption, Header: append([]string{"label", "round"}, metrics...), Keys: 2}

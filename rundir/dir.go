@@ -491,6 +491,25 @@ type Summary struct {
 	Diverged int
 	Failed   int
 	Pending  int // left to other shards
+	// Failures are the failed runs, in the order of the calls that planned
+	// them.
+	Failures []Failure
+}
+
+// Failure is a failed run: the call that planned it, its label, seed and
+// key, and the error it ended with.
+type Failure struct {
+	Where string // the call, e.g. "sweep.lua:12 fedlab.sweep"
+	Label string
+	Seed  uint64
+	Key   string
+	Error string
+}
+
+// String renders the failure on one line, e.g.
+// `s.lua:3 fedlab.compare: FedAvg seed 1 (key 3f2a…): eta_c = -1 is negative`.
+func (f Failure) String() string {
+	return fmt.Sprintf("%s: %s seed %d (run %s): %s", f.Where, f.Label, f.Seed, f.Key, f.Error)
 }
 
 // String renders the summary, e.g. "98 runs (98 ran, 88 diverged) in runs/sweep-20250101-120000".
@@ -524,6 +543,17 @@ func (d *Dir) summary() Summary {
 			s.Failed++
 		case Pending:
 			s.Pending++
+		}
+	}
+	listed := map[string]bool{}
+	for _, c := range d.m.Calls {
+		for _, r := range c.Runs {
+			e := d.m.Runs[r.Key]
+			if e == nil || e.Status != string(core.Failed) || listed[r.Key] {
+				continue
+			}
+			listed[r.Key] = true
+			s.Failures = append(s.Failures, Failure{Where: c.Where + " " + c.Function, Label: r.Label, Seed: r.Seed, Key: r.Key, Error: e.Error})
 		}
 	}
 	return s

@@ -61,7 +61,7 @@ table options:
   --format F     text (default), md (Markdown), latex (booktabs) or csv
   --call N       only call N of the script (default every call)
   --metric NAME  metric to show (repeatable; default every metric)
-  --round R      round to show (repeatable; default six evenly spaced rounds)
+  --round R      an evaluated round to show (repeatable; default six evenly spaced rounds)
   --bold         the best value of each metric per round in bold (md, latex)
   --transpose    rounds as columns, one table per metric
   --width W      text tables wider than W columns wrap (default 100)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fedlab/fedlab/internal/budget"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/rundir"
 )
@@ -90,15 +91,36 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	var stop *rundir.Stopped
 	if errors.As(err, &stop) {
 		fmt.Fprintf(stderr, "fedlab: %s\nfedlab: %s\n", stop, sum)
-		return nil
+		return failedRuns(stderr, sum)
 	}
 	if err != nil {
 		return err
 	}
-	if !opts.Quiet && sum.Runs > 0 {
+	if (!opts.Quiet || sum.Failed > 0) && sum.Runs > 0 {
 		fmt.Fprintf(stderr, "fedlab: %s\n", sum)
 	}
-	return nil
+	return failedRuns(stderr, sum)
+}
+
+// exitRunsFailed is the exit status of a script that completed with failed
+// runs (every other run finished and was stored).
+const exitRunsFailed = 3
+
+// failedRuns lists the failed runs of a session, one per line, and makes
+// the command exit with exitRunsFailed; nil when no run failed.
+func failedRuns(stderr io.Writer, sum rundir.Summary) error {
+	if sum.Failed == 0 {
+		return nil
+	}
+	for _, f := range sum.Failures {
+		fmt.Fprintf(stderr, "fedlab: failed: %s\n", escape.Line(f.String()))
+	}
+	runs := "runs"
+	if sum.Failed == 1 {
+		runs = "run"
+	}
+	return exitError{exitRunsFailed, fmt.Sprintf("%d %s failed (exit status %d); the other runs are stored; fix the cause and run the script again into %s to retry them",
+		sum.Failed, runs, exitRunsFailed, sum.Dir)}
 }
 
 // durationFlag is a time.Duration flag whose refusal says what is valid
