@@ -18,6 +18,11 @@ type Grid struct {
 	Title   string
 	Caption string // e.g. "mean ± sample std over 3 seeds"
 	Header  []string
+	// Display is the header as Markdown and LaTeX show it (the metrics'
+	// display names, e.g. "optimality gap Φ(w) − Φ(w*)" for opt_gap);
+	// empty means Header. Text and CSV keep the names (those the
+	// command line takes).
+	Display []string
 	Keys    int
 	Rows    [][]Cell
 	// Mark shows bold cells in text as "*" (a sweep's selected cell);
@@ -79,9 +84,11 @@ func (g Grid) Render(w io.Writer, format string, width int) error {
 // text renders aligned columns: keys left, numbers right, a rule under
 // the header, the title and caption above.
 func (g Grid) text(w io.Writer, width int) error {
+	header := make([]string, len(g.Header))
 	widths := make([]int, len(g.Header))
 	for j, h := range g.Header {
-		widths[j] = utf8.RuneCountInString(h)
+		header[j] = escape.Line(h)
+		widths[j] = utf8.RuneCountInString(header[j])
 	}
 	for i, row := range g.Rows {
 		for j := range row {
@@ -107,7 +114,7 @@ func (g Grid) text(w io.Writer, width int) error {
 	}
 	var b strings.Builder
 	if head := g.heading(); head != "" {
-		b.WriteString(head + "\n")
+		b.WriteString(escape.Line(head) + "\n")
 	}
 	for k, block := range blocks {
 		if k > 0 {
@@ -134,7 +141,7 @@ func (g Grid) text(w io.Writer, width int) error {
 			}
 			b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
 		}
-		line(func(j int) string { return g.Header[j] }, false)
+		line(func(j int) string { return header[j] }, false)
 		line(func(j int) string { return strings.Repeat("─", widths[j]) }, true)
 		for i := range g.Rows {
 			line(func(j int) string { return g.textCell(i, j) }, false)
@@ -166,10 +173,19 @@ func (g Grid) CellText(i, j int) string {
 // textCell is CellText as text tables show it: bold cells of a grid
 // whose bold marks a single choice (Mark) start with "*".
 func (g Grid) textCell(i, j int) string {
+	text := escape.Line(g.CellText(i, j))
 	if g.Mark && g.Rows[i][j].Bold {
-		return "*" + g.CellText(i, j)
+		return "*" + text
 	}
-	return g.CellText(i, j)
+	return text
+}
+
+// displayHeader is Display, or Header when Display is not set.
+func (g Grid) displayHeader() []string {
+	if len(g.Display) == len(g.Header) {
+		return g.Display
+	}
+	return g.Header
 }
 
 // rightAligned tells which columns align right: the statistics, and keys
@@ -202,11 +218,9 @@ func (g Grid) heading() string {
 // right-aligned, best values bold) followed by a pandoc-style caption.
 func (g Grid) markdown(w io.Writer) error {
 	var b strings.Builder
-	esc := func(s string) string {
-		return strings.ReplaceAll(strings.ReplaceAll(escape.Line(s), `\`, `\\`), "|", `\|`)
-	}
+	esc := escape.Markdown
 	b.WriteString("|")
-	for _, h := range g.Header {
+	for _, h := range g.displayHeader() {
 		b.WriteString(" " + esc(h) + " |")
 	}
 	b.WriteString("\n|")
@@ -251,7 +265,7 @@ func (g Grid) latex(w io.Writer) error {
 	}
 	b.WriteString("}\n\\toprule\n")
 	heads := make([]string, len(g.Header))
-	for j, h := range g.Header {
+	for j, h := range g.displayHeader() {
 		heads[j] = latexText(h)
 	}
 	b.WriteString(strings.Join(heads, " & ") + " \\\\\n\\midrule\n")
@@ -278,12 +292,9 @@ func (g Grid) latex(w io.Writer) error {
 	return err
 }
 
-// latexText escapes free text for LaTeX.
-func latexText(s string) string {
-	r := strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
-		"{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`, "±", `$\pm$`, "–", "--")
-	return r.Replace(escape.Line(s))
-}
+// latexText escapes free text for LaTeX (escape.LaTeX), "±" as in the
+// numbers.
+func latexText(s string) string { return escape.LaTeX(s) }
 
 // csv renders the key columns and, per statistic column h, the columns
 // h (the mean, full precision), h_std (sample standard deviation) and h_n

@@ -101,7 +101,8 @@ func Grids(runs []experiment.Run, opts TableOptions) ([]Grid, error) {
 		caption += "; – = not evaluated at that round"
 	}
 	if !opts.Transpose {
-		g := Grid{Title: opts.Title, Caption: caption, Header: append([]string{"label", "round"}, metrics...), Keys: 2}
+		g := Grid{Title: opts.Title, Caption: caption, Header: append([]string{"label", "round"}, metrics...),
+			Display: append([]string{"label", "round"}, displayNames(metrics)...), Keys: 2}
 		for i, l := range labels {
 			for k, r := range rounds {
 				row := []Cell{{Text: l}, {Text: strconv.Itoa(r)}}
@@ -115,12 +116,13 @@ func Grids(runs []experiment.Run, opts TableOptions) ([]Grid, error) {
 	}
 	var grids []Grid
 	for m, name := range metrics {
-		g := Grid{Caption: caption, Header: []string{name + " \\ round"}, Keys: 1}
+		g := Grid{Caption: caption, Header: []string{name + " \\ round"}, Display: []string{displayNames([]string{name})[0] + " \\ round"}, Keys: 1}
 		if m == 0 {
 			g.Title = opts.Title
 		}
 		for _, r := range rounds {
 			g.Header = append(g.Header, strconv.Itoa(r))
+			g.Display = append(g.Display, strconv.Itoa(r))
 		}
 		for i, l := range labels {
 			g.Rows = append(g.Rows, append([]Cell{{Text: l}}, cells[m][i]...))
@@ -239,4 +241,13 @@ func SaveTable(path string, runs []experiment.Run, opts TableOptions) error {
 		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error { return Table(w, runs, opts) })
+}
+
+// displayNames are the display labels of metrics (metrics.DisplayOf).
+func displayNames(metrics []string) []string {
+	out := make([]string, len(metrics))
+	for i, m := range metrics {
+		out[i] = metricsPkg.DisplayOf(m).Label
+	}
+	return out
 }

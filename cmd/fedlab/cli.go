@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -115,7 +116,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	case errors.As(err, &xe):
-		fmt.Fprintf(stderr, "fedlab: %s\n", xe.msg)
+		fmt.Fprintf(stderr, "fedlab: %s\n", escape.Message(xe.msg))
 		return xe.code
 	case errors.As(err, &ue) && ue.msg == "":
 		fmt.Fprint(stderr, usage)
@@ -125,10 +126,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		if slices.Contains(commands, args[0]) && args[0] != "help" {
 			helpCmd = "fedlab " + args[0] + " --help"
 		}
-		fmt.Fprintf(stderr, "fedlab: %s\nRun '%s' for usage.\n", ue.msg, helpCmd)
+		fmt.Fprintf(stderr, "fedlab: %s\nRun '%s' for usage.\n", escape.Message(ue.msg), helpCmd)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "fedlab: %s\n", err)
+		fmt.Fprintf(stderr, "fedlab: %s\n", escape.Message(err.Error()))
 		return 1
 	}
 }

@@ -99,8 +99,8 @@ func TestTableCommandExports(t *testing.T) {
 	out := argsRunDir(t)
 	for format, want := range map[string][]string{
 		"text":  {"Call 1: args.lua:7 fedlab.compare (mean ± sample std over 2 seeds)", "label   round  objective  l2_error  nnz"},
-		"md":    {"| label | round | objective |", "|:---|---:|---:|", "Table: Call 1"},
-		"latex": {`\begin{tabular}{lrrrr}`, `\toprule`, `$\pm$`},
+		"md":    {"| label | round | objective Φ(w) | ℓ2 error ‖w − w\\*‖₂ |", "|:---|---:|---:|", "Table: Call 1"},
+		"latex": {`\begin{tabular}{lrrrr}`, `\toprule`, `mean \ensuremath{\pm} sample std`, `objective \ensuremath{\Phi}(w)`},
 		"csv":   {"label,round,objective,objective_std,objective_n,", "fedmid,0,"},
 	} {
 		code, stdout, stderr := runCLI("table", out, "--format", format, "--bold")

@@ -3,6 +3,7 @@
 package escape
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -83,4 +84,24 @@ func Cells(row []string) []string {
 		row[i] = Cell(s)
 	}
 	return row
+}
+
+// Message returns a multi-line message for a terminal with control
+// characters other than newline and tab shown as Go escapes (\x1b, \r,
+// \u202e), so that free text quoted in an error cannot move the cursor,
+// set the title or rewrite a line; invalid UTF-8 bytes are shown as \xNN.
+func Message(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' || r == '\t' || r == ' ' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
 }
