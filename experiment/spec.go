@@ -20,6 +20,8 @@ package experiment
 
 import (
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/pipeline"
@@ -155,10 +157,32 @@ func DistinctLabels(algos []AlgoSpec) error {
 	seen := map[string]bool{}
 	for _, a := range algos {
 		l := a.label()
+		if err := ValidText("label", l); err != nil {
+			return err
+		}
 		if seen[l] {
 			return fmt.Errorf("two algorithms are labelled %q; give them distinct labels", l)
 		}
 		seen[l] = true
 	}
 	return nil
+}
+
+// ValidText refuses free text that is not valid UTF-8: run directories
+// store text as UTF-8 (JSON), where invalid bytes would all become U+FFFD,
+// so two labels differing only in such bytes would be stored as one.
+func ValidText(what, s string) error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	at := 0
+	for at < len(s) {
+		r, n := utf8.DecodeRuneInString(s[at:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		at += n
+	}
+	return fmt.Errorf("%s %s is not valid UTF-8 (byte 0x%02x at offset %d): labels and names are stored as UTF-8 text; write them in UTF-8",
+		what, strconv.QuoteToASCII(s), s[at], at)
 }

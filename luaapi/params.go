@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/registry"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -39,6 +40,9 @@ func decodeParams(spec *registry.Spec, t *lua.LTable) (raw map[string]any, label
 			s, ok := v.(lua.LString)
 			if !ok {
 				return nil, "", nil, fmt.Errorf("%s: key %q: expected a string, got %s", spec.Title(), k, typeText(v))
+			}
+			if err := experiment.ValidText("label", string(s)); err != nil {
+				return nil, "", nil, fmt.Errorf("%s: %w", spec.Title(), err)
 			}
 			label = string(s)
 			continue

@@ -101,7 +101,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	}
 	inv := &rundir.Invocation{CommandLine: opts.CommandLine, WorkDir: workDir, Set: opts.ArgText}
 	dopts := rundir.Options{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
-		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers, Context: g.ctx}
+		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers, Context: g.ctx, Notices: opts.Stderr}
 	if !opts.Quiet {
 		dopts.Progress, dopts.Interactive = opts.Stderr, isTerminal(opts.Stderr)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -58,6 +59,7 @@ func ReadModel(path string) ([]float64, error) {
 	defer f.Close()
 	var w []float64
 	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), math.MaxInt) // header lines hold labels of any length
 	for line := 1; sc.Scan(); line++ {
 		s := strings.TrimSpace(sc.Text())
 		if s == "" || strings.HasPrefix(s, "#") {

@@ -45,6 +45,10 @@ type Options struct {
 	// not stored, Execute returns an *Interrupted error, and Finish marks
 	// the directory interrupted. Completed runs are kept for a resume.
 	Context context.Context
+	// Notices receives lines about the directory that change what runs: a
+	// stored result that is missing or altered and runs again (nil
+	// discards them; fedlab run gives standard error).
+	Notices io.Writer
 }
 
 // Dir is a session on a run directory: it executes the runs of the
@@ -70,6 +74,9 @@ type Dir struct {
 	// prunable are the runs the previous manifest lists, if it was written
 	// by a script of the same name: the only runs pruning may delete.
 	prunable map[string]bool
+	// previous are the runs of the directory's manifest before this
+	// session (their result checksums are verified on reuse).
+	previous map[string]*Entry
 	// nextName is the name of the next call Execute records (NameNextCall).
 	nextName string
 }
@@ -181,6 +188,7 @@ func (d *Dir) check() error {
 			"use --update to reuse them anyway, or --fresh to start over", d.path, old.Fedlab, d.m.Fedlab)
 	}
 	d.m.MergedFrom = old.MergedFrom // a merged directory stays documented as such
+	d.previous = old.Runs
 	if filepath.Base(old.Script.Path) == filepath.Base(d.opts.Script.Path) {
 		d.prunable = map[string]bool{}
 		for key := range old.Runs {
@@ -337,9 +345,22 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 	if d.path == "" {
 		return stored{}, false, nil
 	}
-	st, ok, err := load(d.path, key)
-	if err != nil || !ok || st.res.Status == core.Failed {
+	want := ""
+	if e := d.previous[key]; e != nil {
+		want = e.ResultSHA256
+	}
+	st, problem, err := load(d.path, key, want)
+	if err != nil {
 		return stored{}, false, err
+	}
+	if problem != "" {
+		if e := d.previous[key]; (problem != resultMissing || e != nil && e.Result != "") && d.opts.Notices != nil {
+			fmt.Fprintf(d.opts.Notices, "fedlab: %s: %s; running it again\n", filepath.Join(d.path, resultPath(key)), problem)
+		}
+		return stored{}, false, nil
+	}
+	if st.res.Status == core.Failed {
+		return stored{}, false, nil
 	}
 	d.memory[key] = st
 	d.reused++
@@ -357,9 +378,12 @@ func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
 	d.memory[j.Key] = st
 	d.ran++
 	if d.path != "" {
-		if err := save(d.path, r, st); err != nil {
+		sum, err := save(d.path, r, st)
+		if err != nil {
 			return err
 		}
+		st.sum = sum
+		d.memory[j.Key] = st
 	}
 	d.m.Runs[j.Key] = d.entry(*j, st)
 	d.dirty = true
@@ -380,7 +404,7 @@ func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 	e := &Entry{Identity: j.Identity, Status: string(st.res.Status), DivergedAt: st.res.DivergedAt, Error: st.res.Err,
 		Started: &st.started, Finished: &st.finished, Elapsed: st.res.Elapsed.Seconds()}
 	if d.path != "" {
-		e.Result = resultPath(j.Key)
+		e.Result, e.ResultSHA256 = resultPath(j.Key), st.sum
 		if st.res.Model != nil {
 			e.Model = modelPath(j.Key)
 		}

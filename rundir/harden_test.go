@@ -73,7 +73,7 @@ func TestPruningKeepsAnotherScriptsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, j := range jobs[:4] {
-		if _, ok, _ := load(dir, j.Key); !ok {
+		if _, problem, _ := load(dir, j.Key, ""); problem != "" {
 			t.Errorf("run %s lost", j.Key)
 		}
 	}
@@ -82,8 +82,8 @@ func TestPruningKeepsAnotherScriptsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, j := range jobs[:4] {
-		_, ok, _ := load(dir, j.Key)
-		if want := i != 2; ok != want {
+		_, problem, _ := load(dir, j.Key, "")
+		if ok, want := problem == "", i != 2; ok != want {
 			t.Errorf("run %d stored %v, want %v", i, ok, want)
 		}
 	}

@@ -2,6 +2,8 @@ package rundir
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
 )
@@ -25,6 +27,7 @@ func Load(path string) (*Loaded, error) {
 	}
 	l := &Loaded{Manifest: m}
 	results := map[string]*stored{}
+	var damaged []string
 	for _, c := range m.Calls {
 		runs := make([]experiment.Run, len(c.Runs))
 		for i, cr := range c.Runs {
@@ -34,12 +37,15 @@ func Load(path string) (*Loaded, error) {
 			}
 			st, seen := results[cr.Key]
 			if !seen {
-				s, ok, err := load(path, cr.Key)
-				if err != nil {
+				s, problem, err := load(path, cr.Key, e.ResultSHA256)
+				switch {
+				case err != nil:
 					return nil, err
-				}
-				if ok {
+				case problem == "":
 					st = &s
+				case e.Status != Pending:
+					damaged = append(damaged, fmt.Sprintf("%s (%s seed %d, %s %s, manifest status %s): %s",
+						filepath.Join(path, resultPath(cr.Key)), cr.Label, cr.Seed, c.Where, c.Function, e.Status, problem))
 				}
 				results[cr.Key] = st
 			}
@@ -51,5 +57,28 @@ func Load(path string) (*Loaded, error) {
 		}
 		l.Calls = append(l.Calls, runs)
 	}
+	if len(damaged) > 0 {
+		return nil, &DamagedError{Dir: path, Results: damaged}
+	}
 	return l, nil
+}
+
+// DamagedError lists the results a directory's manifest records as
+// completed whose files are missing or altered: commands that read a
+// directory name them instead of leaving those runs out.
+type DamagedError struct {
+	Dir     string
+	Results []string // one line per result: file, run, problem
+}
+
+func (e *DamagedError) Error() string {
+	const shown = 10
+	lines := e.Results
+	more := ""
+	if len(lines) > shown {
+		more = fmt.Sprintf("\n  … and %d more", len(lines)-shown)
+		lines = lines[:shown]
+	}
+	return fmt.Sprintf("%s: %d stored results are missing or altered, so its tables and figures would leave those runs out:\n  %s%s\n"+
+		"run the script again into %s to recompute them", e.Dir, len(e.Results), strings.Join(lines, "\n  "), more, e.Dir)
 }

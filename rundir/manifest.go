@@ -106,7 +106,11 @@ type Entry struct {
 	Finished   *time.Time `json:"finished,omitempty"`
 	Elapsed    float64    `json:"elapsed_seconds,omitempty"`
 	Result     string     `json:"result,omitempty"` // path of the result file, relative to the directory
-	Model      string     `json:"model,omitempty"`  // path of the model file, relative to the directory
+	// ResultSHA256 is the SHA-256 (hex) of the result file, verified by
+	// every command that reads it (absent in directories written before
+	// fedlab recorded it: then the file's own checksums are verified).
+	ResultSHA256 string `json:"result_sha256,omitempty"`
+	Model        string `json:"model,omitempty"` // path of the model file, relative to the directory
 }
 
 // ReadManifest reads dir's manifest; ok is false if there is none.

@@ -140,11 +140,20 @@ func mergeRun(out, key string, inputs []string, ms []*Manifest) (*Entry, error) 
 		if e := ms[i].Runs[key]; e != nil && entry == nil {
 			entry = &Entry{Identity: e.Identity, Status: Pending}
 		}
-		st, ok, err := load(in, key)
+		want := ""
+		e := ms[i].Runs[key]
+		if e != nil {
+			want = e.ResultSHA256
+		}
+		st, problem, err := load(in, key, want)
 		if err != nil {
 			return nil, err
 		}
-		if ok && (from < 0 || best.res.Status == core.Failed && st.res.Status != core.Failed) {
+		if problem != "" && (problem != resultMissing || e != nil && e.Result != "") {
+			return nil, fmt.Errorf("%s: %s (its manifest lists the run as %s); run the script into %s again to recompute it, then merge",
+				filepath.Join(in, resultPath(key)), problem, e.Status, in)
+		}
+		if problem == "" && (from < 0 || best.res.Status == core.Failed && st.res.Status != core.Failed) {
 			from, best = i, st
 		}
 	}
@@ -155,7 +164,7 @@ func mergeRun(out, key string, inputs []string, ms []*Manifest) (*Entry, error) 
 		return entry, nil
 	}
 	files := []string{resultPath(key)}
-	entry.Result = resultPath(key)
+	entry.Result, entry.ResultSHA256 = resultPath(key), best.sum
 	if best.res.Model != nil {
 		files = append(files, modelPath(key))
 		entry.Model = modelPath(key)

@@ -98,6 +98,7 @@ func (f *floats) UnmarshalJSON(b []byte) error {
 type stored struct {
 	res               *core.Result
 	started, finished time.Time
+	sum               string // hex SHA-256 of its result file ("" in memory only)
 }
 
 // resultPath and modelPath are the files of the run with the given key,
@@ -105,8 +106,9 @@ type stored struct {
 func resultPath(key string) string { return filepath.Join(ResultsDir, key+".json") }
 func modelPath(key string) string  { return filepath.Join(ModelsDir, key+".txt") }
 
-// save writes the run's model (if it has one), then its result file.
-func save(dir string, run experiment.Run, st stored) error {
+// save writes the run's model (if it has one), then its result file, and
+// returns the result file's SHA-256 (hex), which the manifest records.
+func save(dir string, run experiment.Run, st stored) (string, error) {
 	res := run.Result
 	f := resultFile{Format: resultFormat, Key: run.Key, Status: res.Status, DivergedAt: res.DivergedAt, Error: res.Err,
 		Metrics: res.Metrics, Records: make([]record, len(res.Records)),
@@ -117,50 +119,69 @@ func save(dir string, run experiment.Run, st stored) error {
 	if res.Model != nil {
 		f.Model = modelPath(run.Key)
 		if err := report.SaveModel(filepath.Join(dir, f.Model), run); err != nil {
-			return err
+			return "", err
 		}
 		sum, err := fileSHA256(filepath.Join(dir, f.Model))
 		if err != nil {
-			return err
+			return "", err
 		}
 		f.ModelSHA256 = sum
 	}
 	var err error
 	if f.RecordsSHA256, err = recordsSHA256(f.Records); err != nil {
-		return err
+		return "", err
 	}
 	b, err := json.Marshal(f)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return atomicfile.WriteBytes(filepath.Join(dir, resultPath(run.Key)), append(b, '\n'))
+	b = append(b, '\n')
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), atomicfile.WriteBytes(filepath.Join(dir, resultPath(run.Key)), b)
 }
 
-// load reads the run with the given key; ok is false if the directory has
-// no usable result for it: no result file, one that does not decode as
-// the result of this key, records or a model file whose checksum does not
-// match (damaged by something other than fedlab, whose writes are
-// atomic), or a model file missing. Such a run is run again.
-func load(dir, key string) (st stored, ok bool, err error) {
+// Problems load reports with a result file.
+const (
+	resultMissing = "missing"
+)
+
+// load reads the run with the given key. problem is "" when the directory
+// holds a usable result for it, resultMissing when it has no result file,
+// and otherwise says what is wrong with the file: it does not decode as
+// the result of this key, or its records or model file do not match the
+// checksums written with them (damaged by something other than fedlab,
+// whose writes are atomic), or the model file is missing. want, if not
+// empty, is the SHA-256 the manifest recorded for the file, checked too.
+func load(dir, key, want string) (st stored, problem string, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, resultPath(key)))
 	if os.IsNotExist(err) {
-		return stored{}, false, nil
+		return stored{}, resultMissing, nil
 	}
 	if err != nil {
-		return stored{}, false, err
+		return stored{}, "", err
+	}
+	raw := sha256.Sum256(b)
+	sum := hex.EncodeToString(raw[:])
+	if want != "" && sum != want {
+		return stored{}, fmt.Sprintf("altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", sum, want), nil
 	}
 	var f resultFile
-	if json.Unmarshal(b, &f) != nil || f.Format != resultFormat || f.Key != key {
-		return stored{}, false, nil
+	switch err := json.Unmarshal(b, &f); {
+	case err != nil:
+		return stored{}, "not a result file (" + err.Error() + ")", nil
+	case f.Format != resultFormat:
+		return stored{}, fmt.Sprintf("unknown format %q (want %q)", f.Format, resultFormat), nil
+	case f.Key != key:
+		return stored{}, fmt.Sprintf("holds the result of run %q", f.Key), nil
 	}
 	if f.RecordsSHA256 != "" {
-		if sum, err := recordsSHA256(f.Records); err != nil || sum != f.RecordsSHA256 {
-			return stored{}, false, nil // records altered after fedlab wrote them
+		if s, err := recordsSHA256(f.Records); err != nil || s != f.RecordsSHA256 {
+			return stored{}, "altered: its records do not match their checksum", nil
 		}
 	}
 	if f.ModelSHA256 != "" {
-		if sum, err := fileSHA256(filepath.Join(dir, f.Model)); err != nil || sum != f.ModelSHA256 {
-			return stored{}, false, nil // model file altered or missing
+		if s, err := fileSHA256(filepath.Join(dir, f.Model)); err != nil || s != f.ModelSHA256 {
+			return stored{}, fmt.Sprintf("its model file %s is missing or altered", f.Model), nil
 		}
 	}
 	res := &core.Result{Metrics: f.Metrics, Status: f.Status, DivergedAt: f.DivergedAt, Err: f.Error,
@@ -170,10 +191,10 @@ func load(dir, key string) (st stored, ok bool, err error) {
 	}
 	if f.Model != "" {
 		if res.Model, err = report.ReadModel(filepath.Join(dir, f.Model)); err != nil {
-			return stored{}, false, nil
+			return stored{}, fmt.Sprintf("its model file %s does not read (%v)", f.Model, err), nil
 		}
 	}
-	return stored{res: res, started: f.Started, finished: f.Finished}, true, nil
+	return stored{res: res, started: f.Started, finished: f.Finished, sum: sum}, "", nil
 }
 
 // fileSHA256 is the hex SHA-256 of a file's content.
