@@ -1,11 +1,16 @@
 package luaapi
 
 import (
+	"cmp"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/plan"
+	"github.com/fedlab/fedlab/report"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -61,6 +66,11 @@ func (in *interp) fnSweep(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	s := &sweep{rules: rules, runs: runs, sels: experiment.Select(runs, rules)}
+	for _, sel := range s.sels {
+		for _, e := range sel.Edges() {
+			fmt.Fprintf(cmp.Or[io.Writer](in.opts.Stderr, os.Stderr), "fedlab: %s %s: %s: edge of the grid: %s\n", c.where, c.fn, escape.Line(sel.Label), report.EdgeWarning(e))
+		}
+	}
 	t := L.NewTable()
 	results := in.results(runs)
 	t.RawSetString("runs", results)

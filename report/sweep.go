@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/escape"
 )
 
 // SweepOptions choose how a sweep table is laid out.
@@ -54,6 +55,9 @@ func SweepTable(w io.Writer, sels []experiment.Selection, rules []experiment.Rul
 		head := fmt.Sprintf("%s: %s", s.Label, strings.Join(crit, ", ties by "))
 		if !text {
 			g.Title, g.Caption = head, bestLine(s, rules)
+			for _, e := range s.Edges() {
+				g.Caption += "; " + EdgeWarning(e)
+			}
 			if err := g.Render(w, opts.Format, 0); err != nil {
 				return err
 			}
@@ -64,8 +68,17 @@ func SweepTable(w io.Writer, sels []experiment.Selection, rules []experiment.Rul
 			return err
 		}
 		fmt.Fprintln(w, bestLine(s, rules))
+		for _, e := range s.Edges() {
+			fmt.Fprintln(w, "edge of the grid: "+escape.Line(EdgeWarning(e)))
+		}
 	}
 	return nil
+}
+
+// EdgeWarning says that a selected value sits at the edge of its grid and
+// what to do about it.
+func EdgeWarning(e experiment.Edge) string {
+	return e.String() + ": the best value may lie beyond the grid; extend it to be sure"
 }
 
 // grid lays out the cells of one selection.

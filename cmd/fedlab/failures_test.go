@@ -64,3 +64,27 @@ print("after the call")
 		t.Fatalf("manifest status %s, %d done, %d failed; want complete, 2, 2", m.Status, done, bad)
 	}
 }
+
+// TestSweepWarnsAtTheEdgeOfItsGrid: a step size selected at the top of
+// its grid (with 2 rounds, the largest of three small steps is best) is
+// flagged in the script's output and in the sweep table; the grid's middle
+// is not.
+func TestSweepWarnsAtTheEdgeOfItsGrid(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	src := `local data = fedlab.data.lasso{ variant = "custom", dim = 8, support = 2, clients = 3, samples = 6, test_samples = 0 }
+local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
+local sw = fedlab.sweep{ problem = p, algorithms = { fedlab.algo.fedavg{} }, grid = { eta_c = { 0.001, 0.003, 0.01 } },
+  rounds = 2, local_steps = 1, select = { metric = "objective", mode = "min" } }
+fedlab.sweep_table(sw)
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("run", script, "--out", filepath.Join(dir, "out"), "--quiet")
+	const want = "eta_c = 0.01 is the largest value of its grid {0.001, 0.003, 0.01}: the best value may lie beyond the grid; extend it to be sure"
+	if code != 0 || !strings.Contains(stderr, "fedlab: s.lua:3 fedlab.sweep: fedavg: edge of the grid: "+want) ||
+		!strings.Contains(stdout, "edge of the grid: "+want) {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
