@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fedlab/fedlab/plan"
@@ -56,6 +57,11 @@ func (c *component) String() string {
 		v := c.raw[k]
 		if _, ok := v.(pending); ok {
 			v = "function"
+		}
+		if n := c.nested[k]; n != nil {
+			v = n // a component parameter shows as a component, not as the Go value built from it
+		} else if text, ok := v.(string); ok {
+			v = strconv.Quote(text)
 		}
 		parts[i] = fmt.Sprintf("%s = %v", k, v)
 	}

@@ -17,6 +17,9 @@ type cell struct {
 	failed     int
 	diverged   int
 	divergedAt int // earliest divergence among the counted runs
+	// unevaluated counts runs without a record at the round, unrecorded
+	// runs that do not record the metric.
+	unevaluated, unrecorded int
 }
 
 // gather builds the cell of metric at round for the runs of one label.
@@ -37,10 +40,13 @@ func gather(runs []experiment.Run, metric string, round int) cell {
 		}
 		rec := recordAt(res, round)
 		if rec == nil {
+			c.unevaluated++
 			continue
 		}
 		if i := columnsOf(r, []string{metric})[0]; i >= 0 {
 			c.vals = append(c.vals, rec.Values[i])
+		} else {
+			c.unrecorded++
 		}
 	}
 	return c

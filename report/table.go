@@ -81,7 +81,7 @@ func Grids(runs []experiment.Run, opts TableOptions) ([]Grid, error) {
 	}
 	labels, groups := byLabel(runs)
 	caption := captionOf(groups)
-	unevaluated := false
+	unevaluated, unrecorded := false, false
 	// cells[m][i][k]: metric m, label i, round k
 	cells := make([][][]Cell, len(metrics))
 	for m, name := range metrics {
@@ -89,16 +89,24 @@ func Grids(runs []experiment.Run, opts TableOptions) ([]Grid, error) {
 		for i := range labels {
 			cells[m][i] = make([]Cell, len(rounds))
 			for k, r := range rounds {
-				cells[m][i][k] = gather(groups[i], name, r).Cell()
-				unevaluated = unevaluated || cells[m][i][k].String() == "–"
+				c := gather(groups[i], name, r)
+				cells[m][i][k] = c.Cell()
+				empty := cells[m][i][k].String() == "–"
+				unevaluated = unevaluated || empty && c.unevaluated > 0
+				unrecorded = unrecorded || empty && c.unrecorded > 0
 			}
 		}
 		if opts.Bold {
 			markBest(cells[m], metricsPkg.DisplayOf(name).Better)
 		}
 	}
-	if unevaluated {
+	switch {
+	case unevaluated && unrecorded:
+		caption += "; – = not evaluated at that round, or a metric the run does not record"
+	case unevaluated:
 		caption += "; – = not evaluated at that round"
+	case unrecorded:
+		caption += "; – = a metric the run does not record"
 	}
 	if !opts.Transpose {
 		g := Grid{Title: opts.Title, Caption: caption, Header: append([]string{"label", "round"}, metrics...),

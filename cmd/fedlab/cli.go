@@ -155,7 +155,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case "run":
 		return runCmd(rest, stdout, stderr)
 	case "plot":
-		return plotCmd(rest, stdout)
+		return plotCmd(rest, stdout, stderr)
 	case "table":
 		return tableCmd(rest, stdout)
 	case "report":

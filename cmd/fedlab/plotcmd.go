@@ -11,6 +11,7 @@ import (
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/htmlreport"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/plot"
 	"github.com/fedlab/fedlab/rundir"
 )
@@ -18,7 +19,7 @@ import (
 // plotCmd is `fedlab plot DIR [flags]`: draws the runs of a run directory,
 // one figure per call and metric, or one per call with the metrics as
 // panels (--panels); a sweep's selected configurations only.
-func plotCmd(args []string, stdout io.Writer) error {
+func plotCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var metrics, formats stringList
@@ -88,6 +89,8 @@ func plotCmd(args []string, stdout io.Writer) error {
 		formats = plot.Formats
 	}
 	titles := htmlreport.Titles(l.Manifest)
+	var skipped []string
+	drawn := 0
 	for i, runs := range l.Calls {
 		if *callNo != 0 && i+1 != *callNo {
 			continue
@@ -98,7 +101,11 @@ func plotCmd(args []string, stdout io.Writer) error {
 		names := metrics
 		if len(names) == 0 {
 			names = metricNames(runs)
+		} else if missing := missingMetrics(runs, names); len(missing) > 0 && *callNo == 0 {
+			skipped = append(skipped, fmt.Sprintf("call %d (%s) does not record %s", i+1, escape.Line(titles[i]), strings.Join(missing, ", ")))
+			continue
 		}
+		drawn++
 		o := opts
 		if o.Title == "" {
 			o.Title = plot.Truncate(titles[i], plot.MaxText) // a call's name can be longer than fits; the cut shows as "…"
@@ -126,7 +133,26 @@ func plotCmd(args []string, stdout io.Writer) error {
 			}
 		}
 	}
+	if drawn == 0 && len(skipped) > 0 {
+		return fmt.Errorf("no call of %s records %s (the runs record: %s)", dirs[0], strings.Join(missingMetrics(slices.Concat(l.Calls...), metrics), ", "),
+			strings.Join(metricNames(slices.Concat(l.Calls...)), ", "))
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "fedlab: %s: not drawn\n", s)
+	}
 	return nil
+}
+
+// missingMetrics lists the metrics of want that none of the runs records.
+func missingMetrics(runs []experiment.Run, want []string) []string {
+	have := metricNames(runs)
+	var out []string
+	for _, m := range want {
+		if !slices.Contains(have, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // parseLimits reads "MIN,MAX" (nil for "").
