@@ -25,6 +25,22 @@ type Problem struct {
 	refErr  error
 	// RefSettings controls the reference-optimum solve (zero value: defaults).
 	RefSettings SolveSettings
+	// RefStore, if set, keeps the reference optimum across sessions: a
+	// stored reference is used instead of a solve, and a solved one is
+	// stored. It must identify the problem up to the penalty's λ (stage
+	// copies of the problem share it with another λ).
+	RefStore ReferenceStore
+}
+
+// ReferenceStore keeps reference optima of one problem, by the λ of the
+// penalty and the solver settings. Its methods may be called from several
+// goroutines.
+type ReferenceStore interface {
+	// LoadReference returns the reference stored for λ and s (false if
+	// there is none).
+	LoadReference(lambda float64, s SolveSettings) (*Reference, bool, error)
+	// StoreReference stores ref, solved with settings s.
+	StoreReference(ref *Reference, s SolveSettings) error
 }
 
 // Reference is a high-precision solution of the problem at a fixed λ.
@@ -33,6 +49,10 @@ type Reference struct {
 	Objective float64
 	Lambda    float64
 	Iters     int
+	// Change is the stopping certificate: the relative change
+	// ‖x_{t+1} − x_t‖ / max(1, ‖x_t‖) of the last iteration (≤ the
+	// settings' Tol unless the solve ran out of iterations).
+	Change float64
 }
 
 // NewProblem checks the parts and lays out the model.
@@ -154,11 +174,36 @@ func sparseGradient(se SparseEvaluator, d *Data, w, grad []float64, weight float
 }
 
 // Reference returns the problem's reference optimum at the penalty's λ of
-// round 0, computed once (FISTA on the full data; see Solve).
+// round 0, computed once (FISTA on the full data; see Solve), or read from
+// RefStore when it holds it (a solved reference is stored there). It is
+// safe for concurrent use.
 func (p *Problem) Reference() (*Reference, error) {
-	p.refOnce.Do(func() {
-		psi := p.Penalty.At(0, p.Layout)
-		p.ref, p.refErr = Solve(p, psi, nil, p.RefSettings)
-	})
+	p.refOnce.Do(func() { p.ref, p.refErr = p.reference() })
 	return p.ref, p.refErr
+}
+
+func (p *Problem) reference() (*Reference, error) {
+	psi := p.Penalty.At(0, p.Layout)
+	s := p.RefSettings.withDefaults()
+	if p.RefStore != nil {
+		ref, ok, err := p.RefStore.LoadReference(psi.Lambda, s)
+		if err != nil || ok {
+			return ref, err
+		}
+	}
+	ref, err := Solve(p, psi, nil, s)
+	if err != nil || p.RefStore == nil {
+		return ref, err
+	}
+	if err := p.RefStore.StoreReference(ref, s); err != nil {
+		return nil, fmt.Errorf("storing the reference optimum: %w", err)
+	}
+	return ref, nil
+}
+
+// ReferenceUser is implemented by the metrics that need the problem's
+// reference optimum, so that it can be computed (in parallel for the
+// problems of one call) before their runs start.
+type ReferenceUser interface {
+	UsesReference() bool
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -95,21 +96,40 @@ func (s *ProxGrad) Step(psi Psi) (phi, change float64) {
 type SolveSettings struct {
 	MaxIters int     // default 20000
 	Tol      float64 // stop when the relative change is ≤ Tol; default 1e-10
+	// Context, if set, stops the solve (with its cause as the error) when
+	// it is done, e.g. at the session's --timeout. It is not part of the
+	// settings that identify a stored reference.
+	Context context.Context
 }
 
-// Solve minimizes Φ = F + ψ on the full training data to high precision with
-// restarted FISTA and backtracking, from w0 (nil: zeros).
-func Solve(p *Problem, psi Psi, w0 []float64, s SolveSettings) (*Reference, error) {
+// SolverName names the method Solve uses (recorded with a stored
+// reference, so that a change of method invalidates it).
+const SolverName = "fista-restart-backtracking"
+
+// withDefaults returns s with its zero fields set to the defaults.
+func (s SolveSettings) withDefaults() SolveSettings {
 	if s.MaxIters == 0 {
 		s.MaxIters = 20000
 	}
 	if s.Tol == 0 {
 		s.Tol = 1e-10
 	}
+	return s
+}
+
+// Solve minimizes Φ = F + ψ on the full training data to high precision with
+// restarted FISTA and backtracking, from w0 (nil: zeros).
+// The solve stops at s.Tol (Reference.Change ≤ Tol, its stopping
+// certificate) or after s.MaxIters iterations (Change > Tol), or with an
+// error when s.Context is done.
+func Solve(p *Problem, psi Psi, w0 []float64, s SolveSettings) (*Reference, error) {
+	s = s.withDefaults()
 	pg := NewProxGrad(p, w0, 0, true)
-	phi, iters := 0.0, 0
+	phi, iters, change := 0.0, 0, math.Inf(1)
 	for iters = 1; iters <= s.MaxIters; iters++ {
-		var change float64
+		if s.Context != nil && s.Context.Err() != nil {
+			return nil, fmt.Errorf("reference solve stopped at iteration %d: %w", iters, context.Cause(s.Context))
+		}
 		phi, change = pg.Step(psi)
 		if math.IsNaN(phi) || math.IsInf(phi, 0) {
 			return nil, fmt.Errorf("reference solve diverged at iteration %d", iters)
@@ -118,5 +138,5 @@ func Solve(p *Problem, psi Psi, w0 []float64, s SolveSettings) (*Reference, erro
 			break
 		}
 	}
-	return &Reference{W: pg.X, Objective: phi, Lambda: psi.Lambda, Iters: iters}, nil
+	return &Reference{W: pg.X, Objective: phi, Lambda: psi.Lambda, Iters: iters, Change: change}, nil
 }

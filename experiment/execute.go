@@ -50,6 +50,7 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 	if workers <= 0 {
 		workers = max(1, runtime.NumCPU()/par)
 	}
+	solveReferences(jobs, par)
 	prog := opts.Progress
 	if prog != nil {
 		prog.begin(len(jobs), true)

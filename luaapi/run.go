@@ -113,6 +113,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
 	in.builder.Inputs = in.inputArgs
 	in.builder.CheckData = in.checkData
+	in.builder.References, in.builder.Context = dir.ReferenceStore, g.ctx
 	defer in.L.Close()
 	in.install()
 	in.confine()

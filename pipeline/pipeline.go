@@ -240,7 +240,7 @@ func stageProblem(p *core.Problem, lambda sched.Schedule) *core.Problem {
 	pen := p.Penalty
 	pen.Lambda = lambda
 	return &core.Problem{Data: p.Data, Loss: p.Loss, Penalty: pen, Mirror: p.Mirror, Layout: p.Layout,
-		WeightBySamples: p.WeightBySamples, RefSettings: p.RefSettings}
+		WeightBySamples: p.WeightBySamples, RefSettings: p.RefSettings, RefStore: p.RefStore}
 }
 
 func restartNames() string {

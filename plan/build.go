@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -25,6 +26,11 @@ type Builder struct {
 	// is built: an error (e.g. an estimate over the memory budget) is
 	// returned instead of building it.
 	CheckData func(args registry.Args) error
+	// References, if set, returns the store of a problem's reference
+	// optimum (see core.Problem.RefStore), e.g. rundir.Dir.ReferenceStore.
+	References func(id experiment.ProblemID) core.ReferenceStore
+	// Context, if set, stops a reference solve in progress when done.
+	Context context.Context
 
 	datasets map[string]*core.Federated
 	problems map[string]*core.Problem
@@ -195,6 +201,10 @@ func (b *Builder) Problem(p Problem) (*core.Problem, experiment.ProblemID, error
 		return nil, id, err
 	}
 	cp.WeightBySamples = p.Weighted
+	cp.RefSettings.Context = b.Context
+	if b.References != nil {
+		cp.RefStore = b.References(id)
+	}
 	b.problems[k] = cp
 	return cp, id, nil
 }

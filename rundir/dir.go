@@ -220,7 +220,7 @@ func (d *Dir) begin() error {
 			return err
 		}
 	}
-	for _, sub := range []string{"", ResultsDir, ModelsDir} {
+	for _, sub := range []string{"", ResultsDir, ModelsDir, OptimaDir} {
 		if err := atomicfile.Clean(filepath.Join(d.path, sub)); err != nil {
 			return err
 		}
@@ -243,7 +243,7 @@ func (d *Dir) begin() error {
 
 // clear deletes the files of earlier sessions.
 func (d *Dir) clear() error {
-	for _, name := range []string{ManifestFile, RecordsFile, ResultsDir, ModelsDir} {
+	for _, name := range []string{ManifestFile, RecordsFile, ResultsDir, ModelsDir, OptimaDir} {
 		if err := os.RemoveAll(filepath.Join(d.path, name)); err != nil {
 			return err
 		}

@@ -91,6 +91,9 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 			merged.Runs[cr.Key] = e
 		}
 	}
+	if err := mergeOptima(out, inputs); err != nil {
+		return nil, err
+	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	merged.Finished = &now
 	if err := merged.write(out); err != nil {
