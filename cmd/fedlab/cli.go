@@ -65,7 +65,7 @@ table options:
   --round R      an evaluated round to show (repeatable; default six evenly spaced rounds)
   --bold         the best value of each metric per round in bold (md, latex)
   --transpose    rounds as columns, one table per metric
-  --width W      text tables wider than W columns wrap (default 100)
+  --width W      text tables wider than W columns wrap (0: the default, 100; else at least 20)
   --out FILE     write to FILE instead of standard output
 
 plot options:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/registry"
@@ -88,20 +89,35 @@ func describe(w io.Writer, name string) error {
 	if err != nil {
 		return err
 	}
+	width := terminalWidth(w)
 	for i, s := range specs {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s %s: %s\nLua: %s\n", s.Kind, s.Name, s.Doc, constructorExample(s))
+		fmt.Fprintf(w, "%s\nLua: %s\n", wrap(fmt.Sprintf("%s %s: %s", s.Kind, s.Name, s.Doc), width), constructorExample(s))
 		if len(s.Params) == 0 {
 			fmt.Fprintln(w, "No parameters.")
 			continue
 		}
 		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone),
 			tablewriter.WithHeaderAlignment(tw.AlignLeft))
-		t.Header("parameter", "type", "default", "range", "description")
-		for _, p := range s.Params {
-			if err := t.Append(p.Name, p.Type.String(), p.DefaultText(), p.RangeText(), p.Doc); err != nil {
+		header := []string{"parameter", "type", "default", "range", "description"}
+		t.Header(header)
+		rows := make([][]string, len(s.Params))
+		used := 3*len(header) + 1 // "│ " before each column, " │" after the last
+		for j := range header[:4] {
+			col := utf8.RuneCountInString(header[j])
+			for i, p := range s.Params {
+				if j == 0 {
+					rows[i] = []string{p.Name, p.Type.String(), p.DefaultText(), p.RangeText(), p.Doc}
+				}
+				col = max(col, utf8.RuneCountInString(rows[i][j]))
+			}
+			used += col
+		}
+		for _, row := range rows {
+			row[4] = wrap(row[4], max(minWidth, width-used)) // the description fits the terminal's width
+			if err := t.Append(row); err != nil {
 				return err
 			}
 		}
@@ -126,4 +142,26 @@ func constructorExample(s *registry.Spec) string {
 		return call + "}"
 	}
 	return call + " " + strings.Join(req, ", ") + " }"
+}
+
+// wrap breaks text into lines of at most width characters at spaces (a
+// word longer than width stays whole on its line).
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(text) {
+		n := utf8.RuneCountInString(word)
+		switch {
+		case i == 0:
+		case line+1+n > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += n
+	}
+	return b.String()
 }

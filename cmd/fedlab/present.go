@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/htmlreport"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/plot"
 	"github.com/fedlab/fedlab/report"
@@ -59,6 +61,9 @@ func tableCmd(args []string, stdout io.Writer) error {
 	if len(dirs) != 1 {
 		return usageError{"table takes one run directory"}
 	}
+	if opts.Width != 0 && opts.Width < minWidth {
+		return usageError{fmt.Sprintf("--width %d: want 0 (the default, %d columns) or at least %d", opts.Width, defaultWidth, minWidth)}
+	}
 	if !slices.Contains(report.Formats, opts.Format) {
 		return usageError{fmt.Sprintf("--format %s: want one of %s", opts.Format, strings.Join(report.Formats, ", "))}
 	}
@@ -79,23 +84,36 @@ func tableCmd(args []string, stdout io.Writer) error {
 	}
 	titles := htmlreport.Titles(l.Manifest)
 	var b strings.Builder
+	var pendingNotes []string
 	first := true
 	for i, runs := range l.Calls {
 		if *callNo != 0 && i+1 != *callNo {
 			continue
 		}
+		var edges []string
 		if rules := l.Manifest.Calls[i].Select; len(rules) > 0 {
-			runs = experiment.BestRuns(experiment.Select(runs, rules))
+			sels := experiment.Select(runs, rules)
+			for _, sel := range sels {
+				for _, e := range sel.Edges() {
+					edges = append(edges, fmt.Sprintf("edge of the grid (%s): %s", sel.Label, report.EdgeWarning(e)))
+				}
+			}
+			runs = experiment.BestRuns(sels)
 		}
+		all := len(runs)
 		runs = slices.DeleteFunc(runs, func(r experiment.Run) bool { return r.Result == nil })
+		o := opts
+		o.Title = fmt.Sprintf("Call %d: %s", i+1, titles[i])
+		if pending := all - len(runs); pending > 0 {
+			o.Title += fmt.Sprintf(" [%d of %d runs pending: left to other shards or not run yet]", pending, all)
+		}
 		if len(runs) == 0 {
+			pendingNotes = append(pendingNotes, o.Title)
 			continue
 		}
 		if !first && opts.Format != "csv" {
 			b.WriteString("\n")
 		}
-		o := opts
-		o.Title = fmt.Sprintf("Call %d: %s", i+1, titles[i])
 		var w strings.Builder
 		if err := report.Table(&w, runs, o); err != nil {
 			return fmt.Errorf("call %d: %w", i+1, err)
@@ -105,11 +123,22 @@ func tableCmd(args []string, stdout io.Writer) error {
 			_, text, _ = strings.Cut(text, "\n")
 		}
 		b.WriteString(text)
+		if opts.Format != "csv" {
+			for _, e := range edges {
+				b.WriteString("\n" + escape.Line(e) + "\n")
+			}
+		}
 		first = false
+	}
+	for _, n := range pendingNotes {
+		fmt.Fprintf(&b, "\n%s: no run completed, no table\n", escape.Line(n))
 	}
 	if *out == "" {
 		_, err := io.WriteString(stdout, b.String())
 		return err
+	}
+	if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+		return fmt.Errorf("--out %s is a directory; give a file name, e.g. %s", *out, filepath.Join(*out, "table."+map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}[opts.Format]))
 	}
 	return atomicfile.WriteBytes(*out, []byte(b.String()))
 }
