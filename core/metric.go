@@ -8,6 +8,13 @@ type Metric interface {
 	Eval(e *Eval) float64
 }
 
+// ProblemChecker is implemented by metrics that measure only some
+// problems (accuracy needs a classification loss): CheckProblem refuses
+// the others before any run starts.
+type ProblemChecker interface {
+	CheckProblem(p *Problem) error
+}
+
 // Eval is the evaluation context handed to metrics. It caches the train and
 // test losses so that several metrics share one pass over the data.
 type Eval struct {

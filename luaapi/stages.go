@@ -121,6 +121,11 @@ func splitStages(fn string, t *lua.LTable) (*lua.LTable, []*lua.LTable, error) {
 			err = fmt.Errorf("%s: unexpected key %s", fn, keyText(k))
 		}
 	})
+	for i, st := range stages {
+		if err == nil && st == nil {
+			err = fmt.Errorf("%s: stage %d is missing (nil, or a hole in the list): the stages must be the list 1, 2, …, %d", fn, i+1, n)
+		}
+	}
 	return named, stages, err
 }
 

@@ -12,6 +12,11 @@ import (
 // edges=, sigma2=, gap=, tau=, tau_gt= }, with σ₂(U) the second-largest
 // eigenvalue in modulus, gap = 1 − σ₂ and the mixing times
 // τ = max(1, log(cM)/(2 log(1/σ₂))) of DFedDA (c = 4) and DFedDA-GT (c = 8).
+// maxInfoNodes bounds the nodes of fedlab.info(topology, M): 2000 nodes
+// take about 5 s and 130 MB on one core; 5000 took minutes and --timeout
+// could not stop the factorization.
+const maxInfoNodes = 2000
+
 func (in *interp) topologyInfo(L *lua.LState, c *component) (int, error) {
 	top := c.value.(topology.Topology)
 	M := 0
@@ -28,6 +33,9 @@ func (in *interp) topologyInfo(L *lua.LState, c *component) (int, error) {
 			return 0, err
 		}
 		M = n
+	}
+	if M > maxInfoNodes {
+		return 0, fmt.Errorf("fedlab.info(%s, %d): at most %d nodes: the spectral analysis (σ₂ of the dense M × M gossip matrix) takes O(M³) time and O(M²) memory", c.spec.Name, M, maxInfoNodes)
 	}
 	u, err := top.Gossip(M)
 	if err != nil {

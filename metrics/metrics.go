@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/fedlab/fedlab/core"
@@ -47,10 +48,15 @@ func init() {
 	simple("train_loss", "training loss F(w) = Σ_m p_m F_m(w)", (*core.Eval).TrainLoss)
 	simple("test_loss", "test loss (NaN without test data)", (*core.Eval).TestLoss)
 	simple("regularizer", "ψ(w) at the current λ", func(e *core.Eval) float64 { return e.Psi.Value(e.W) })
-	simple("train_accuracy", "fraction of training samples classified correctly (classification losses)",
-		func(e *core.Eval) float64 { return accuracy(e, false) })
-	simple("test_accuracy", "fraction of test samples classified correctly (classification losses)",
-		func(e *core.Eval) float64 { return accuracy(e, true) })
+	for _, test := range []bool{false, true} {
+		name, doc := "train_accuracy", "fraction of training samples classified correctly (classification losses)"
+		if test {
+			name, doc = "test_accuracy", "fraction of test samples classified correctly (classification losses)"
+		}
+		registry.Define(registry.Metric, name, doc, struct{}{}, func(struct{}) (core.Metric, error) {
+			return accuracyFunc{Func{Label: name, F: func(e *core.Eval) float64 { return accuracy(e, test) }}}, nil
+		})
+	}
 	simple("l2_error", "‖w − w_true‖₂ on the regularized weights (NaN without ground truth)",
 		func(e *core.Eval) float64 { return truthError(e, 2) })
 	simple("l1_error", "‖w − w_true‖₁ on the regularized weights (NaN without ground truth)",
@@ -128,6 +134,17 @@ func truthError(e *core.Eval, norm int) float64 {
 
 // referenceFunc is a metric of the reference optimum (core.ReferenceUser):
 // the optimum is computed before its runs start.
+type accuracyFunc struct{ Func }
+
+// CheckProblem refuses a problem whose loss makes no predictions (a
+// regression loss: the accuracy would be NaN at every round).
+func (m accuracyFunc) CheckProblem(p *core.Problem) error {
+	if _, ok := p.Loss.NewEvaluator(p.Layout).(core.Predictor); !ok {
+		return fmt.Errorf("metric %q needs a classification loss (logistic, multinomial, mlp, cnn); this problem's loss makes no class predictions", m.Label)
+	}
+	return nil
+}
+
 type referenceFunc struct{ Func }
 
 // UsesReference is true.

@@ -243,6 +243,13 @@ func (b *Builder) base(p Problem, s core.Settings, metrics []Component) (experim
 	if err != nil {
 		return experiment.Base{}, err
 	}
+	for _, m := range ms {
+		if pc, ok := m.(core.ProblemChecker); ok {
+			if err := pc.CheckProblem(cp); err != nil {
+				return experiment.Base{}, err
+			}
+		}
+	}
 	return experiment.Base{Problem: cp, ProblemID: pid, Settings: s, Metrics: ms, MetricIDs: mids}, nil
 }
 

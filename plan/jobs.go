@@ -226,7 +226,13 @@ func (b *Builder) Stages(s Stages) ([]experiment.Job, *pipeline.Pipeline, error)
 	stages := make([]pipeline.Stage, len(s.Stages))
 	ids := make([]experiment.StageID, len(s.Stages))
 	var algo experiment.Component
+	if d := base.Problem.Dim(); s.Keep > d {
+		return nil, nil, fmt.Errorf("keep = %d is above the dimension d = %d of the model (valid: 0 ≤ keep ≤ %d)", s.Keep, d, d)
+	}
 	for i, st := range s.Stages {
+		if d := base.Problem.Dim(); st.Keep > d {
+			return nil, nil, fmt.Errorf("stage %d: keep = %d is above the dimension d = %d of the model (valid: 0 ≤ keep ≤ %d)", i+1, st.Keep, d, d)
+		}
 		ps := pipeline.Stage{Radius: st.Radius, Rounds: st.Rounds, LocalSteps: st.LocalSteps, Restart: st.Restart, Keep: st.Keep}
 		if st.Algorithm != nil {
 			r, err := b.resolve(st.Algorithm.Component, registry.Algorithm)

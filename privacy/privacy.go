@@ -29,6 +29,10 @@ func init() {
 				return nil, fmt.Errorf("clip must be > 0, got %g", g.C)
 			case g.Delta <= 0 || g.Delta >= 1:
 				return nil, fmt.Errorf("delta must be in (0, 1), got %g", g.Delta)
+			case !(g.C*g.Sigma*g.C*g.Sigma <= math.MaxFloat64) || !(g.C*g.Local*g.C*g.Local <= math.MaxFloat64):
+				// math.huge is the largest float, not ∞: the noise variance (σ·C)² would overflow to +Inf
+				return nil, fmt.Errorf("clip = %g with noise = %g and local_noise = %g: the noise variance (noise·clip)² overflows; "+
+					"give a clipping norm and noise multipliers of the size of the updates (e.g. clip = 1, noise = 1)", g.C, g.Sigma, g.Local)
 			}
 			return g, nil
 		})

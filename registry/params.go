@@ -346,6 +346,9 @@ func (s *Spec) inRange(p Param, x float64) error {
 	if math.IsNaN(x) {
 		return fmt.Errorf("%s: parameter %q: NaN is not allowed", s.Title(), p.Name)
 	}
+	if math.IsInf(x, 0) && !infiniteDefault(p) {
+		return fmt.Errorf("%s: parameter %q = %g: want a finite number%s", s.Title(), p.Name, x, rangeHint(p))
+	}
 	if p.Min != nil && x < *p.Min {
 		return fmt.Errorf("%s: parameter %q = %g is below its minimum %g", s.Title(), p.Name, x, *p.Min)
 	}
@@ -414,4 +417,25 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// infiniteDefault reports whether p's default is ±∞ (FedPD's γ = ∞ turns
+// a term off): only such parameters accept an infinite value; elsewhere ∞
+// (1/0, math.huge) is a mistake that would run to +Inf or NaN.
+func infiniteDefault(p Param) bool {
+	switch d := p.Default.(type) {
+	case float64:
+		return math.IsInf(d, 0)
+	case sched.Schedule:
+		return math.IsInf(d.At(0), 0)
+	}
+	return false
+}
+
+// rangeHint is " (range: …)" for a parameter with a range, or "".
+func rangeHint(p Param) string {
+	if r := p.RangeText(); r != "" {
+		return " (range: " + r + ")"
+	}
+	return ""
 }

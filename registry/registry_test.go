@@ -300,6 +300,9 @@ func TestValidateRanges(t *testing.T) {
 		{"target", math.NaN(), `parameter "target": NaN is not allowed`},
 		{"step", math.NaN(), `parameter "step": NaN is not allowed`},
 		{"weights", []any{1, math.NaN()}, `parameter "weights": NaN is not allowed`},
+		// ∞ (1/0 in Lua) only where the default is ∞: it ran to +Inf or NaN before
+		{"target", math.Inf(-1), `parameter "target" = -Inf: want a finite number`},
+		{"rate", math.Inf(1), `parameter "rate" = +Inf: want a finite number (range: [0, 1])`},
 	}
 	for _, c := range cases {
 		_, err := validate(map[string]any{"target": 1, c.key: c.val})
@@ -308,7 +311,7 @@ func TestValidateRanges(t *testing.T) {
 	// The bounds are inclusive.
 	for _, raw := range []map[string]any{
 		{"target": 1, "rate": 0}, {"target": 1, "rate": 1}, {"target": 1, "steps": 1}, {"target": 1, "steps": 100},
-		{"target": 1, "step": 0}, {"target": 1, "weights": []any{0}}, {"target": math.Inf(-1)},
+		{"target": 1, "step": 0}, {"target": 1, "weights": []any{0}},
 	} {
 		if _, err := validate(raw); err != nil {
 			t.Errorf("%v rejected: %v", raw, err)

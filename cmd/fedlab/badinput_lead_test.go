@@ -7,3 +7,28 @@ func init() {
 			code: 1, first: `s\.lua:3: algorithm "fedavg": label "A\\xff" is not valid UTF-8 \(byte 0xff at offset 1\)`},
 	)
 }
+
+// Cases of issue 19 (round two): silent acceptances and internal errors.
+func init() {
+	const stage = `local st = { algo = fedlab.algo.cfedda{ L = 1 }, lambda = 0.1, rounds = 2 }` + "\n"
+	badInputs = append(badInputs,
+		badInput{name: "stages nil", script: prelude + stage + "fedlab.stages{ problem = p, local_steps = 1, st, nil, st }\n",
+			code: 1, first: `s\.lua:4: fedlab\.stages: stage 2 is missing \(nil, or a hole in the list\)`},
+		badInput{name: "stages hole", script: prelude + stage + "fedlab.stages{ problem = p, local_steps = 1, [1] = st, [5] = st }\n",
+			code: 1, first: `s\.lua:4: fedlab\.stages: stage 2 is missing`},
+		badInput{name: "stages keep 2^40", script: prelude + stage + "fedlab.stages{ problem = p, local_steps = 1, restart = \"top\", keep = 2^40, st, { lambda = 0.05, rounds = 2 } }\n",
+			code: 1, first: `s\.lua:4: fedlab\.stages: keep = 1099511627776 is above the dimension d = 9 of the model \(valid: 0 ≤ keep ≤ 9\)`},
+		badInput{name: "clip math.huge", script: prelude + compare(", privacy = fedlab.privacy.gaussian{ clip = math.huge, noise = 1 }"),
+			code: 1, first: `s\.lua:3: fedlab\.compare: privacy "gaussian": clip = 1\.7976931348623157e\+308 .* overflows`},
+		badInput{name: "noise 1e300", script: prelude + compare(", privacy = fedlab.privacy.gaussian{ clip = 1, noise = 1e300 }"),
+			code: 1, first: `s\.lua:3: fedlab\.compare: privacy "gaussian": .* overflows`},
+		badInput{name: "local_noise math.huge", script: prelude + compare(", privacy = fedlab.privacy.gaussian{ clip = 1, noise = 1, local_noise = math.huge }"),
+			code: 1, first: `s\.lua:3: fedlab\.compare: privacy "gaussian": .* overflows`},
+		badInput{name: "eta_c 1/0", script: prelude + "fedlab.run{ problem = p, algorithm = fedlab.algo.fedavg{ eta_c = 1/0 }, rounds = 2, local_steps = 1 }\n",
+			code: 1, first: `s\.lua:3: algorithm "fedavg": parameter "eta_c" = \+Inf: want a finite number \(range: >= 0\)`},
+		badInput{name: "test_accuracy on regression", script: prelude + compare(`, metrics = { "test_accuracy" }`),
+			code: 1, first: `s\.lua:3: fedlab\.compare: metric "test_accuracy" needs a classification loss`},
+		badInput{name: "info 1e6 nodes", script: "print(fedlab.info(fedlab.topology.ring{}, 1e6))\n",
+			code: 1, first: `s\.lua:1: fedlab\.info\(ring, 1000000\): at most 2000 nodes`},
+	)
+}
