@@ -48,7 +48,7 @@ func Decompress(r io.Reader, name string) (io.ReadCloser, error) {
 		}
 		return io.NopCloser(z), nil
 	case bytes.HasPrefix(head, magicZstd):
-		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 		if err != nil {
 			return nil, wrap("zstd", err)
 		}
@@ -56,6 +56,10 @@ func Decompress(r io.Reader, name string) (io.ReadCloser, error) {
 	}
 	return io.NopCloser(br), nil
 }
+
+// zstdMaxWindow is the largest zstd window the reader accepts (the
+// decoder's default; --long=27 files and below read).
+const zstdMaxWindow = 1 << 27
 
 // zstdCloser releases a zstd decoder's resources on Close.
 type zstdCloser struct{ *zstd.Decoder }

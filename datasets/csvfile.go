@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
@@ -45,16 +44,26 @@ const maxEcho = 40
 const MaxLine = 64 << 20
 
 // boundedLines returns r, failing once MaxLine bytes pass without a line
-// break.
+// break, or when the memory in use passes the ceiling (see
+// SetMemoryCeiling) while it is read.
 func boundedLines(r io.Reader) io.Reader { return &lineBound{r: r} }
 
 type lineBound struct {
-	r   io.Reader
-	run int // bytes since the last line break
+	r       io.Reader
+	run     int   // bytes since the last line break
+	read    int64 // bytes read
+	checked int64 // bytes read at the last memory check
 }
 
 func (l *lineBound) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
+	l.read += int64(n)
+	if l.read-l.checked >= readCheckEvery {
+		l.checked = l.read
+		if cerr := checkCeiling(l.read); cerr != nil {
+			return n, cerr
+		}
+	}
 	if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
 		l.run = n - i - 1
 	} else {
@@ -90,14 +99,20 @@ func echoed(a []any) []any {
 	return a
 }
 
-// LoadCSV reads a CSV file (see ReadCSV).
+// LoadCSV reads a CSV file, plain or compressed like svmlight files (see
+// Decompress and ReadCSV).
 func LoadCSV(path, label, client string) (*Table, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return ReadCSV(fh, path, label, client)
+	r, err := Decompress(fh, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return ReadCSV(r, path, label, client)
 }
 
 // ReadCSV parses CSV with a header row. The column named label holds the
@@ -169,7 +184,7 @@ func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
 		}
 		value := func(j int) (float64, error) {
 			s := strings.TrimSpace(rec[j])
-			v, err := strconv.ParseFloat(s, 64)
+			v, err := parseDecimal(s)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				line, _ := cr.FieldPos(j)
 				return 0, fmt.Errorf("%s:%d: column %s: bad value %s: %s", name, line, escape.Quote(header[j], maxEcho), escape.Quote(s, maxEcho), numError(err))

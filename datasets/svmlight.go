@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/zstd"
 	"io"
 	"math"
 	"os"
@@ -118,8 +119,18 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 	}
 	for line := 1; ; line++ {
 		text, err := br.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
+		var ce *CeilingError
+		switch {
+		case errors.As(err, &ce):
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		case errors.Is(err, zstd.ErrWindowSizeExceeded):
+			return nil, fmt.Errorf("%s:%d: reading: the zstd file needs a larger window than the decoder allows (%d MiB): recompress it without --long or with --long=27 or less: %w",
+				name, line, zstdMaxWindow>>20, err)
+		case err != nil && !errors.Is(err, io.EOF):
 			return nil, fmt.Errorf("%s:%d: reading: %w (is the file truncated or damaged?)", name, line, err)
+		}
+		if i := strings.IndexByte(strings.TrimRight(text, "\r\n"), '\r'); i >= 0 {
+			return nil, fmt.Errorf("%s:%d: the line holds a carriage return at byte %d: CR-only line endings (old Mac)? convert them to LF, e.g. tr '\\r' '\\n' < IN > OUT", name, line, i+1)
 		}
 		if text == "" && err != nil {
 			break
@@ -141,7 +152,7 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 		if strings.Contains(tok, ":") {
 			return nil, bad("missing label: the line starts with feature %q", tok)
 		}
-		label, perr := strconv.ParseFloat(tok, 64)
+		label, perr := parseDecimal(tok)
 		if perr != nil || math.IsNaN(label) || math.IsInf(label, 0) {
 			return nil, bad("bad label %q: %s", tok, numError(perr))
 		}
@@ -195,7 +206,7 @@ func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Tabl
 				}
 				return nil, bad("bad feature %q: index beyond fedlab's limit of %d features", tok, core.MaxFeatures)
 			}
-			v, verr := strconv.ParseFloat(vs, 64)
+			v, verr := parseDecimal(vs)
 			if verr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, bad("bad feature %q: value: %s", tok, numError(verr))
 			}

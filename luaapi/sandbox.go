@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fedlab/fedlab/datasets"
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/rundir"
@@ -184,6 +185,7 @@ func newGuard(opts Options) *guard {
 		g.budget.Limit /= 2
 		g.budget.Source = "half the available memory"
 	}
+	datasets.SetMemoryCeiling(g.budget) // the file readers stop at the same ceiling while they read
 	g.ctx, g.cancel = context.WithCancelCause(parent)
 	if g.budget.Limit > 0 {
 		go g.watch()
