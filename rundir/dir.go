@@ -151,6 +151,9 @@ func Open(path string, opts Options) (*Dir, error) {
 		return d, nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		if err := CheckLinks(path); err != nil {
+			return nil, err
+		}
 		if d.lock, err = acquireLock(path, opts.Script); err != nil {
 			return nil, err
 		}

@@ -18,6 +18,9 @@ type Loaded struct {
 
 // Load reads the run directory at path.
 func Load(path string) (*Loaded, error) {
+	if err := CheckLinks(path); err != nil {
+		return nil, err
+	}
 	m, ok, err := ReadManifest(path)
 	if err != nil {
 		return nil, err

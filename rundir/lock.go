@@ -41,7 +41,7 @@ type lock struct {
 func acquireLock(dir string, script Script) (*lock, error) {
 	path := filepath.Join(dir, LockFile)
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o644) // never through a link planted as the lock
 		if err != nil {
 			return nil, err
 		}

@@ -13,3 +13,7 @@ var errLocked = errors.New("locked")
 // lockFile does not lock on systems without flock: run directories are
 // not protected against concurrent sessions there (docs/reliability.md).
 func lockFile(*os.File) error { return nil }
+
+// noFollow is unavailable here; CheckLinks refuses links before the lock
+// is opened.
+const noFollow = 0

@@ -20,3 +20,6 @@ func lockFile(f *os.File) error {
 	}
 	return err
 }
+
+// noFollow makes opening a link fail instead of following it.
+const noFollow = syscall.O_NOFOLLOW

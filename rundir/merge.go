@@ -27,6 +27,21 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("nothing to merge")
 	}
+	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("the output %s is a file: merge writes a run directory; give a directory name with --out", out)
+	}
+	for i, in := range inputs {
+		for _, earlier := range inputs[:i] {
+			if samePath(in, earlier) {
+				return nil, fmt.Errorf("%s is given twice (as %s and %s): give each shard's directory once", in, earlier, in)
+			}
+		}
+	}
+	for _, dir := range append([]string{out}, inputs...) {
+		if err := CheckLinks(dir); err != nil {
+			return nil, err
+		}
+	}
 	if _, ok, err := ReadManifest(out); err != nil {
 		return nil, err
 	} else if ok && !slices.ContainsFunc(inputs, func(in string) bool { return samePath(in, out) }) {

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunDirectoryLinksAreRefused: with results/ a link to another
+// directory, or the lock a link to another file, fedlab run and fedlab
+// plot refuse the directory naming the link (they wrote through it, and
+// the lock's target was overwritten); merge names an input given twice
+// (it said the directory was in use by its own pid) and an output that is
+// a file (it said "not a directory").
+func TestRunDirectoryLinksAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	src := `local data = fedlab.data.lasso{ variant = "custom", dim = 8, support = 2, clients = 3, samples = 6, test_samples = 0 }
+local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
+fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedavg{} }, rounds = 2, local_steps = 1 }
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI("run", script, "--out", out, "--quiet"); code != 0 {
+		t.Fatal(stderr)
+	}
+	elsewhere := t.TempDir()
+	if err := os.RemoveAll(filepath.Join(out, "results")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(out, "results")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"run", script, "--out", out, "--quiet"}, {"plot", out}, {"table", out}} {
+		code, _, stderr := runCLI(args...)
+		if code != 1 || !strings.Contains(stderr, filepath.Join(out, "results")+" is a symbolic link (to "+elsewhere+")") {
+			t.Errorf("%s with results/ a link: exit %d %s", args[0], code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("files were written through the link: %v", entries)
+	}
+	victim := filepath.Join(dir, "victim.txt")
+	if err := os.WriteFile(victim, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	os.Mkdir(fresh, 0o755)
+	if err := os.Symlink(victim, filepath.Join(fresh, "fedlab.lock")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("run", script, "--out", fresh, "--quiet"); code != 1 || !strings.Contains(stderr, "fedlab.lock is a symbolic link") {
+		t.Errorf("lock a link: exit %d %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me\n" {
+		t.Errorf("the lock's target was overwritten: %q", b)
+	}
+	good := filepath.Join(dir, "good")
+	if code, _, stderr := runCLI("run", script, "--out", good, "--quiet"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runCLI("merge", good, good, "--out", filepath.Join(dir, "m")); code != 1 || !strings.Contains(stderr, good+" is given twice") {
+		t.Errorf("merge A A: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := runCLI("merge", good, "--out", victim); code != 1 || !strings.Contains(stderr, "the output "+victim+" is a file") {
+		t.Errorf("merge --out FILE: exit %d %s", code, stderr)
+	}
+}
