@@ -27,7 +27,7 @@ print(files[1])
 	}
 	tex, _ := os.ReadFile(filepath.Join(out, "t.tex"))
 	md, _ := os.ReadFile(filepath.Join(out, "t.txt"))
-	if !strings.Contains(string(tex), `\toprule`) || !strings.HasPrefix(string(md), "| label |") {
+	if !strings.Contains(string(tex), `\toprule`) || !strings.HasPrefix(string(md), "| label ") {
 		t.Errorf("table files:\n%s\n%s", tex, md)
 	}
 	if _, err := os.Stat(filepath.Join(out, "test_objective_test_objective_vs_samples.pdf")); err != nil {

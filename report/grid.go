@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/internal/escape"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 )
 
 // Grid is a table ready to render: a title, a caption saying what the
@@ -125,30 +128,55 @@ func (g Grid) text(w io.Writer, width int) error {
 			cols = append(cols, j)
 		}
 		cols = append(cols, block...)
-		line := func(cell func(j int) string, rule bool) {
-			var l strings.Builder
-			for i, j := range cols {
-				if i > 0 {
-					l.WriteString(strings.Repeat(" ", gap))
-				}
-				s := cell(j)
-				pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(s))
-				if rule || !right[j] {
-					l.WriteString(s + pad)
-				} else {
-					l.WriteString(pad + s)
-				}
-			}
-			b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
-		}
-		line(func(j int) string { return header[j] }, false)
-		line(func(j int) string { return strings.Repeat("─", widths[j]) }, true)
-		for i := range g.Rows {
-			line(func(j int) string { return g.textCell(i, j) }, false)
+		if err := g.textBlock(&b, cols, header, right); err != nil {
+			return err
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// textBlock renders the columns cols of the grid with tablewriter: the
+// header, a rule under each column, the rows; columns two spaces apart,
+// numbers (and integer keys) right-aligned, no borders, trailing spaces
+// trimmed.
+func (g Grid) textBlock(b *strings.Builder, cols []int, header []string, right []bool) error {
+	align := make([]tw.Align, len(cols))
+	head := make([]string, len(cols))
+	for i, j := range cols {
+		align[i], head[i] = tw.AlignLeft, header[j]
+		if right[j] {
+			align[i] = tw.AlignRight
+		}
+	}
+	symbols := tw.NewSymbolCustom("fedlab-text").WithRow("─").WithColumn("  ").WithCenter("  ").WithHeaderMid("  ")
+	var out strings.Builder
+	t := tablewriter.NewTable(&out,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone, Symbols: symbols,
+			Settings: tw.Settings{Separators: tw.Separators{BetweenColumns: tw.On, BetweenRows: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.On}},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone), tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off), tablewriter.WithPadding(tw.Padding{Overwrite: true}),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}))
+	t.Header(head)
+	for i := range g.Rows {
+		row := make([]string, len(cols))
+		for k, j := range cols {
+			row[k] = g.textCell(i, j)
+		}
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return nil
 }
 
 // CellText is the text of the cell in row i and column j: a statistic
@@ -217,31 +245,39 @@ func (g Grid) heading() string {
 // markdown renders a GitHub-flavoured Markdown table (numbers
 // right-aligned, best values bold) followed by a pandoc-style caption.
 func (g Grid) markdown(w io.Writer) error {
-	var b strings.Builder
 	esc := escape.Markdown
-	b.WriteString("|")
-	for _, h := range g.displayHeader() {
-		b.WriteString(" " + esc(h) + " |")
-	}
-	b.WriteString("\n|")
-	for _, right := range g.rightAligned() {
-		if !right {
-			b.WriteString(":---|")
-		} else {
-			b.WriteString("---:|")
+	align := make([]tw.Align, len(g.Header))
+	for j, right := range g.rightAligned() {
+		align[j] = tw.AlignLeft
+		if right {
+			align[j] = tw.AlignRight
 		}
 	}
-	b.WriteString("\n")
+	head := make([]string, len(g.Header))
+	for j, h := range g.displayHeader() {
+		head[j] = esc(h)
+	}
+	var b strings.Builder
+	t := tablewriter.NewTable(&b, tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone), tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}))
+	t.Header(head)
 	for i, row := range g.Rows {
-		b.WriteString("|")
+		cells := make([]string, len(row))
 		for j, c := range row {
-			s := esc(g.CellText(i, j))
+			cells[j] = esc(g.CellText(i, j))
 			if c.Bold {
-				s = "**" + s + "**"
+				cells[j] = "**" + cells[j] + "**"
 			}
-			b.WriteString(" " + s + " |")
 		}
-		b.WriteString("\n")
+		if err := t.Append(cells); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
 	}
 	if head := g.heading(); head != "" {
 		b.WriteString("\nTable: " + esc(head) + "\n")

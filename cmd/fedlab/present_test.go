@@ -99,7 +99,7 @@ func TestTableCommandExports(t *testing.T) {
 	out := argsRunDir(t)
 	for format, want := range map[string][]string{
 		"text":  {"Call 1: args.lua:7 fedlab.compare (mean ± sample std over 2 seeds)", "label   round  objective  l2_error  nnz"},
-		"md":    {"| label | round | objective Φ(w) | ℓ2 error ‖w − w\\*‖₂ |", "|:---|---:|---:|", "Table: Call 1"},
+		"md":    {"| label  | round | objective Φ(w) | ℓ2 error ‖w − w\\*‖₂ |", "|:-------|------:|---------------:|", "Table: Call 1"},
 		"latex": {`\begin{tabular}{lrrrr}`, `\toprule`, `mean \ensuremath{\pm} sample std`, `objective \ensuremath{\Phi}(w)`},
 		"csv":   {"label,round,objective,objective_std,objective_n,", "fedmid,0,"},
 	} {
@@ -117,7 +117,7 @@ func TestTableCommandExports(t *testing.T) {
 		t.Errorf("an unknown format: exit %d, want 2", code)
 	}
 	file := filepath.Join(out, "t.md")
-	if code, _, stderr := runCLI("table", out, "--format", "md", "--out", file); code != 0 || !strings.Contains(read(t, out, "t.md"), "| label |") {
+	if code, _, stderr := runCLI("table", out, "--format", "md", "--out", file); code != 0 || !strings.Contains(read(t, out, "t.md"), "| label ") {
 		t.Errorf("table --out: exit %d, %s", code, stderr)
 	}
 	// a call named by the script is titled by its name
