@@ -183,7 +183,7 @@ func newGuard(opts Options) *guard {
 	g := &guard{budget: budget.New(opts.MaxMemory), done: make(chan struct{})}
 	if opts.MaxMemory == 0 && g.budget.Limit > 0 {
 		g.budget.Limit /= 2
-		g.budget.Source = "half the available memory"
+		g.budget.Source = "half of " + g.budget.Source
 	}
 	datasets.SetMemoryCeiling(g.budget) // the file readers stop at the same ceiling while they read
 	g.ctx, g.cancel = context.WithCancelCause(parent)

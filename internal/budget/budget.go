@@ -20,23 +20,68 @@ type Budget struct {
 }
 
 // New returns the budget of a process: max bytes if max > 0 (from
-// --max-memory), else the memory available to it (the smaller of
-// /proc/meminfo's MemAvailable and the cgroup limit), or no limit where
-// neither is known.
+// --max-memory), else the tightest of the limits the process is under (see
+// Limits), named as its source, or no limit where none is known.
 func New(max uint64) Budget {
 	if max > 0 {
 		return Budget{Limit: max, Source: "--max-memory"}
 	}
-	if avail, ok := Available(); ok {
-		return Budget{Limit: avail, Source: "the available memory"}
+	var b Budget
+	for _, l := range Limits() {
+		if b.Limit == 0 || l.Limit < b.Limit {
+			b = l
+		}
 	}
-	return Budget{}
+	return b
 }
 
-// Available is the memory the process can still allocate, from
-// /proc/meminfo and the cgroup v2 limit (Linux); ok is false elsewhere.
+// Paths and functions Limits reads, variables so that tests can point them
+// at fixtures.
+var (
+	meminfoPath  = "/proc/meminfo"
+	cgroupV2Path = "/sys/fs/cgroup/memory.max"
+	cgroupV1Path = "/sys/fs/cgroup/memory/memory.limit_in_bytes"
+	rlimit       = getrlimit
+)
+
+// Limits lists the memory limits the process is under and where each
+// comes from: MemAvailable of /proc/meminfo, the cgroup v2 memory.max and
+// the cgroup v1 memory.limit_in_bytes (Linux; "max" and the v1 "no limit"
+// value are not limits), and RLIMIT_AS and RLIMIT_DATA (ulimit -v, ulimit
+// -d; as on HPC login and batch nodes).
+func Limits() []Budget {
+	var out []Budget
+	if avail, ok := memAvailable(); ok {
+		out = append(out, Budget{Limit: avail, Source: "the available memory (MemAvailable)"})
+	}
+	for _, c := range []struct{ path, name string }{{cgroupV2Path, "the cgroup v2 limit (memory.max)"}, {cgroupV1Path, "the cgroup v1 limit (memory.limit_in_bytes)"}} {
+		if b, err := os.ReadFile(c.path); err == nil {
+			if limit, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && limit < 1<<62 {
+				out = append(out, Budget{Limit: limit, Source: c.name})
+			}
+		}
+	}
+	for _, r := range []struct {
+		which int
+		name  string
+	}{{rlimitAS, "RLIMIT_AS (ulimit -v)"}, {rlimitData, "RLIMIT_DATA (ulimit -d)"}} {
+		if limit, ok := rlimit(r.which); ok {
+			out = append(out, Budget{Limit: limit, Source: r.name})
+		}
+	}
+	return out
+}
+
+// Available is the memory the process can still allocate: the tightest of
+// Limits; ok is false where none is known.
 func Available() (bytes uint64, ok bool) {
-	f, err := os.Open("/proc/meminfo")
+	b := New(0)
+	return b.Limit, b.Limit > 0
+}
+
+// memAvailable reads MemAvailable from /proc/meminfo.
+func memAvailable() (bytes uint64, ok bool) {
+	f, err := os.Open(meminfoPath)
 	if err != nil {
 		return 0, false
 	}
@@ -49,15 +94,10 @@ func Available() (bytes uint64, ok bool) {
 			if err != nil {
 				return 0, false
 			}
-			bytes, ok = kb*1024, true
+			return kb * 1024, true
 		}
 	}
-	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if limit, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && (!ok || limit < bytes) {
-			bytes, ok = limit, true
-		}
-	}
-	return bytes, ok
+	return 0, false
 }
 
 // Check refuses need bytes for what (e.g. `dataset "synthetic" (clients =
