@@ -2,10 +2,14 @@ package rundir
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
@@ -124,7 +128,7 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 	}
 	m = &Manifest{}
 	if err := json.Unmarshal(b, m); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+		return nil, false, fmt.Errorf("%s: %s (was the file edited? fedlab writes it whole)", filepath.Join(dir, ManifestFile), jsonProblem(err))
 	}
 	if m.Format != manifestFormat {
 		return nil, false, fmt.Errorf("%s: unknown format %q (this fedlab writes %q)", filepath.Join(dir, ManifestFile), m.Format, manifestFormat)
@@ -148,4 +152,34 @@ func (m *Manifest) write(dir string) error {
 func newManifest(script Script, status string) *Manifest {
 	return &Manifest{Format: manifestFormat, Fedlab: Version(), Go: goVersion(), Script: script, Status: status,
 		Started: time.Now().UTC().Truncate(time.Millisecond), Runs: map[string]*Entry{}}
+}
+
+// jsonProblem describes a decoding error of a fedlab JSON file by the
+// field and value at fault, not by Go's struct names: "runs.…rounds:
+// 1e300 is not a whole number in range".
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		want := te.Type.String()
+		switch te.Type.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint64:
+			want = "a whole number in range"
+		case reflect.Float64:
+			want = "a number"
+		case reflect.String:
+			want = "a string"
+		}
+		var path []string
+		for _, part := range strings.Split(te.Field, ".") {
+			if part != "" && !unicode.IsUpper([]rune(part)[0]) { // Go's embedded struct names are not in the file
+				path = append(path, part)
+			}
+		}
+		return fmt.Sprintf("field %q at byte %d: %s is not %s", strings.Join(path, "."), te.Offset, te.Value, want)
+	case errors.As(err, &se):
+		return fmt.Sprintf("not valid JSON at byte %d: %v", se.Offset, se)
+	}
+	return err.Error()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,37 @@ fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedavg{} }, rounds = 2, 
 	}
 	if code, _, stderr := runCLI("merge", good, "--out", victim); code != 1 || !strings.Contains(stderr, "the output "+victim+" is a file") {
 		t.Errorf("merge --out FILE: exit %d %s", code, stderr)
+	}
+}
+
+// TestManifestOutOfRangeIsNamed: a manifest whose rounds read 1e300 is
+// refused naming the field and the value, not a Go struct path
+// ("Go struct field SettingsID.runs.rounds of type int").
+func TestManifestOutOfRangeIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	src := `local data = fedlab.data.lasso{ variant = "custom", dim = 8, support = 2, clients = 3, samples = 6, test_samples = 0 }
+local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
+fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedavg{} }, rounds = 7, local_steps = 1 }
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI("run", script, "--out", out, "--quiet"); code != 0 {
+		t.Fatal(stderr)
+	}
+	path := filepath.Join(out, "manifest.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(regexp.MustCompile(`"rounds": *7\b`).ReplaceAllString(string(b), `"rounds": 1e300`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("table", out)
+	if code != 1 || !strings.Contains(stderr, `field "runs.settings.rounds" at byte`) || !strings.Contains(stderr, "number 1e300 is not a whole number in range") ||
+		strings.Contains(stderr, "Go struct") {
+		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
