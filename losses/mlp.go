@@ -16,10 +16,18 @@ type mlpParams struct {
 	Hidden []float64 `param:"hidden" min:"1" doc:"widths of the hidden layers (positive integers); {} is multinomial logistic regression"`
 }
 
+// MaxHiddenLayers bounds the depth of an MLP: far deeper than any network
+// trained here, small enough that building its evaluators takes well under
+// a second (100,000 layers took minutes, past --timeout).
+const MaxHiddenLayers = 1000
+
 func init() {
 	registry.Define(registry.Loss, "mlp",
 		"multilayer perceptron classifier: ReLU hidden layers, softmax cross-entropy output; per-layer kernel (regularized) and bias blocks",
 		mlpParams{Hidden: []float64{200, 200}}, func(p mlpParams) (core.Loss, error) {
+			if len(p.Hidden) > MaxHiddenLayers {
+				return nil, fmt.Errorf("parameter \"hidden\": %d hidden layers, at most %d (each layer's evaluator state is built before the first round, which --timeout cannot interrupt)", len(p.Hidden), MaxHiddenLayers)
+			}
 			var hidden []int
 			for _, h := range p.Hidden {
 				if h != math.Trunc(h) || h > 1<<20 {

@@ -56,6 +56,11 @@ func newSweepConfig(settings []setting) (sweepConfig, error) {
 
 // parseGrid reads grid = { key = { values... }, ... } into the list of its
 // configurations (keys in sorted order, the last varying fastest).
+// MaxGridConfigs bounds the configurations of a sweep's grid, checked
+// before the grid is expanded: a 1000 × 1000 grid ran out of memory after
+// 13 s, past --timeout; 100,000 configurations are already days of runs.
+const MaxGridConfigs = 100_000
+
 func parseGrid(t *lua.LTable, what string) ([]sweepConfig, error) {
 	var axes [][]setting
 	var err error
@@ -93,6 +98,13 @@ func parseGrid(t *lua.LTable, what string) ([]sweepConfig, error) {
 		return nil, err
 	}
 	slices.SortFunc(axes, func(a, b []setting) int { return strings.Compare(a[0].key, b[0].key) })
+	size := 1
+	for _, a := range axes {
+		size *= len(a)
+		if size > MaxGridConfigs {
+			return nil, fmt.Errorf("%s: the grid has more than %d configurations (the product of its lists' lengths); sweep fewer values per key, or split the sweep", what, MaxGridConfigs)
+		}
+	}
 	var out []sweepConfig
 	for _, c := range experiment.Grid(axes) {
 		sc, err := newSweepConfig(c)

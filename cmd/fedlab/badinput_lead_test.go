@@ -46,3 +46,14 @@ func init() {
 			code: 1, first: `s\.lua:1: dataset "csv": .*d\.csv:2: column "x1": bad value "1_0": invalid syntax`},
 	)
 }
+
+// Cases of issue 19: sizes bounded before the work they would start.
+func init() {
+	badInputs = append(badInputs,
+		badInput{name: "grid 1000 x 1000", script: prelude + "local a = {} for i = 1, 1000 do a[i] = i * 1e-6 end\n" +
+			"fedlab.sweep{ problem = p, algorithms = { " + algo + " }, grid = { eta_c = a, eta_s = a }, rounds = 2, local_steps = 1, select = { metric = \"objective\", mode = \"min\" } }\n",
+			code: 1, first: `s\.lua:4: fedlab\.sweep: key "grid": the grid has more than 100000 configurations`},
+		badInput{name: "mlp 100000 layers", script: dataLine + "local h = {} for i = 1, 100000 do h[i] = 2 end\nfedlab.problem{ data = data, loss = fedlab.loss.mlp{ hidden = h } }\n",
+			code: 1, first: `s\.lua:3: fedlab\.problem: loss "mlp": parameter "hidden": 100000 hidden layers, at most 1000`},
+	)
+}
