@@ -98,6 +98,7 @@ func build() experiments {
 func run(out string, stdout, progress io.Writer) (rundir.Summary, error) {
 	x := build()
 	b := plan.NewBuilder()
+	b.CheckData = plan.MemoryCeiling(0) // data over the process's memory limits is refused before it is generated, as in fedlab run
 	compare, err := b.Compare(x.Compare)
 	if err != nil {
 		return rundir.Summary{}, err
