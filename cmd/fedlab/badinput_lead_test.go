@@ -57,3 +57,9 @@ func init() {
 			code: 1, first: `s\.lua:3: fedlab\.problem: loss "mlp": parameter "hidden": 100000 hidden layers, at most 1000`},
 	)
 }
+
+// A ceiling below what fedlab itself holds.
+func init() {
+	badInputs = append(badInputs, badInput{name: "max-memory 1KB", script: "print(1)\n", args: []string{"--max-memory", "1KB"}, code: 2,
+		first: `--max-memory 1KB: want at least 8\.0 MiB`})
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -89,9 +90,14 @@ func interrupted(stderr io.Writer, intr *rundir.Interrupted, sum rundir.Summary,
 	if sum.Dir == "" {
 		return exitError{code, "nothing was written"}
 	}
-	kept := sum.Runs - sum.Pending
-	fmt.Fprintf(stderr, "fedlab: kept %d completed runs in %s (manifest status %q); %d planned runs did not complete\n",
-		kept, sum.Dir, rundir.StatusInterrupted, sum.Pending)
+	if sum.Runs == 0 { // stopped before the script's first call planned a run
+		stored, _ := os.ReadDir(filepath.Join(sum.Dir, rundir.ResultsDir))
+		fmt.Fprintf(stderr, "fedlab: the script stopped before its first call; the %d stored results in %s are kept (manifest status %q)\n",
+			len(stored), sum.Dir, rundir.StatusInterrupted)
+	} else {
+		fmt.Fprintf(stderr, "fedlab: kept %d completed runs in %s (manifest status %q); %d planned runs did not complete\n",
+			sum.Runs-sum.Pending, sum.Dir, rundir.StatusInterrupted, sum.Pending)
+	}
 	resume := []string{"fedlab", "run", shellQuote(script), "--out", shellQuote(sum.Dir)}
 	if opts.Shard.Count > 1 {
 		resume = append(resume, "--shard", opts.Shard.String())

@@ -68,6 +68,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		if opts.MaxMemory, err = budget.ParseBytes(*maxMemory); err != nil {
 			return usageError{"--max-memory: " + err.Error()}
 		}
+		if opts.MaxMemory < minMaxMemory {
+			return usageError{fmt.Sprintf("--max-memory %s: want at least %s (fedlab itself holds a few MiB before any data)", *maxMemory, budget.Format(minMaxMemory))}
+		}
 	}
 	if timeout < 0 {
 		return usageError{fmt.Sprintf("--timeout %s: want a positive duration (e.g. 30m), or 0 for no limit", time.Duration(timeout))}
@@ -101,6 +104,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	return failedRuns(stderr, sum)
 }
+
+// minMaxMemory is the smallest --max-memory accepted.
+const minMaxMemory = 8 << 20
 
 // exitRunsFailed is the exit status of a script that completed with failed
 // runs (every other run finished and was stored).
