@@ -1,6 +1,9 @@
 package experiment
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestEdgesFlagTheEndsOfTheGrid: η_s = 3 selected at the top of
 // {0.3, 1, 3} is flagged, η_c = 0.01 in the middle of its grid is not; the
@@ -28,5 +31,37 @@ func TestEdgesFlagTheEndsOfTheGrid(t *testing.T) {
 	sel.Best = -1
 	if e := sel.Edges(); e != nil {
 		t.Fatalf("no selection: edges %v", e)
+	}
+}
+
+// TestHalvingRungs: rung budgets first·etaᵏ capped at the rounds, the last
+// one the rounds; eta = 1 is one rung (the full grid); ⌈n/eta⌉ continue.
+func TestHalvingRungs(t *testing.T) {
+	for _, c := range []struct {
+		h      Halving
+		rounds int
+		want   []int
+	}{
+		{Halving{Eta: 3, First: 10}, 90, []int{10, 30, 90}},
+		{Halving{Eta: 3, First: 10}, 100, []int{10, 30, 90, 100}},
+		{Halving{Eta: 2, First: 50}, 500, []int{50, 100, 200, 400, 500}},
+		{Halving{Eta: 1, First: 10}, 90, []int{90}},
+		{Halving{Eta: 1.5, First: 1}, 3, []int{1, 2, 3}},
+	} {
+		got, err := c.h.Rungs(c.rounds)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%+v over %d rounds: %v %v, want %v", c.h, c.rounds, got, err, c.want)
+		}
+	}
+	for _, h := range []Halving{{Eta: 0.5, First: 1}, {Eta: 3, First: 0}, {Eta: 3, First: 91}} {
+		if _, err := h.Rungs(90); err == nil {
+			t.Errorf("%+v accepted", h)
+		}
+	}
+	if k := (Halving{Eta: 3}).Keep(9); k != 3 {
+		t.Errorf("Keep(9) = %d", k)
+	}
+	if k := (Halving{Eta: 3}).Keep(4); k != 2 {
+		t.Errorf("Keep(4) = %d", k)
 	}
 }

@@ -95,6 +95,10 @@ type Candidate struct {
 	// candidate cannot be selected: "diverged@r" (the earliest divergence),
 	// "failed", "pending" (not run yet) or "no score".
 	Status string
+	// Rung, Rungs and Rounds say, in a successive-halving sweep (see
+	// Halving), the rung the candidate stopped at (1-based), of how many,
+	// and that rung's rounds; Rung is 0 in a full grid.
+	Rung, Rungs, Rounds int
 }
 
 // Selection is the outcome of a sweep for one algorithm label.
@@ -199,6 +203,10 @@ func (c *Candidate) score(rules []Rule) {
 }
 
 // beats compares score lists lexicographically under the rules.
+// Beats reports whether scores a beat scores b under rules (ties go to
+// the next rule; equal scores do not beat).
+func Beats(rules []Rule, a, b []float64) bool { return beats(rules, a, b) }
+
 func beats(rules []Rule, a, b []float64) bool {
 	for i, r := range rules {
 		switch {

@@ -154,7 +154,14 @@ func part(cfg experiment.Config, keys []string, named bool) string {
 // candidateCell holds a candidate's scores ("0.8567/7.765"), the selected
 // one bold (marked "*" in text), or why it has none as a note.
 func candidateCell(c experiment.Candidate, best bool) Cell {
+	rung := ""
+	if c.Rung > 0 && c.Rung < c.Rungs {
+		rung = fmt.Sprintf("stopped at rung %d/%d, %d rounds", c.Rung, c.Rungs, c.Rounds)
+	}
 	if c.Status != "" {
+		if rung != "" {
+			return Cell{Note: c.Status + ", " + rung}
+		}
 		return Cell{Note: c.Status}
 	}
 	parts := make([]string, len(c.Scores))
@@ -164,7 +171,7 @@ func candidateCell(c experiment.Candidate, best bool) Cell {
 			parts[i] = FormatMeanStd(v, c.Spread[i])
 		}
 	}
-	return Cell{Text: strings.Join(parts, "/"), Bold: best}
+	return Cell{Text: strings.Join(parts, "/"), Bold: best, Note: rung}
 }
 
 // bestLine names the selected configuration, e.g.
