@@ -18,6 +18,8 @@ var callScripts = map[string]string{
 		"grid = { eta_c = { 0.1 } }, select = { metric = 'test_objective', mode = 'min' }, %s }",
 	"fedlab.sweep select": "fedlab.sweep{ problem = problem, algorithms = { fedlab.algo.test_gd{} }, rounds = 1, local_steps = 1, metrics = { 'test_objective' }, " +
 		"grid = { eta_c = { 0.1 } }, select = { metric = 'test_objective', mode = 'min', %s } }",
+	"fedlab.sweep halving": "fedlab.sweep{ problem = problem, algorithms = { fedlab.algo.test_gd{} }, rounds = 4, local_steps = 1, metrics = { 'test_objective' }, " +
+		"grid = { eta_c = { 0.1, 0.2 } }, select = { metric = 'test_objective', mode = 'min' }, halving = { %s } }",
 	"fedlab.stages":        "fedlab.stages{ problem = problem, local_steps = 1, metrics = { 'test_objective' }, { algo = fedlab.algo.test_gd{}, rounds = 1 }, %s }",
 	"fedlab.stages stage":  "fedlab.stages{ problem = problem, local_steps = 1, metrics = { 'test_objective' }, { algo = fedlab.algo.test_gd{}, rounds = 1, %s } }",
 	"fedlab.table":         "fedlab.table(run, { %s })",
