@@ -2,10 +2,13 @@ package datasets
 
 import (
 	"bytes"
+	"compress/gzip"
 	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // cleanMessage fails the test when an error message could disturb a
@@ -144,4 +147,27 @@ func TestReadersRefuseEndlessLines(t *testing.T) {
 	if _, err := ReadCSV(endless('x'), "xs", "label", ""); err == nil || !strings.Contains(err.Error(), "a line is longer than 64 MiB") {
 		t.Errorf("csv: %v", err)
 	}
+}
+
+// FuzzDecompressedSVMLight: any bytes, compressed or not, through
+// Decompress and the svmlight reader under a small memory ceiling give a
+// table or an error, never a panic or a runtime out-of-memory dump.
+func FuzzDecompressedSVMLight(f *testing.F) {
+	var gz bytes.Buffer
+	z := gzip.NewWriter(&gz)
+	z.Write(bytes.Repeat([]byte("1 1:0.5 2:0.25\n"), 10000))
+	z.Close()
+	f.Add(gz.Bytes())
+	f.Add([]byte("BZh91AY&SY garbage"))
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0})
+	f.Add([]byte("1 1:0.5\r-1 2:1\r"))
+	SetMemoryCeiling(budget.Budget{Limit: 256 << 20, Source: "the fuzz test"})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := Decompress(bytes.NewReader(b), "fuzz.svm")
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		ReadSVMLight(r, "fuzz.svm", 0, false)
+	})
 }
