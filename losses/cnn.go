@@ -154,6 +154,9 @@ func (m CNN) Layout(f *core.Federated) (core.Layout, error) {
 	if f.Classes < 2 {
 		return core.Layout{}, fmt.Errorf("loss %q: the dataset %q has %d classes; a classification dataset with at least 2 is needed", "cnn", f.Name, f.Classes)
 	}
+	if err := denseOnly("cnn", f); err != nil { // the convolutions read dense rows (sparse data ended in "slice bounds out of range")
+		return core.Layout{}, err
+	}
 	gs, err := m.geometry(f.Features)
 	if err != nil {
 		return core.Layout{}, err

@@ -63,3 +63,12 @@ func init() {
 	badInputs = append(badInputs, badInput{name: "max-memory 1KB", script: "print(1)\n", args: []string{"--max-memory", "1KB"}, code: 2,
 		first: `--max-memory 1KB: want at least 8\.0 MiB`})
 }
+
+// The cnn loss on sparse data is refused up front, like the MLP.
+func init() {
+	badInputs = append(badInputs, badInput{name: "cnn on sparse data",
+		script: "local d = fedlab.data.svmlight{ path = \"d.svm\", clients = 1, features = 784, classes = 2 }\n" +
+			"fedlab.problem{ data = d, loss = fedlab.loss.cnn{} }\n",
+		files: map[string]string{"d.svm": "1 1:0.5 784:1\n0 2:0.3\n"},
+		code:  1, first: `s\.lua:2: fedlab\.problem: loss "cnn" needs dense data, but dataset ".*d\.svm" is stored sparse`})
+}
