@@ -97,6 +97,9 @@ func Write(w io.Writer, dir string, opts Options) error {
 	}
 	pg := page{Name: scriptName(m), Dir: dir, Status: m.Status, Error: m.Error, Version: m.Fedlab, Go: m.Go,
 		Started: m.Started.Format(time.RFC3339), Generated: time.Now().UTC().Format(time.RFC3339)}
+	if l.Unfinished != "" && pg.Error == "" {
+		pg.Error = l.Unfinished
+	}
 	if m.Finished != nil {
 		pg.Finished = m.Finished.Format(time.RFC3339)
 		pg.Duration = m.Finished.Sub(m.Started).Round(time.Second).String()

@@ -14,6 +14,11 @@ import (
 type Loaded struct {
 	Manifest *Manifest
 	Calls    [][]experiment.Run
+	// Unfinished, if not empty, says that the session that wrote the
+	// directory ended without finishing it: its manifest says running but
+	// no session holds the directory (killed, or it could not write its
+	// last manifest: a full disk?). Commands show it where they print.
+	Unfinished string
 }
 
 // Load reads the run directory at path.
@@ -29,6 +34,10 @@ func Load(path string) (*Loaded, error) {
 		return nil, fmt.Errorf("%s is not a run directory: it has no %s", path, ManifestFile)
 	}
 	l := &Loaded{Manifest: m}
+	if m.Status == StatusRunning && !held(filepath.Join(path, LockFile)) {
+		l.Unfinished = fmt.Sprintf("%s: its last session did not finish (manifest status %q, and no session holds the directory): it was killed, or could not write (a full disk?); what is listed was complete when last written; run the script again into %s to finish it",
+			path, m.Status, path)
+	}
 	results := map[string]*stored{}
 	var damaged []string
 	for _, c := range m.Calls {

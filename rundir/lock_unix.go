@@ -23,3 +23,18 @@ func lockFile(f *os.File) error {
 
 // noFollow makes opening a link fail instead of following it.
 const noFollow = syscall.O_NOFOLLOW
+
+// held reports whether a live session holds the lock file at path (a
+// shared lock cannot be taken while it does); a missing file is not held.
+func held(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

@@ -158,7 +158,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case "plot":
 		return plotCmd(rest, stdout, stderr)
 	case "table":
-		return tableCmd(rest, stdout)
+		return tableCmd(rest, stdout, stderr)
 	case "report":
 		return reportCmd(rest, stdout)
 	case "version", "-version", "--version":

@@ -102,3 +102,35 @@ fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedavg{} }, rounds = 7, 
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestUnfinishedDirectoryIsSaid: a directory whose manifest still says
+// running while no session holds it (its session was killed, or could not
+// write its last manifest on a full disk) is shown with a note saying so
+// (it was shown as if complete).
+func TestUnfinishedDirectoryIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	src := `local data = fedlab.data.lasso{ variant = "custom", dim = 8, support = 2, clients = 3, samples = 6, test_samples = 0 }
+local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
+fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedavg{} }, rounds = 2, local_steps = 1 }
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI("run", script, "--out", out, "--quiet"); code != 0 {
+		t.Fatal(stderr)
+	}
+	path := filepath.Join(out, "manifest.json")
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"status": "complete"`, `"status": "running"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := runCLI("table", out); code != 0 || stdout == "" {
+		t.Fatalf("table: exit %d", code)
+	}
+	code, _, stderr := runCLI("table", out)
+	if code != 0 || !strings.Contains(stderr, "its last session did not finish (manifest status \"running\", and no session holds the directory)") {
+		t.Errorf("no note: exit %d %q", code, stderr)
+	}
+}

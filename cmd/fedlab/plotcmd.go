@@ -76,6 +76,9 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if l.Unfinished != "" {
+		fmt.Fprintf(stderr, "fedlab: note: %s\n", escape.Line(l.Unfinished))
+	}
 	if err := plot.CheckX(opts.X, slices.Concat(l.Calls...)); err != nil {
 		return usageError{"--x: " + strings.TrimPrefix(err.Error(), `key "x": `)}
 	}

@@ -41,7 +41,7 @@ func versionText() string {
 
 // tableCmd is `fedlab table DIR [flags]`: prints or exports the table of
 // every call of a run directory (a sweep's selected configurations).
-func tableCmd(args []string, stdout io.Writer) error {
+func tableCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("table", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var metrics, rounds stringList
@@ -78,6 +78,9 @@ func tableCmd(args []string, stdout io.Writer) error {
 	l, err := rundir.Load(dirs[0])
 	if err != nil {
 		return err
+	}
+	if l.Unfinished != "" {
+		fmt.Fprintf(stderr, "fedlab: note: %s\n", escape.Line(l.Unfinished))
 	}
 	if *callNo < 0 || *callNo > len(l.Calls) {
 		return fmt.Errorf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))
