@@ -217,98 +217,18 @@ func readHalving(f *fields, s core.Settings) (experiment.Halving, bool) {
 	return h, f.error() == nil
 }
 
-// halvingSweep runs sw by successive halving (experiment.Halving): one
-// call per rung, named after it; at each rung and for each algorithm the
-// best Keep(n) configurations by the sweep's rules continue. The sweep's
-// runs are those of the last rung; its selections hold every
-// configuration, scored at the rung it stopped at.
+// halvingSweep runs sw by successive halving (plan.Builder.Halving), one
+// call per rung named after it.
 func (in *interp) halvingSweep(c *call, sw plan.Sweep, h experiment.Halving, rules []experiment.Rule) (*sweep, error) {
-	rungs, err := h.Rungs(sw.Settings.Rounds)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.fn, err)
-	}
-	alive := make([][]int, len(sw.Algorithms)) // per algorithm: indices of sw.Configs still running
-	for a := range alive {
-		for i := range sw.Configs {
-			alive[a] = append(alive[a], i)
-		}
-	}
-	final := make([]map[int]experiment.Candidate, len(sw.Algorithms)) // per algorithm: config index → its last candidate
-	labels := make([]string, len(sw.Algorithms))
-	for a := range final {
-		final[a] = map[int]experiment.Candidate{}
-	}
-	var last []experiment.Run
-	var lastSels []experiment.Selection
-	for k, rounds := range rungs {
-		var jobs []experiment.Job
-		blocks := make([]int, len(sw.Algorithms)) // jobs per algorithm
-		for a, algo := range sw.Algorithms {
-			if len(alive[a]) == 0 {
-				continue
-			}
-			rung := sw
-			rung.Algorithms = []plan.Algorithm{algo}
-			rung.Configs = nil
-			for _, i := range alive[a] {
-				rung.Configs = append(rung.Configs, sw.Configs[i])
-			}
-			rung.Settings.Rounds = rounds
-			js, err := in.builder.Sweep(rung)
-			if err != nil {
-				return nil, fmt.Errorf("%s: rung %d: %w", c.fn, k+1, err)
-			}
-			jobs = append(jobs, js...)
-			blocks[a] = len(js)
-		}
-		name := fmt.Sprintf("rung %d of %d (%d rounds)", k+1, len(rungs), rounds)
+	last, sels, err := in.builder.Halving(sw, h, func(rung, rungs, rounds int, jobs []experiment.Job) ([]experiment.Run, error) {
+		name := fmt.Sprintf("rung %d of %d (%d rounds)", rung, rungs, rounds)
 		if c.name != "" {
 			name = c.name + ", " + name
 		}
-		runs, err := in.execute(c.fn, c.where, name, rules, jobs)
-		if err != nil {
-			return nil, err
-		}
-		last, lastSels = runs, nil
-		pos := 0
-		for a := range sw.Algorithms {
-			block := runs[pos : pos+blocks[a]]
-			pos += blocks[a]
-			if len(block) == 0 {
-				continue
-			}
-			sel := experiment.Select(block, rules)[0] // candidates in the order of alive[a]
-			labels[a] = sel.Label
-			lastSels = append(lastSels, sel)
-			for i, cand := range sel.Candidates {
-				cand.Rung, cand.Rungs, cand.Rounds = k+1, len(rungs), rounds
-				final[a][alive[a][i]] = cand
-			}
-			var next []int
-			for _, i := range sel.Ranked(rules)[:min(h.Keep(len(sel.Candidates)), len(sel.Ranked(rules)))] {
-				next = append(next, alive[a][i])
-			}
-			slices.Sort(next)
-			alive[a] = next
-		}
+		return in.execute(c.fn, c.where, name, rules, jobs)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.fn, err)
 	}
-	s := &sweep{rules: rules, runs: last}
-	for a := range sw.Algorithms {
-		if len(final[a]) == 0 {
-			continue
-		}
-		sel := experiment.Selection{Label: labels[a], Best: -1}
-		for i := range sw.Configs {
-			cand, ok := final[a][i]
-			if !ok {
-				continue
-			}
-			if cand.Rung == len(rungs) && cand.Status == "" && (sel.Best < 0 || experiment.Beats(rules, cand.Scores, sel.Candidates[sel.Best].Scores)) {
-				sel.Best = len(sel.Candidates)
-			}
-			sel.Candidates = append(sel.Candidates, cand)
-		}
-		s.sels = append(s.sels, sel)
-	}
-	return s, nil
+	return &sweep{rules: rules, runs: last, sels: sels}, nil
 }
