@@ -47,7 +47,7 @@ local mixed = fedlab.stages(with{ label = "FedDualAvg → Fast-FedDA (top-32)",
   { restart = "last", local_steps = 20, rounds = 200 },
 })
 
-fedlab.table({ mc_stages, runs, mixed }, { rounds = { 0, 50, 100, 200, 300, 400, 600 },
+fedlab.table({ mc_stages, runs, mixed }, { rounds = { 0, 40, 100, 200, 300, 400, 600 },
   metrics = { "stage", "l2_error", "f1", "density" }, transpose = true })
 fedlab.csv({ mc_stages, mixed }, "multistage.csv")   -- with a "stage" column
 for i, st in ipairs(mixed[1].stages) do
