@@ -71,3 +71,31 @@ fedlab.table(fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedavg{ eta
 		t.Fatalf("table after the resume: %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// TestHugeLabelReadsBack: a label of 70,000 characters is tabulated, and a
+// second run reuses the stored run (its model file's header line passed
+// bufio.Scanner's 64 KiB limit: table and plot printed nothing and resume
+// ran the run again).
+func TestHugeLabelReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	src := `local data = fedlab.data.lasso{ variant = "custom", dim = 8, support = 2, clients = 3, samples = 6, test_samples = 0 }
+local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
+fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedavg{ label = string.rep("x", 70000) } }, rounds = 2, local_steps = 1 }
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI("run", script, "--out", out); code != 0 || !strings.Contains(stderr, "1 runs (1 ran)") {
+		t.Fatalf("run: %d %s", code, stderr)
+	}
+	code, _, stderr := runCLI("run", script, "--out", out)
+	if code != 0 || !strings.Contains(stderr, "1 runs (1 reused)") {
+		t.Errorf("resume did not reuse the run: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI("table", out)
+	if code != 0 || !strings.Contains(stdout, strings.Repeat("x", 70000)) {
+		t.Errorf("table: exit %d, %d bytes of output\n%s", code, len(stdout), stderr)
+	}
+}
