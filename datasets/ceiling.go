@@ -15,14 +15,14 @@ const readCheckEvery = 8 << 20
 
 var (
 	ceilingMu sync.Mutex
-	ceiling   *budget.Budget // nil: the memory available (budget.New(0)), read at the first check
+	ceiling   *budget.Budget // nil: the default ceiling (budget.Ceiling(0)), read at the first check
 )
 
 // SetMemoryCeiling sets the memory the file readers may fill: a reader
 // stops with a *CeilingError as soon as the live heap passes b.Limit while
 // it reads (a compressed file of a few MB can expand to many GB of valid
 // lines). fedlab run sets it to its --max-memory ceiling; a Go program that
-// does not call it gets the memory available.
+// does not call it gets the default ceiling of fedlab run (budget.Ceiling).
 func SetMemoryCeiling(b budget.Budget) {
 	ceilingMu.Lock()
 	defer ceilingMu.Unlock()
@@ -33,7 +33,7 @@ func memoryCeiling() budget.Budget {
 	ceilingMu.Lock()
 	defer ceilingMu.Unlock()
 	if ceiling == nil {
-		b := budget.New(0)
+		b := budget.Ceiling(0)
 		ceiling = &b
 	}
 	return *ceiling

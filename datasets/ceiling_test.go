@@ -29,7 +29,7 @@ func TestDecompressionBombStopsAtTheCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	SetMemoryCeiling(budget.Budget{Limit: 48 << 20, Source: "--max-memory"})
-	defer SetMemoryCeiling(budget.New(0))
+	defer SetMemoryCeiling(budget.Ceiling(0))
 	_, err := LoadSVMLight(path, 0, false)
 	var ce *CeilingError
 	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), "more than the ceiling of 48.0 MiB (--max-memory)") {

@@ -173,18 +173,14 @@ func (e *MemoryCeiling) Error() string {
 const memoryCheck = 10 * time.Millisecond
 
 // newGuard starts the guard of a script. The memory ceiling is
-// Options.MaxMemory, or half the memory available (a doubling string
-// needs twice its size at once, and the process is not alone).
+// Options.MaxMemory, or the share of the process's limits that
+// budget.Ceiling gives.
 func newGuard(opts Options) *guard {
 	parent := opts.Context
 	if parent == nil {
 		parent = context.Background()
 	}
-	g := &guard{budget: budget.New(opts.MaxMemory), done: make(chan struct{})}
-	if opts.MaxMemory == 0 && g.budget.Limit > 0 {
-		g.budget.Limit /= 2
-		g.budget.Source = "half of " + g.budget.Source
-	}
+	g := &guard{budget: budget.Ceiling(opts.MaxMemory), done: make(chan struct{})}
 	datasets.SetMemoryCeiling(g.budget) // the file readers stop at the same ceiling while they read
 	g.ctx, g.cancel = context.WithCancelCause(parent)
 	if g.budget.Limit > 0 {
@@ -193,11 +189,14 @@ func newGuard(opts Options) *guard {
 	return g
 }
 
-// watch cancels the context when the live heap passes the ceiling.
+// watch cancels the context when the process passes the ceiling: its live
+// heap, or, under a limit on its address space (ulimit -v), all the memory
+// the Go runtime has mapped, which a garbage collection does not give back
+// and which the next doubling of a string must fit beside.
 func (g *guard) watch() {
 	tick := time.NewTicker(memoryCheck)
 	defer tick.Stop()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	sample := []metrics.Sample{{Name: heldMetric(g.budget)}}
 	for {
 		select {
 		case <-g.done:
@@ -210,8 +209,10 @@ func (g *guard) watch() {
 		if sample[0].Value.Uint64() <= g.budget.Limit {
 			continue
 		}
-		runtime.GC() // count live data only
-		metrics.Read(sample)
+		if !g.budget.AddressSpace {
+			runtime.GC() // count live data only
+			metrics.Read(sample)
+		}
 		if used := sample[0].Value.Uint64(); used > g.budget.Limit {
 			g.cancel(&MemoryCeiling{Used: used, Budget: g.budget})
 			runtime.GC()
@@ -243,6 +244,16 @@ func (g *guard) interruption(name string, err error) error {
 		}
 	}
 	return &rundir.Interrupted{Where: where, Cause: context.Cause(g.ctx)}
+}
+
+// heldMetric names the runtime metric that counts against b: the heap's
+// objects (live or not yet collected), or, under a limit on the address
+// space, all the memory the Go runtime has mapped.
+func heldMetric(b budget.Budget) string {
+	if b.AddressSpace {
+		return "/memory/classes/total:bytes"
+	}
+	return "/memory/classes/heap/objects:bytes"
 }
 
 // confine binds the Lua state to the guard: the interpreter checks the

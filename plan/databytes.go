@@ -24,9 +24,10 @@ func DataCheck(b budget.Budget) func(registry.Args) error {
 }
 
 // MemoryCeiling is DataCheck for a Go program: maxBytes is the ceiling,
-// as --max-memory gives it (0: the tightest of the process's limits).
+// as --max-memory gives it (0: the default ceiling of fedlab run, see
+// budget.Ceiling).
 func MemoryCeiling(maxBytes uint64) func(registry.Args) error {
-	return DataCheck(budget.New(maxBytes))
+	return DataCheck(budget.Ceiling(maxBytes))
 }
 
 // sizeParams are the parameters that size generated data: clients × (samples

@@ -55,8 +55,8 @@ run options:
                  outside its run directory
   --timeout D    stop after D (e.g. 90s, 2h): runs stop at a round boundary, the
                  completed ones are kept, and running the script again resumes it
-  --max-memory M memory ceiling, e.g. 4GB (default: half the tightest of MemAvailable, the cgroup
-                 limit and ulimit -v/-d, named in messages); data
+  --max-memory M memory ceiling, e.g. 4GB (default: the tightest of half of MemAvailable or of
+                 the cgroup limit and a quarter of ulimit -v/-d, named in messages); data
                  and state larger than the ceiling are refused before allocation
 
 table options:

@@ -17,19 +17,35 @@ import (
 type Budget struct {
 	Limit  uint64 // 0: no limit known
 	Source string // e.g. "--max-memory" or "the available memory"
+	// AddressSpace is set for limits on the memory the process has mapped
+	// (RLIMIT_AS, RLIMIT_DATA) rather than on what it uses: memory freed
+	// by the garbage collector still counts against them.
+	AddressSpace bool
 }
 
-// New returns the budget of a process: max bytes if max > 0 (from
-// --max-memory), else the tightest of the limits the process is under (see
-// Limits), named as its source, or no limit where none is known.
-func New(max uint64) Budget {
+// Ceiling is the memory ceiling of a run: max bytes if max > 0 (from
+// --max-memory), else a share of each limit the process is under, the
+// tightest winning: half of a limit on the memory used (a doubling string
+// needs twice its size at once, and the process is not alone), a quarter
+// of a limit on the address space (RLIMIT_AS, RLIMIT_DATA), which also
+// counts what the Go runtime has mapped but not yet given back and its own
+// reservations (about 1 GB of a 4 GB `ulimit -v` before the first
+// allocation), so that the doubling that passes the ceiling still fits.
+// Source names the share and the limit ("half of the available memory
+// (MemAvailable)"). The Lua guard, the file readers and a Go program's
+// plan (plan.MemoryCeiling) all use it.
+func Ceiling(max uint64) Budget {
 	if max > 0 {
 		return Budget{Limit: max, Source: "--max-memory"}
 	}
 	var b Budget
 	for _, l := range Limits() {
-		if b.Limit == 0 || l.Limit < b.Limit {
-			b = l
+		share, name := l.Limit/2, "half of "
+		if l.AddressSpace {
+			share, name = l.Limit/4, "a quarter of "
+		}
+		if b.Limit == 0 || share < b.Limit {
+			b = Budget{Limit: share, Source: name + l.Source, AddressSpace: l.AddressSpace}
 		}
 	}
 	return b
@@ -66,17 +82,10 @@ func Limits() []Budget {
 		name  string
 	}{{rlimitAS, "RLIMIT_AS (ulimit -v)"}, {rlimitData, "RLIMIT_DATA (ulimit -d)"}} {
 		if limit, ok := rlimit(r.which); ok {
-			out = append(out, Budget{Limit: limit, Source: r.name})
+			out = append(out, Budget{Limit: limit, Source: r.name, AddressSpace: true})
 		}
 	}
 	return out
-}
-
-// Available is the memory the process can still allocate: the tightest of
-// Limits; ok is false where none is known.
-func Available() (bytes uint64, ok bool) {
-	b := New(0)
-	return b.Limit, b.Limit > 0
 }
 
 // memAvailable reads MemAvailable from /proc/meminfo.

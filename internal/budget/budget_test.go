@@ -54,8 +54,8 @@ func TestParseBytes(t *testing.T) {
 	}
 }
 
-func TestAvailableOnLinux(t *testing.T) {
-	if n, ok := Available(); ok && n == 0 {
-		t.Error("zero bytes available")
+func TestCeilingOnLinux(t *testing.T) {
+	if b := Ceiling(0); b.Source != "" && b.Limit == 0 {
+		t.Errorf("a zero ceiling from %s", b.Source)
 	}
 }
