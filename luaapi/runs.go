@@ -163,6 +163,8 @@ func (in *interp) compare(c *call, algos []*component, seeds []uint64) ([]experi
 
 // execute runs the jobs of a call (named name, if not "") in the run directory.
 func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
+	rung := in.rung
+	in.rung = nil
 	if err := in.checkArgsRead("before its first run"); err != nil {
 		return nil, err
 	}
@@ -170,6 +172,9 @@ func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs 
 		return nil, err
 	}
 	in.dir.NameNextCall(name)
+	if rung != nil {
+		in.dir.RungOfNextCall(*rung)
+	}
 	runs, err := in.dir.Execute(fn, where, rules, jobs)
 	if err != nil {
 		in.stop = err

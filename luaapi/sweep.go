@@ -12,6 +12,7 @@ import (
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -225,6 +226,7 @@ func (in *interp) halvingSweep(c *call, sw plan.Sweep, h experiment.Halving, rul
 		if c.name != "" {
 			name = c.name + ", " + name
 		}
+		in.rung = &rundir.Rung{Index: rung, Of: rungs, Rounds: rounds}
 		return in.execute(c.fn, c.where, name, rules, jobs)
 	})
 	if err != nil {

@@ -30,23 +30,28 @@ var fixedColumns = []string{"status", "round", "comm_up", "comm_down", "samples"
 // metric columns, so its status is not lost. Runs not run yet (no result)
 // are left out.
 func WriteCSV(path string, runs []experiment.Run) error {
-	return writeCSV(path, [][]experiment.Run{runs}, false)
+	return writeCSV(path, [][]experiment.Run{runs}, false, nil)
 }
 
 // WriteRecords writes the records of the runs of several calls, as
 // WriteCSV does, with two more leading columns: call (1-based) and run
-// (the run's key). A run directory's records.csv is written this way.
-func WriteRecords(path string, calls [][]experiment.Run) error {
-	return writeCSV(path, calls, true)
+// (the run's key), and a third, rung, after them when a call is a rung of
+// a successive-halving sweep: rungs[i] is call i's ("2/4": rung 2 of 4;
+// empty for other calls). A run directory's records.csv is written this way.
+func WriteRecords(path string, calls [][]experiment.Run, rungs []string) error {
+	return writeCSV(path, calls, true, rungs)
 }
 
-func writeCSV(path string, calls [][]experiment.Run, ids bool) error {
+func writeCSV(path string, calls [][]experiment.Run, ids bool, rungs []string) error {
 	var all []experiment.Run
 	for _, runs := range calls {
 		all = append(all, runs...)
 	}
 	id := []string{"label", "algorithm", "seed"}
-	if ids {
+	withRung := slices.ContainsFunc(rungs, func(r string) bool { return r != "" })
+	if ids && withRung {
+		id = append([]string{"call", "run", "rung"}, id...)
+	} else if ids {
 		id = append([]string{"call", "run"}, id...)
 	}
 	keys := configKeys(all)
@@ -76,7 +81,9 @@ func writeCSV(path string, calls [][]experiment.Run, ids bool) error {
 					continue
 				}
 				lead := []string{r.Label, r.Algorithm, strconv.FormatUint(r.Seed, 10)}
-				if ids {
+				if ids && withRung {
+					lead = append([]string{strconv.Itoa(c + 1), r.Key, rungs[c]}, lead...)
+				} else if ids {
 					lead = append([]string{strconv.Itoa(c + 1), r.Key}, lead...)
 				}
 				for _, k := range keys {

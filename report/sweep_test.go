@@ -61,7 +61,7 @@ func TestCSVConfigColumnsAndRecords(t *testing.T) {
 	plain.Key = "kp"
 	pending := experiment.Run{Label: "later"}
 	path := filepath.Join(dir, "records.csv")
-	if err := WriteRecords(path, [][]experiment.Run{runs, {plain, pending}}); err != nil {
+	if err := WriteRecords(path, [][]experiment.Run{runs, {plain, pending}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	rows := readCSV(t, path)

@@ -79,11 +79,18 @@ type Dir struct {
 	previous map[string]*Entry
 	// nextName is the name of the next call Execute records (NameNextCall).
 	nextName string
+	// nextRung is the rung of the next call Execute records (RungOfNextCall).
+	nextRung *Rung
 }
 
 // NameNextCall gives the next call Execute records a name (the script's
 // name key; "" for none), shown by fedlab table, plot and report.
 func (d *Dir) NameNextCall(name string) { d.nextName = name }
+
+// RungOfNextCall marks the next call Execute records as a rung of a
+// successive-halving sweep (recorded in the manifest and as records.csv's
+// rung column).
+func (d *Dir) RungOfNextCall(r Rung) { d.nextRung = &r }
 
 // callTitle is the progress title of call number n: "call 2: NAME
 // (fedlab.compare at s.lua:12)" or "call 2: fedlab.compare at s.lua:12".
@@ -269,8 +276,8 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	call := Call{Function: fn, Where: where, Select: rules, Name: d.nextName}
-	d.nextName = ""
+	call := Call{Function: fn, Where: where, Select: rules, Name: d.nextName, Rung: d.nextRung}
+	d.nextName, d.nextRung = "", nil
 	var todo []experiment.Job
 	found, elsewhere := 0, 0
 	planned := map[string]bool{}
@@ -505,7 +512,7 @@ func (d *Dir) writeRecords() error {
 	if d.path == "" {
 		return nil
 	}
-	return report.WriteRecords(filepath.Join(d.path, RecordsFile), d.calls)
+	return report.WriteRecords(filepath.Join(d.path, RecordsFile), d.calls, rungColumn(d.m.Calls[:len(d.calls)]))
 }
 
 // Summary counts the runs of a session.

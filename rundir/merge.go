@@ -118,7 +118,7 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return merged, report.WriteRecords(filepath.Join(out, RecordsFile), l.Calls)
+	return merged, report.WriteRecords(filepath.Join(out, RecordsFile), l.Calls, rungColumn(l.Manifest.Calls[:len(l.Calls)]))
 }
 
 // agreeingCalls returns the longest list of calls after checking that the

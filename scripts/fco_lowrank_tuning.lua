@@ -33,6 +33,10 @@ local grid = { eta_c = { 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1 },
                eta_s = { 0.01, 0.03, 0.1, 0.3, 1, 3, 10 } }
 local metrics = { "rank", "fro_error", "objective", "opt_gap", "test_loss" }
 local settings = { rounds = 500, clients_per_round = 10, batch = 10, epochs = 1, eval_every = 10 }
+-- successive halving (rungs of 50, 150, 450 and 500 rounds; the best third of each algorithm's
+-- configurations go on); `--set full_grid=true` runs every configuration to 500 rounds instead
+local halving = { eta = 3, first = 50 }
+if fedlab.args.full_grid == true then halving = nil end
 
 local function algorithms()
   return { fedlab.algo.feddualavg{ label = "FedDualAvg" },
@@ -79,14 +83,14 @@ for _, v in ipairs(variants) do
     v, rank_of[v], lambda, opt.objective))
 
   local sw = fedlab.sweep(call{ problem = problem, seeds = { 1 }, algorithms = algorithms(), grid = grid,
-    name = "tuning (" .. v .. ")",
+    name = "tuning (" .. v .. ")", halving = halving,
     select = { { metric = "fro_error", mode = "min", last = 100 },
                { metric = "test_loss", mode = "min", last = 100 } } })
   fedlab.sweep_table(sw, { title = "low-rank (" .. v .. "): mean ‖W − W*‖_F / validation MSE over the last 100 rounds",
     file = "fco_lowrank_tuning_" .. v .. ".md" })
   -- the same runs (reused, not rerun) ranked by the validation MSE
   local by_val = fedlab.sweep(call{ problem = problem, seeds = { 1 }, algorithms = algorithms(), grid = grid,
-    name = "validation selection (" .. v .. ")",
+    name = "validation selection (" .. v .. ")", halving = halving,
     select = { { metric = "test_loss", mode = "min", last = 100 },
                { metric = "fro_error", mode = "min", last = 100 } } })
   for i, b in ipairs(sw.best) do

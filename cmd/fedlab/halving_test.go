@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,6 +88,26 @@ func TestSuccessiveHalving(t *testing.T) {
 	if len(lh.Calls) != 3 || !strings.Contains(lh.Manifest.Calls[1].Name, "rung 2 of 3 (30 rounds)") {
 		t.Fatalf("want 3 rung calls, got %d (%v)", len(lh.Calls), lh.Manifest.Calls)
 	}
+	if r := lh.Manifest.Calls[1].Rung; r == nil || *r != (rundir.Rung{Index: 2, Of: 3, Rounds: 30}) {
+		t.Errorf("the manifest's second call records rung %+v, want 2 of 3, 30 rounds", r)
+	}
+	// records.csv has a rung column after call and run (the full grid's has none)
+	rungOf := map[string]string{}
+	for i, row := range readCSV(t, filepath.Join(h, rundir.RecordsFile)) {
+		if i == 0 {
+			if !slices.Equal(row[:4], []string{"call", "run", "rung", "label"}) {
+				t.Fatalf("halving records.csv header %v", row)
+			}
+			continue
+		}
+		rungOf[row[0]] = row[2]
+	}
+	if fmt.Sprint(rungOf) != "map[1:1/3 2:2/3 3:3/3]" {
+		t.Errorf("rung column per call: %v", rungOf)
+	}
+	if header := readCSV(t, filepath.Join(full, rundir.RecordsFile))[0]; slices.Contains(header, "rung") {
+		t.Errorf("a full grid's records.csv has a rung column: %v", header)
+	}
 	rules := lf.Manifest.Calls[0].Select
 	truncated := func(runs []experiment.Run, rounds int) []experiment.Run {
 		out := make([]experiment.Run, len(runs))
@@ -167,6 +188,10 @@ func TestSuccessiveHalving(t *testing.T) {
 	if out := mustRunCLI(t, "run", script, "--out", merged, "--quiet"); out != hOut {
 		t.Errorf("shards merged and resumed select otherwise:\n%s\nsingle run:\n%s", out, hOut)
 	}
+	single, _ := os.ReadFile(filepath.Join(h, rundir.RecordsFile))
+	if m, _ := os.ReadFile(filepath.Join(merged, rundir.RecordsFile)); string(m) != string(single) {
+		t.Errorf("records.csv of the shards merged and resumed differs from the single run's")
+	}
 }
 
 // TestExampleScriptsRun runs the shipped example scripts that take
@@ -184,4 +209,19 @@ func TestExampleScriptsRun(t *testing.T) {
 			t.Errorf("scripts/%s.lua: exit %d\n%s", name, code, stderr)
 		}
 	}
+}
+
+// readCSV reads every row of the CSV file at path.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
