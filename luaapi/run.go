@@ -113,7 +113,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), workDir: workDir, builder: plan.NewBuilder(), guard: g,
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
 	in.builder.Inputs = in.inputArgs
-	in.builder.CheckData = in.checkData
+	in.builder.Limits = plan.NewLimits(opts.MaxMemory, opts.Jobs)
 	in.builder.References, in.builder.Context = dir.ReferenceStore, g.ctx
 	defer in.L.Close()
 	in.install()

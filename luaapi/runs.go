@@ -96,9 +96,6 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.fn(), err)
 	}
-	if err := in.checkSettings(f.fn(), s, max(len(metricValues), 1)); err != nil {
-		return nil, err
-	}
 	c := &call{fn: f.fn(), where: in.where(), name: name, problem: p, settings: s, system: system}
 	if c.plan, err = in.planProblem(p, s.Rounds); err != nil {
 		return nil, err
@@ -166,9 +163,6 @@ func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs 
 	rung := in.rung
 	in.rung = nil
 	if err := in.checkArgsRead("before its first run"); err != nil {
-		return nil, err
-	}
-	if err := in.statesFit(fn, jobs); err != nil {
 		return nil, err
 	}
 	in.dir.NameNextCall(name)

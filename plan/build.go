@@ -22,9 +22,12 @@ type Builder struct {
 	// built: relative input paths resolved against dir (Component.Dir);
 	// an error (e.g. a path naming two files) stops the build.
 	Inputs func(spec *registry.Spec, raw map[string]any, dir string) (map[string]any, error)
+	// Limits, if set, bounds what the plans ask for before anything is
+	// allocated (see NewLimits): a dataset's declared memory, the engine
+	// settings and records, the runs' state. fedlab run sets it.
+	Limits *Limits
 	// CheckData, if set, is called with a dataset's arguments before it
-	// is built: an error (e.g. an estimate over the memory budget) is
-	// returned instead of building it.
+	// is built: an error is returned instead of building it.
 	CheckData func(args registry.Args) error
 	// References, if set, returns the store of a problem's reference
 	// optimum (see core.Problem.RefStore), e.g. rundir.Dir.ReferenceStore.
@@ -39,6 +42,26 @@ type Builder struct {
 // NewBuilder returns a Builder with empty caches.
 func NewBuilder() *Builder {
 	return &Builder{datasets: map[string]*core.Federated{}, problems: map[string]*core.Problem{}}
+}
+
+// checkSettings applies the settings bounds of b.Limits, if any.
+func (b *Builder) checkSettings(s core.Settings, metrics []Component) error {
+	if b.Limits == nil {
+		return nil
+	}
+	n := len(metrics)
+	if metrics == nil {
+		n = 1 // the objective
+	}
+	return b.Limits.Settings(s, n)
+}
+
+// checkStates applies the state bound of b.Limits, if any.
+func (b *Builder) checkStates(jobs []experiment.Job) error {
+	if b.Limits == nil {
+		return nil
+	}
+	return b.Limits.States(jobs)
 }
 
 // resolved is a component validated against the registry, with its
@@ -127,6 +150,11 @@ func (b *Builder) dataset(r resolved) (*core.Federated, error) {
 	k := key(r.id)
 	if f, ok := b.datasets[k]; ok {
 		return f, nil
+	}
+	if b.Limits != nil {
+		if err := b.Limits.Data(r.args); err != nil {
+			return nil, err
+		}
 	}
 	if b.CheckData != nil {
 		if err := b.CheckData(r.args); err != nil {

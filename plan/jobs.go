@@ -27,6 +27,9 @@ func (b *Builder) Compare(c Compare) ([]experiment.Job, error) {
 	if err := distinctLabels(c.Algorithms); err != nil {
 		return nil, err
 	}
+	if err := b.checkSettings(c.Settings, c.Metrics); err != nil {
+		return nil, err
+	}
 	base, err := b.baseWith(c.Problem, c.Settings, c.Metrics, c.System)
 	if err != nil {
 		return nil, err
@@ -42,7 +45,7 @@ func (b *Builder) Compare(c Compare) ([]experiment.Job, error) {
 		}
 		jobs = append(jobs, experiment.NewJobs(base, a.label(), r.args, r.id, nil, seedsOr1(c.Seeds))...)
 	}
-	return jobs, nil
+	return jobs, b.checkStates(jobs)
 }
 
 // distinctLabels checks that there are algorithms and no two share a label.
@@ -85,6 +88,9 @@ func (b *Builder) Sweep(s Sweep) ([]experiment.Job, error) {
 	}
 	if len(s.Select) == 0 {
 		return nil, fmt.Errorf("a sweep needs a selection rule")
+	}
+	if err := b.checkSettings(s.Settings, s.Metrics); err != nil {
+		return nil, err
 	}
 	type config struct {
 		base  experiment.Base
@@ -145,7 +151,7 @@ func (b *Builder) Sweep(s Sweep) ([]experiment.Job, error) {
 			jobs = append(jobs, experiment.NewJobs(c.base, a.label(), r.args, r.id, c.shown, seedsOr1(s.Seeds))...)
 		}
 	}
-	return jobs, nil
+	return jobs, b.checkStates(jobs)
 }
 
 // apply returns problem p with the problem settings of a configuration
@@ -219,6 +225,9 @@ func (b *Builder) Stages(s Stages) ([]experiment.Job, *pipeline.Pipeline, error)
 	for _, st := range s.Stages {
 		settings.Rounds += st.Rounds
 	}
+	if err := b.checkSettings(settings, s.Metrics); err != nil {
+		return nil, nil, err
+	}
 	base, err := b.base(s.Problem, settings, s.Metrics)
 	if err != nil {
 		return nil, nil, err
@@ -281,6 +290,9 @@ func (b *Builder) Stages(s Stages) ([]experiment.Job, *pipeline.Pipeline, error)
 		label = experiment.StagesAlgorithm
 	}
 	jobs := experiment.PipelineJobs(base, label, strings.Join(pl.Algorithms(), "+"), describeStages(pl), pl, ids, seedsOr1(s.Seeds))
+	if err := b.checkStates(jobs); err != nil {
+		return nil, nil, err
+	}
 	return jobs, pl, nil
 }
 

@@ -47,7 +47,19 @@ type Spec struct {
 	Doc    string // one line
 	Params []Param
 
-	crossCheck func(Args) error // cross-parameter check after Validate (Define's Checker)
+	crossCheck func(Args) error                   // cross-parameter check after Validate (Define's Checker)
+	size       func(Args) (uint64, string, error) // the memory the component declares (Define's Sizer)
+}
+
+// Size returns the memory in bytes a component built from a will hold, as
+// the component declares it (Define's Sizer), and names the values that
+// determine it; ok is false for components that declare none.
+func (s *Spec) Size(a Args) (bytes uint64, what string, ok bool) {
+	if s.size == nil {
+		return 0, "", false
+	}
+	bytes, what, err := s.size(a)
+	return bytes, what, err == nil
 }
 
 // Param returns the declaration of the named parameter.

@@ -13,7 +13,8 @@ import (
 // fields of the struct P: each parameter is declared once, as a field, and
 // the factory receives a P holding the validated values (no lookups by
 // name). defaults holds the default of every optional parameter. If P is
-// a Checker, its Check runs at validation.
+// a Checker, its Check runs at validation; if P is a Sizer, Spec.Size
+// reports its Memory.
 //
 // A field declares a parameter with the tags
 //
@@ -51,6 +52,16 @@ func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, er
 			return any(p).(Checker).Check()
 		}
 	}
+	if _, ok := any(defaults).(Sizer); ok {
+		spec.size = func(a Args) (uint64, string, error) {
+			var p P
+			if err := a.fill(reflect.ValueOf(&p).Elem(), fields); err != nil {
+				return 0, "", err
+			}
+			bytes, what := any(p).(Sizer).Memory()
+			return bytes, what, nil
+		}
+	}
 	Register[T](k, spec, func(a Args) (T, error) {
 		var p P
 		if err := a.fill(reflect.ValueOf(&p).Elem(), fields); err != nil {
@@ -68,6 +79,17 @@ func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, er
 // call), not when a run starts. Only the params struct's own method counts.
 type Checker interface {
 	Check() error
+}
+
+// Sizer is implemented by params structs of components whose memory grows
+// with their parameters (a generated dataset): Memory returns the bytes the
+// built component will hold and names the values that determine them
+// ("clients = 64, samples = 128, test_samples = 32, dim = 1024"). Spec.Size
+// reports it, so that a plan refuses a component over the memory ceiling
+// before building it (plan.Limits), whether a script or a Go program
+// asked for it. Only the params struct's own method counts.
+type Sizer interface {
+	Memory() (bytes uint64, what string)
 }
 
 // typedField binds a parameter to a field of the params struct.

@@ -98,7 +98,9 @@ func build() experiments {
 func run(out string, stdout, progress io.Writer) (rundir.Summary, error) {
 	x := build()
 	b := plan.NewBuilder()
-	b.CheckData = plan.MemoryCeiling(0) // data over the process's memory limits is refused before it is generated, as in fedlab run
+	// data, settings and run state over the process's memory limits are refused before anything
+	// is allocated, with fedlab run's messages (2 runs at once, as executed below)
+	b.Limits = plan.NewLimits(0, 2)
 	compare, err := b.Compare(x.Compare)
 	if err != nil {
 		return rundir.Summary{}, err

@@ -33,7 +33,7 @@ type Budget struct {
 // allocation), so that the doubling that passes the ceiling still fits.
 // Source names the share and the limit ("half of the available memory
 // (MemAvailable)"). The Lua guard, the file readers and a Go program's
-// plan (plan.MemoryCeiling) all use it.
+// plan (plan.NewLimits) all use it.
 func Ceiling(max uint64) Budget {
 	if max > 0 {
 		return Budget{Limit: max, Source: "--max-memory"}
