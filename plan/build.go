@@ -32,7 +32,8 @@ type Builder struct {
 	// References, if set, returns the store of a problem's reference
 	// optimum (see core.Problem.RefStore), e.g. rundir.Dir.ReferenceStore.
 	References func(id experiment.ProblemID) core.ReferenceStore
-	// Context, if set, stops a reference solve in progress when done.
+	// Context, if set, stops a reference solve in progress when done, and
+	// the expansion of a large sweep.
 	Context context.Context
 
 	datasets map[string]*core.Federated
@@ -42,6 +43,16 @@ type Builder struct {
 // NewBuilder returns a Builder with empty caches.
 func NewBuilder() *Builder {
 	return &Builder{datasets: map[string]*core.Federated{}, problems: map[string]*core.Problem{}}
+}
+
+// stopped returns the cause of b.Context's end, if it has ended: a sweep
+// of 100,000 configurations takes seconds to plan, and --timeout or Ctrl-C
+// must stop it.
+func (b *Builder) stopped() error {
+	if b.Context == nil || b.Context.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("planning stopped: %w", context.Cause(b.Context))
 }
 
 // checkSettings applies the settings bounds of b.Limits, if any.

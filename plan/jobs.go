@@ -99,6 +99,9 @@ func (b *Builder) Sweep(s Sweep) ([]experiment.Job, error) {
 	}
 	configs := make([]config, len(s.Configs))
 	for i, settings := range s.Configs {
+		if err := b.stopped(); err != nil {
+			return nil, err
+		}
 		p, algo, shown, err := apply(s.Problem, settings)
 		if err != nil {
 			return nil, err
@@ -129,6 +132,9 @@ func (b *Builder) Sweep(s Sweep) ([]experiment.Job, error) {
 			return nil, err
 		}
 		for _, c := range configs {
+			if err := b.stopped(); err != nil {
+				return nil, err
+			}
 			da := a.Component
 			da.Params = maps.Clone(a.Params)
 			if da.Params == nil {

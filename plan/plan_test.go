@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -196,5 +198,29 @@ func TestDivergenceSetting(t *testing.T) {
 	}
 	if _, _, err := key(0.5); err == nil || !strings.Contains(err.Error(), "divergence must be a factor > 1") {
 		t.Errorf("divergence 0.5: %v", err)
+	}
+}
+
+// TestSweepPlanningStopsWithTheContext: expanding a sweep of many
+// configurations checks the Builder's context, so --timeout and Ctrl-C
+// stop it (a 65,536-configuration grid planned on for 3–6 s past the
+// time limit, found by FuzzLuaNestedTables).
+func TestSweepPlanningStopsWithTheContext(t *testing.T) {
+	b := NewBuilder()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	b.Context = ctx
+	var configs [][]Setting
+	for i := range 1000 {
+		configs = append(configs, []Setting{{Key: "eta_c", Value: 0.001 * float64(i+1)}})
+	}
+	sw := Sweep{Compare: Compare{Problem: lasso, Settings: settings,
+		Algorithms: []Algorithm{{Component: comp(registry.Algorithm, "fedavg", nil)}}},
+		Configs: configs, Select: []experiment.Rule{{Metric: "objective", Mode: "min"}}}
+	if jobs, err := b.Sweep(sw); err != nil || len(jobs) != 1000 {
+		t.Fatalf("before the context ends: %d jobs, %v", len(jobs), err)
+	}
+	cancel(errors.New("time limit reached (--timeout 5s)"))
+	if _, err := b.Sweep(sw); err == nil || !strings.Contains(err.Error(), "planning stopped: time limit reached (--timeout 5s)") {
+		t.Errorf("after the context ends: %v", err)
 	}
 }
