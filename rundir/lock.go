@@ -34,6 +34,10 @@ func (b *Busy) Error() string {
 type lock struct {
 	f    *os.File
 	path string
+	// previous is the note the last session left in the lock file
+	// (see leaveNote), read before this session overwrote it.
+	previous string
+	keep     bool // release keeps the file: it holds this session's note
 }
 
 // acquireLock locks dir (which must exist) for this session, describing
@@ -61,20 +65,24 @@ func acquireLock(dir string, script Script) (*lock, error) {
 			f.Close()
 			continue
 		}
+		old, _ := io.ReadAll(io.LimitReader(f, 2*maxNote))
 		text := fmt.Sprintf("pid %d, script %s, since %s", os.Getpid(), filepath.Base(script.Path), time.Now().UTC().Format(time.RFC3339))
 		if err := f.Truncate(0); err == nil {
 			f.WriteAt([]byte(text+"\n"), 0)
 		}
-		return &lock{f: f, path: path}, nil
+		return &lock{f: f, path: path, previous: noteOf(string(old))}, nil
 	}
 }
 
 // release removes the lock file and ends the lock (in this order, so that
-// no other session can hold a lock on a file still named fedlab.lock).
+// no other session can hold a lock on a file still named fedlab.lock); a
+// file holding the session's note (leaveNote) is kept.
 func (l *lock) release() {
 	if l == nil {
 		return
 	}
-	os.Remove(l.path)
+	if !l.keep {
+		os.Remove(l.path)
+	}
 	l.f.Close()
 }
