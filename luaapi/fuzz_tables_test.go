@@ -45,6 +45,7 @@ var genAtoms = []string{`"x"`, `"last"`, `"top"`, "true", "false", "nil", "stage
 // genKeys are the non-name keys of `[k] = v` fields besides genNumbers.
 var genKeys = []string{`"x"`, "true", "{}", "stage", "fedlab.algo.test_gd{}"}
 
+// next consumes one byte of the shape (0 once it is used up).
 func (g *tableGen) next() int {
 	if len(g.in) == 0 {
 		return 0
@@ -54,6 +55,7 @@ func (g *tableGen) next() int {
 	return int(b)
 }
 
+// pick chooses an element of list by b.
 func pick(list []string, b int) string { return list[b%len(list)] }
 
 // table writes one constructor at the given depth.
@@ -177,8 +179,8 @@ func tablesScript(site uint8, shape []byte) (string, tableSite) {
 	return tablesPrelude + "local T = " + generateTable(shape) + "\n" + s.call + "\n", s
 }
 
-// fuzzTimeLimit ends a fuzz case that runs long (a sweep of 2^16
-// configurations is valid, and slow).
+// fuzzTimeLimit ends a fuzz case that runs long (a pipeline of 2^16
+// stages is valid, and slow).
 const fuzzTimeLimit = time.Second
 
 // stopSlack bounds how long after fuzzTimeLimit a case may take to stop
