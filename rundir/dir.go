@@ -475,6 +475,8 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	if werr := d.writeManifest(); werr != nil {
 		d.lock.leaveNote(d.m.Status, d.m.Error, werr)
 		err = errors.Join(err, werr)
+	} else {
+		d.lock.recorded()
 	}
 	return sum, err
 }

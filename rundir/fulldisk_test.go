@@ -65,6 +65,17 @@ func checkLeftInterrupted(t *testing.T, dir string, stored int, resume func(noti
 	if got != stored {
 		t.Errorf("%d runs of the first call read back, want the %d stored before the disk filled", got, stored)
 	}
+	// a session that is refused, and a merge, read the directory and keep the note
+	other := Script{Path: "other.lua", SHA256: strings.Repeat("b", 64)}
+	if _, err := Open(dir, Options{Script: other}); err == nil || !strings.Contains(err.Error(), "holds the runs of another script") {
+		t.Fatalf("another script: %v", err)
+	}
+	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), []string{dir}); err != nil {
+		t.Fatal(err)
+	}
+	if note := readNote(filepath.Join(dir, LockFile)); !strings.Contains(note, "no space left on device") {
+		t.Errorf("the note is lost after a refused session and a merge: %q", note)
+	}
 	var notices bytes.Buffer
 	sum := resume(&notices)
 	if n := notices.String(); !strings.Contains(n, "its last session was interrupted") || !strings.Contains(n, "no space left on device") {

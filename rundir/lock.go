@@ -37,7 +37,10 @@ type lock struct {
 	// previous is the note the last session left in the lock file
 	// (see leaveNote), read before this session overwrote it.
 	previous string
-	keep     bool // release keeps the file: it holds this session's note
+	// note is what the lock file says after release ("": it is removed):
+	// the previous note until the session records its end (recorded), or
+	// this session's (leaveNote).
+	note string
 }
 
 // acquireLock locks dir (which must exist) for this session, describing
@@ -70,18 +73,22 @@ func acquireLock(dir string, script Script) (*lock, error) {
 		if err := f.Truncate(0); err == nil {
 			f.WriteAt([]byte(text+"\n"), 0)
 		}
-		return &lock{f: f, path: path, previous: noteOf(string(old))}, nil
+		l := &lock{f: f, path: path, previous: noteOf(string(old))}
+		if l.previous != "" {
+			l.note = endedPrefix + l.previous
+		}
+		return l, nil
 	}
 }
 
 // release removes the lock file and ends the lock (in this order, so that
 // no other session can hold a lock on a file still named fedlab.lock); a
-// file holding the session's note (leaveNote) is kept.
+// lock with a note (see leaveNote) keeps the file, rewritten to the note.
 func (l *lock) release() {
 	if l == nil {
 		return
 	}
-	if !l.keep {
+	if l.note == "" || l.writeNote() != nil {
 		os.Remove(l.path)
 	}
 	l.f.Close()

@@ -13,15 +13,16 @@ import (
 // space the size of the manifest) leaves its end in the lock file instead:
 // the file exists and holds a few dozen bytes already, so rewriting it in
 // place within its first block needs no free space. The lock file is then
-// kept (unlocked); its note starts with endedPrefix.
+// kept (unlocked); its note starts with endedPrefix. Readers consult the
+// note only while the manifest says running.
 const (
 	endedPrefix = "ended "
 	maxNote     = 480 // bytes: well within the lock file's first block
 )
 
-// leaveNote records in the lock file that the session ended with status
-// and cause but could not write the manifest (werr), and keeps the file
-// when the lock is released.
+// leaveNote makes the lock file say, when the lock is released, that the
+// session ended with status and cause but could not write the manifest
+// (werr).
 func (l *lock) leaveNote(status, cause string, werr error) {
 	if l == nil {
 		return
@@ -30,17 +31,29 @@ func (l *lock) leaveNote(status, cause string, werr error) {
 	if cause != "" {
 		what += " (" + cause + ")"
 	}
-	note := fmt.Sprintf("%s%s with status %s; %s could not be written: %v", endedPrefix,
+	l.note = fmt.Sprintf("%s%s with status %s; %s could not be written: %v", endedPrefix,
 		time.Now().UTC().Format(time.RFC3339), what, ManifestFile, werr)
-	if len(note) > maxNote {
-		note = strings.ToValidUTF8(note[:maxNote-3], "") + "…"
+	if len(l.note) > maxNote {
+		l.note = strings.ToValidUTF8(l.note[:maxNote-3], "") + "…"
 	}
+}
+
+// recorded says that the session's end is in the manifest: the lock file
+// is removed at release, with any note of an earlier session.
+func (l *lock) recorded() {
+	if l != nil {
+		l.note = ""
+	}
+}
+
+// writeNote rewrites the lock file with its note, in place.
+func (l *lock) writeNote() error {
 	// WriteAt then Truncate, not Truncate(0) first: freeing the block
 	// and asking for it again could fail on a full disk.
-	if _, err := l.f.WriteAt([]byte(note+"\n"), 0); err == nil {
-		l.f.Truncate(int64(len(note) + 1))
-		l.keep = true
+	if _, err := l.f.WriteAt([]byte(l.note+"\n"), 0); err != nil {
+		return err
 	}
+	return l.f.Truncate(int64(len(l.note) + 1))
 }
 
 // readNote returns the note a session left in the lock file at path (see
