@@ -107,7 +107,7 @@ func splitStages(fn string, t *lua.LTable) (*lua.LTable, []*lua.LTable, error) {
 			named.RawSetString(string(key), v)
 		case lua.LNumber:
 			i := float64(key)
-			if i != math.Trunc(i) || i < 1 || int(i) > n {
+			if i != math.Trunc(i) || i < 1 || i > float64(n) { // compared as floats: int(2^63) is undefined
 				err = fmt.Errorf("%s: the stages must be a list (1, 2, …, n), got the key %s", fn, key)
 				return
 			}

@@ -197,6 +197,10 @@ func (d *Dir) check() error {
 		return fmt.Errorf("%s holds runs of another fedlab build (%s, this is %s), whose numbers may differ; "+
 			"use --update to reuse them anyway, or --fresh to start over", d.path, old.Fedlab, d.m.Fedlab)
 	}
+	if old.Status == StatusRunning && d.opts.Notices != nil { // this session holds the lock: the writer is gone
+		fmt.Fprintf(d.opts.Notices, "fedlab: %s: its last session was interrupted (its manifest still said %q): %s; resuming\n",
+			d.path, old.Status, unfinishedCause(d.lock.previous))
+	}
 	d.m.MergedFrom = old.MergedFrom // a merged directory stays documented as such
 	d.previous = old.Runs
 	if filepath.Base(old.Script.Path) == filepath.Base(d.opts.Script.Path) {
@@ -461,15 +465,27 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	if err := d.begin(); err != nil {
 		return sum, err
 	}
+	var err error
 	if d.m.Status == StatusComplete {
-		if err := d.prune(); err != nil {
-			return sum, err
-		}
+		err = d.prune()
 	}
-	if err := d.writeRecords(); err != nil {
-		return sum, err
+	if err == nil {
+		err = d.writeRecords()
 	}
-	return sum, d.writeManifest()
+	if err != nil && d.m.Status == StatusComplete {
+		d.m.Status, d.m.Error = StatusFailed, err.Error()
+		sum.Status = StatusFailed
+	}
+	// The manifest is written even when records.csv could not be (a full
+	// disk); if it cannot be written either, the lock file says how the
+	// session ended (see leaveNote).
+	if werr := d.writeManifest(); werr != nil {
+		d.lock.leaveNote(d.m.Status, d.m.Error, werr)
+		err = errors.Join(err, werr)
+	} else {
+		d.lock.recorded()
+	}
+	return sum, err
 }
 
 // interrupted reports whether the session's context has ended.

@@ -17,7 +17,9 @@ type Loaded struct {
 	// Unfinished, if not empty, says that the session that wrote the
 	// directory ended without finishing it: its manifest says running but
 	// no session holds the directory (killed, or it could not write its
-	// last manifest: a full disk?). Commands show it where they print.
+	// last manifest: a full disk?), and why, from the note it left in the
+	// lock file if any. Manifest then says interrupted, with this as its
+	// error. Commands show it where they print.
 	Unfinished string
 }
 
@@ -34,9 +36,8 @@ func Load(path string) (*Loaded, error) {
 		return nil, fmt.Errorf("%s is not a run directory: it has no %s", path, ManifestFile)
 	}
 	l := &Loaded{Manifest: m}
-	if m.Status == StatusRunning && !held(filepath.Join(path, LockFile)) {
-		l.Unfinished = fmt.Sprintf("%s: its last session did not finish (manifest status %q, and no session holds the directory): it was killed, or could not write (a full disk?); what is listed was complete when last written; run the script again into %s to finish it",
-			path, m.Status, path)
+	if lockPath := filepath.Join(path, LockFile); m.Status == StatusRunning && !held(lockPath) {
+		l.Unfinished = settleUnfinished(path, m, readNote(lockPath))
 	}
 	results := map[string]*stored{}
 	var damaged []string

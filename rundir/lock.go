@@ -34,6 +34,13 @@ func (b *Busy) Error() string {
 type lock struct {
 	f    *os.File
 	path string
+	// previous is the note the last session left in the lock file
+	// (see leaveNote), read before this session overwrote it.
+	previous string
+	// note is what the lock file says after release ("": it is removed):
+	// the previous note until the session records its end (recorded), or
+	// this session's (leaveNote).
+	note string
 }
 
 // acquireLock locks dir (which must exist) for this session, describing
@@ -61,20 +68,28 @@ func acquireLock(dir string, script Script) (*lock, error) {
 			f.Close()
 			continue
 		}
+		old, _ := io.ReadAll(io.LimitReader(f, 2*maxNote))
 		text := fmt.Sprintf("pid %d, script %s, since %s", os.Getpid(), filepath.Base(script.Path), time.Now().UTC().Format(time.RFC3339))
 		if err := f.Truncate(0); err == nil {
 			f.WriteAt([]byte(text+"\n"), 0)
 		}
-		return &lock{f: f, path: path}, nil
+		l := &lock{f: f, path: path, previous: noteOf(string(old))}
+		if l.previous != "" {
+			l.note = endedPrefix + l.previous
+		}
+		return l, nil
 	}
 }
 
 // release removes the lock file and ends the lock (in this order, so that
-// no other session can hold a lock on a file still named fedlab.lock).
+// no other session can hold a lock on a file still named fedlab.lock); a
+// lock with a note (see leaveNote) keeps the file, rewritten to the note.
 func (l *lock) release() {
 	if l == nil {
 		return
 	}
-	os.Remove(l.path)
+	if l.note == "" || l.writeNote() != nil {
+		os.Remove(l.path)
+	}
 	l.f.Close()
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/report"
 )
 
@@ -137,7 +136,7 @@ func save(dir string, run experiment.Run, st stored) (string, error) {
 	}
 	b = append(b, '\n')
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), atomicfile.WriteBytes(filepath.Join(dir, resultPath(run.Key)), b)
+	return hex.EncodeToString(sum[:]), writeFile(filepath.Join(dir, resultPath(run.Key)), b)
 }
 
 // Problems load reports with a result file.
