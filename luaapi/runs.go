@@ -1,13 +1,16 @@
 package luaapi
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
+	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -171,8 +174,23 @@ func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs 
 	}
 	runs, err := in.dir.Execute(fn, where, rules, jobs)
 	if err != nil {
-		in.stop = err
-		return nil, err
+		in.stop = storageError(fn, where, err)
+		return nil, in.stop
 	}
 	return runs, nil
+}
+
+// storageError places an error of the run directory at the call (fn at
+// where) unless it says where it stopped itself (an interruption, a
+// shard's stop), and says what a full disk leaves behind.
+func storageError(fn, where string, err error) error {
+	var interrupted *rundir.Interrupted
+	var stopped *rundir.Stopped
+	switch {
+	case errors.As(err, &interrupted) || errors.As(err, &stopped):
+		return err
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("%s: %s: the disk is full, storing its runs failed (the runs stored before are kept: free space and run the script again to resume): %w", where, fn, err)
+	}
+	return fmt.Errorf("%s: %s: %w", where, fn, err)
 }
