@@ -178,7 +178,7 @@ func (cd *coordinateDescent) support(w []float64) []int {
 // stallSweeps is the number of full sweeps without a new lowest
 // certificate after which coordinate descent stops: the certificate is at
 // its rounding floor.
-const stallSweeps = 3
+const stallSweeps = 5
 
 // solve runs coordinate descent from w0 (nil: zeros). A full sweep over
 // every coordinate is followed by sweeps over its support until they change
