@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +164,55 @@ func TestMergeCopiesStoredOptima(t *testing.T) {
 		if s.stored.Load() != 0 || s.loaded.Load() != 1 {
 			t.Fatalf("merged directory, λ = %g: %d solves, %d stored optima read; want 0 and 1", lambda, s.stored.Load(), s.loaded.Load())
 		}
+	}
+}
+
+// TestStoredOptimumIsKeyedBySolver: an optimum is stored under the solver
+// that produced it (core.SolverFor of the problem), with its certificate;
+// the optimum of one solver is not read for another, and a certificate
+// that is not finite is stored as absent and read back as +Inf.
+func TestStoredOptimumIsKeyedBySolver(t *testing.T) {
+	dir := t.TempDir()
+	d, err := Open(dir, Options{Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Finish(nil) //nolint:errcheck
+	p, id := lassoProblem(t, 0.01)
+	solved, err := p.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if solved.Solver != core.SolverFISTA || solved.Solver != core.SolverFor(p, p.Penalty.At(0, p.Layout)) {
+		t.Fatalf("the test problem was solved by %q", solved.Solver)
+	}
+	store := d.ReferenceStore(id)
+	cd := *solved
+	cd.Solver, cd.Residual, cd.Objective = core.SolverCD, 3e-9, solved.Objective+1e-12
+	fista := *solved
+	fista.Residual = math.Inf(1)
+	set := core.SolveSettings{MaxIters: 100, Tol: 1e-8}
+	for _, ref := range []*core.Reference{&cd, &fista} {
+		if err := store.StoreReference(ref, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, OptimaDir, "*.json")); len(files) != 2 {
+		t.Fatalf("optima: %v, want one file per solver", files)
+	}
+	for _, want := range []*core.Reference{&cd, &fista} {
+		got, ok, err := store.LoadReference(0.01, want.Solver, set)
+		if err != nil || !ok {
+			t.Fatalf("%s: ok %v, error %v", want.Solver, ok, err)
+		}
+		if got.Solver != want.Solver || got.Residual != want.Residual || got.Objective != want.Objective || got.Change != want.Change {
+			t.Fatalf("%s: read back %+v, stored %+v", want.Solver, got, want)
+		}
+	}
+	if _, ok, err := store.LoadReference(0.01, "another-solver", set); ok || err != nil {
+		t.Fatalf("another solver: ok %v, error %v; want no stored optimum", ok, err)
+	}
+	if _, ok, err := store.LoadReference(0.01, core.SolverCD, core.SolveSettings{MaxIters: 100, Tol: 1e-10}); ok || err != nil {
+		t.Fatalf("another tolerance: ok %v, error %v; want no stored optimum", ok, err)
 	}
 }
