@@ -14,6 +14,10 @@ type columns struct {
 	val   []float64 // ... with values val[ptr[j]:ptr[j+1]]
 }
 
+// transposeRows is the block of rows newColumns transposes at a time
+// (32 rows of 1024 features are 256 KiB).
+const transposeRows = 32
+
 // newColumns copies the training rows of f (clients in order) scaled by s.
 func newColumns(f *Federated, s []float64) columns {
 	n, d := f.Samples(), f.Features
@@ -22,11 +26,17 @@ func newColumns(f *Federated, s []float64) columns {
 		c.dense = make([]float64, n*d)
 		i := 0
 		for _, part := range f.Train {
-			for r := range part.N {
-				for j, v := range part.Row(r) {
-					c.dense[j*n+i] = s[i] * v
+			// Transpose in blocks of transposeRows rows, so that the rows
+			// read stay in cache while each column's stretch is written.
+			for r0 := 0; r0 < part.N; r0 += transposeRows {
+				rows := min(transposeRows, part.N-r0)
+				for j := range d {
+					col := c.dense[j*n+i : j*n+i+rows]
+					for r := range col {
+						col[r] = s[i+r] * part.X[(r0+r)*d+j]
+					}
 				}
-				i++
+				i += rows
 			}
 		}
 		return c
