@@ -301,6 +301,37 @@ func TestCoordinateDescentStopsWhenItsContextIsDone(t *testing.T) {
 	}
 }
 
+// countdown is a context that becomes done at its (after+1)-th Err check
+// (a --timeout that fires during a solve, deterministically).
+type countdown struct {
+	context.Context
+	after int
+	err   error
+}
+
+func (c *countdown) Err() error {
+	if c.after--; c.after < 0 {
+		return c.err
+	}
+	return nil
+}
+
+// TestSolveStopsInProgress: a context that is done after three sweeps or
+// iterations stops both solvers at the fourth, with its error.
+func TestSolveStopsInProgress(t *testing.T) {
+	p, psi := lasso(t, regression(4, []int{30, 30}, 10, 0), losses.Squared{Intercept: true}, regularizers.L1{}, 0.01)
+	stop := errors.New("time limit reached")
+	for _, c := range []struct {
+		solve func(*core.Problem, core.Psi, []float64, core.SolveSettings) (*core.Reference, error)
+		want  string
+	}{{core.Solve, "stopped at sweep 4: time limit reached"}, {core.SolveFISTA, "stopped at iteration 4: time limit reached"}} {
+		_, err := c.solve(p, psi, nil, core.SolveSettings{Tol: 1e-14, Context: &countdown{context.Background(), 3, stop}})
+		if !errors.Is(err, stop) || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("error %v, want one that says %q", err, c.want)
+		}
+	}
+}
+
 // TestCoordinateDescentSweepsAndWarmStart: MaxIters bounds the sweeps (the
 // certificate is then recorded as it is, above Tol), and a solve started
 // at the solution certifies it after its first sweep.
