@@ -146,7 +146,8 @@ func SolverFor(p *Problem, psi Psi) string {
 // net, restarted FISTA with backtracking otherwise. Every solver stops when
 // the shared certificate K(w) ≤ s.Tol (Reference.Residual), or after
 // s.MaxIters iterations or when they no longer lower K (its rounding floor;
-// then Residual > Tol), or with an error when s.Context is done. The mirror map plays no part: the optimum does not depend on it.
+// then Residual > Tol), or with an error when s.Context is done. The
+// mirror map plays no part: the optimum does not depend on it.
 func Solve(p *Problem, psi Psi, w0 []float64, s SolveSettings) (*Reference, error) {
 	s = s.withDefaults()
 	if cd, ok := newCoordinateDescent(p, psi); ok {

@@ -94,11 +94,15 @@ func (t Trace) LeastSquares(l core.Layout) (c float64, kernel, bias core.Block, 
 // leastSquares implements LeastSquares of Squared and Trace.
 func leastSquares(loss string, l core.Layout, half bool) (c float64, kernel, bias core.Block, hasBias bool) {
 	m := readModel(loss, l)
-	c = 1.0
+	return squaredScale(half), m.kernel, m.bias, m.hasBias
+}
+
+// squaredScale is c of the loss: ½ if half, else 1.
+func squaredScale(half bool) float64 {
 	if half {
-		c = 0.5
+		return 0.5
 	}
-	return c, m.kernel, m.bias, m.hasBias
+	return 1
 }
 
 // squaredEval evaluates (c/n) Σ (xᵀw + b − y)²; the kernel may have any
@@ -111,9 +115,8 @@ type squaredEval struct {
 }
 
 func newSquaredEval(loss string, l core.Layout, half bool) *squaredEval {
-	c, _, _, _ := leastSquares(loss, l, half)
 	m := readModel(loss, l)
-	return &squaredEval{model: m, c: c, features: m.kernel.Size()}
+	return &squaredEval{model: m, c: squaredScale(half), features: m.kernel.Size()}
 }
 
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
