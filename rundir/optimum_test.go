@@ -10,7 +10,10 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/registry"
+	"github.com/fedlab/fedlab/regularizers"
+	"github.com/fedlab/fedlab/sched"
 )
 
 // countingStore counts what the problem asked of the directory's store: a
@@ -214,5 +217,48 @@ func TestStoredOptimumIsKeyedBySolver(t *testing.T) {
 	}
 	if _, ok, err := store.LoadReference(0.01, core.SolverCD, core.SolveSettings{MaxIters: 100, Tol: 1e-10}); ok || err != nil {
 		t.Fatalf("another tolerance: ok %v, error %v; want no stored optimum", ok, err)
+	}
+}
+
+// TestStoredOptimumOfCoordinateDescent: a least-squares LASSO is solved by
+// coordinate descent, stored under that solver with its certificate, and
+// read back (no solve) by the next session.
+func TestStoredOptimumOfCoordinateDescent(t *testing.T) {
+	dir := t.TempDir()
+	session := func() (*core.Reference, *countingStore) {
+		d, err := Open(dir, Options{Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := registry.Build[*core.Federated](registry.Dataset, "test_data", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := core.NewProblem(data, losses.Squared{Intercept: true},
+			core.Penalty{Name: "l1", Reg: regularizers.L1{}, Lambda: sched.Constant(0.01)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := experiment.ProblemID{Data: experiment.NewComponent("test_data", nil),
+			Loss: experiment.NewComponent("squared", nil), Reg: experiment.NewComponent("l1", map[string]any{"lambda": 0.01})}
+		store := &countingStore{ReferenceStore: d.ReferenceStore(id)}
+		p.RefStore = store
+		ref, err := p.Reference()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Finish(nil); err != nil {
+			t.Fatal(err)
+		}
+		return ref, store
+	}
+	first, s := session()
+	if s.stored.Load() != 1 || first.Solver != core.SolverCD || first.Residual > 1e-8 {
+		t.Fatalf("first session: %d solves, solver %q, certificate %g", s.stored.Load(), first.Solver, first.Residual)
+	}
+	again, s := session()
+	if s.stored.Load() != 0 || s.loaded.Load() != 1 || again.Solver != core.SolverCD || again.Residual != first.Residual ||
+		again.Objective != first.Objective || again.Iters != first.Iters {
+		t.Fatalf("second session: %d solves, %d read; read back %+v, stored %+v", s.stored.Load(), s.loaded.Load(), again, first)
 	}
 }
