@@ -33,13 +33,13 @@ type Problem struct {
 }
 
 // ReferenceStore keeps reference optima of one problem, by the λ of the
-// penalty and the solver settings. Its methods may be called from several
-// goroutines.
+// penalty, the solver (SolverFor) and its settings. Its methods may be
+// called from several goroutines.
 type ReferenceStore interface {
-	// LoadReference returns the reference stored for λ and s (false if
-	// there is none).
-	LoadReference(lambda float64, s SolveSettings) (*Reference, bool, error)
-	// StoreReference stores ref, solved with settings s.
+	// LoadReference returns the reference stored for λ, solver and s
+	// (false if there is none).
+	LoadReference(lambda float64, solver string, s SolveSettings) (*Reference, bool, error)
+	// StoreReference stores ref, solved by ref.Solver with settings s.
 	StoreReference(ref *Reference, s SolveSettings) error
 }
 
@@ -49,10 +49,16 @@ type Reference struct {
 	Objective float64
 	Lambda    float64
 	Iters     int
-	// Change is the stopping certificate: the relative change
-	// ‖x_{t+1} − x_t‖ / max(1, ‖x_t‖) of the last iteration (≤ the
-	// settings' Tol unless the solve ran out of iterations).
+	// Change is the relative change ‖x_{t+1} − x_t‖ / max(1, ‖x_t‖) of
+	// the last iteration (FISTA; +Inf after a momentum restart) or sweep
+	// (coordinate descent).
 	Change float64
+	// Residual is the optimality certificate K(W) of Certificate, the same
+	// for every solver (≤ the settings' Tol unless the solve ran out of
+	// iterations).
+	Residual float64
+	// Solver names the method that solved it (SolverFISTA or SolverCD).
+	Solver string
 }
 
 // NewProblem checks the parts and lays out the model.
@@ -174,9 +180,9 @@ func sparseGradient(se SparseEvaluator, d *Data, w, grad []float64, weight float
 }
 
 // Reference returns the problem's reference optimum at the penalty's λ of
-// round 0, computed once (FISTA on the full data; see Solve), or read from
-// RefStore when it holds it (a solved reference is stored there). It is
-// safe for concurrent use.
+// round 0, computed once (on the full data by the solver of its class; see
+// Solve), or read from RefStore when it holds it (a solved reference is
+// stored there). It is safe for concurrent use.
 func (p *Problem) Reference() (*Reference, error) {
 	p.refOnce.Do(func() { p.ref, p.refErr = p.reference() })
 	return p.ref, p.refErr
@@ -186,7 +192,7 @@ func (p *Problem) reference() (*Reference, error) {
 	psi := p.Penalty.At(0, p.Layout)
 	s := p.RefSettings.withDefaults()
 	if p.RefStore != nil {
-		ref, ok, err := p.RefStore.LoadReference(psi.Lambda, s)
+		ref, ok, err := p.RefStore.LoadReference(psi.Lambda, SolverFor(p, psi), s)
 		if err != nil || ok {
 			return ref, err
 		}

@@ -10,6 +10,13 @@ import (
 	"github.com/fedlab/fedlab/core"
 )
 
+// Squared and Trace are least squares (coordinate descent solves their
+// reference optimum with an ℓ1 or elastic-net penalty).
+var (
+	_ core.LeastSquaresLoss = Squared{}
+	_ core.LeastSquaresLoss = Trace{}
+)
+
 // Squared is the least-squares loss
 //
 //	f(w, b) = (c/n) Σᵢ (xᵢᵀw + b − yᵢ)²
@@ -36,6 +43,13 @@ func (s Squared) Layout(f *core.Federated) (core.Layout, error) {
 // NewEvaluator returns an evaluator of the loss for models laid out as l.
 func (s Squared) NewEvaluator(l core.Layout) core.Evaluator {
 	return newSquaredEval("squared", l, s.Half)
+}
+
+// LeastSquares returns c and the kernel and bias blocks of l: the
+// reference optimum with an ℓ1 or elastic-net penalty is then found by
+// coordinate descent (core.LeastSquaresLoss).
+func (s Squared) LeastSquares(l core.Layout) (c float64, kernel, bias core.Block, hasBias bool) {
+	return leastSquares("squared", l, s.Half)
 }
 
 // Trace is trace regression for low-rank matrices: each sample's features
@@ -70,6 +84,27 @@ func (t Trace) NewEvaluator(l core.Layout) core.Evaluator {
 	return newSquaredEval("trace", l, t.Half)
 }
 
+// LeastSquares returns c and the kernel and bias blocks of l
+// (core.LeastSquaresLoss; the kernel's row-major flattening is matched with
+// the features).
+func (t Trace) LeastSquares(l core.Layout) (c float64, kernel, bias core.Block, hasBias bool) {
+	return leastSquares("trace", l, t.Half)
+}
+
+// leastSquares implements LeastSquares of Squared and Trace.
+func leastSquares(loss string, l core.Layout, half bool) (c float64, kernel, bias core.Block, hasBias bool) {
+	m := readModel(loss, l)
+	return squaredScale(half), m.kernel, m.bias, m.hasBias
+}
+
+// squaredScale is c of the loss: ½ if half, else 1.
+func squaredScale(half bool) float64 {
+	if half {
+		return 0.5
+	}
+	return 1
+}
+
 // squaredEval evaluates (c/n) Σ (xᵀw + b − y)²; the kernel may have any
 // shape, its row-major flattening being matched with each row of X.
 type squaredEval struct {
@@ -81,11 +116,7 @@ type squaredEval struct {
 
 func newSquaredEval(loss string, l core.Layout, half bool) *squaredEval {
 	m := readModel(loss, l)
-	c := 1.0
-	if half {
-		c = 0.5
-	}
-	return &squaredEval{model: m, c: c, features: m.kernel.Size()}
+	return &squaredEval{model: m, c: squaredScale(half), features: m.kernel.Size()}
 }
 
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)

@@ -15,6 +15,9 @@ var (
 	_ core.Regularizer = Nuclear{}
 	_ core.Regularizer = L1Ball{}
 	_ core.Regularizer = L2Ball{}
+
+	_ core.L1L2Regularizer = L1{}
+	_ core.L1L2Regularizer = ElasticNet{}
 )
 
 // None is ψ₁ = 0: Prox is the identity and the subgradient is zero.
@@ -66,6 +69,10 @@ func (L1) Prox(dst, z []float64, t float64, l core.Layout) {
 		}
 	}
 }
+
+// L1L2 returns (1, 0): ψ₁ = ‖w‖₁ (core.L1L2Regularizer, for the
+// coordinate-descent reference solver).
+func (L1) L1L2() (l1, l2 float64) { return 1, 0 }
 
 // Subgradient writes sign(w) with sign(0) = 0.
 func (L1) Subgradient(dst, w []float64, l core.Layout) {
@@ -136,6 +143,10 @@ type ElasticNet struct {
 func (e ElasticNet) Value(w []float64, l core.Layout) float64 {
 	return e.L1Ratio*L1{}.Value(w, l) + (1-e.L1Ratio)/2*L2Sq{}.Value(w, l)
 }
+
+// L1L2 returns (α, 1−α) (core.L1L2Regularizer, for the coordinate-descent
+// reference solver).
+func (e ElasticNet) L1L2() (l1, l2 float64) { return e.L1Ratio, 1 - e.L1Ratio }
 
 // Prox writes u = soft(z, tα)/(1+t(1−α)) on the regularized blocks.
 func (e ElasticNet) Prox(dst, z []float64, t float64, l core.Layout) {

@@ -28,11 +28,12 @@ const optimumFormat = "fedlab-optimum/1"
 // (the problem, λ, the solver or its settings) is another key, so a stored
 // optimum of a changed problem is never used.
 type optimumKey struct {
-	Problem  experiment.ProblemID `json:"problem"`
-	Lambda   float64              `json:"lambda"`
-	Solver   string               `json:"solver"`
-	MaxIters int                  `json:"max_iters"`
-	Tol      float64              `json:"tol"`
+	Problem     experiment.ProblemID `json:"problem"`
+	Lambda      float64              `json:"lambda"`
+	Solver      string               `json:"solver"`
+	Certificate string               `json:"certificate"` // what Tol bounds (core.CertificateName)
+	MaxIters    int                  `json:"max_iters"`
+	Tol         float64              `json:"tol"`
 }
 
 // hash is the file name stem of the key.
@@ -51,9 +52,12 @@ type storedOptimum struct {
 	Fedlab string          `json:"fedlab_version"`
 	Key    json.RawMessage `json:"key"`
 	Iters  int             `json:"iters"`
-	// Change is the stopping certificate (core.Reference.Change); absent
+	// Change is the last relative change (core.Reference.Change); absent
 	// when it is not finite (the last iteration was a momentum restart).
-	Change    *float64  `json:"change,omitempty"`
+	Change *float64 `json:"change,omitempty"`
+	// Residual is the optimality certificate (core.Reference.Residual);
+	// absent when it is not finite.
+	Residual  *float64  `json:"residual,omitempty"`
 	Objective float64   `json:"objective"`
 	W         []float64 `json:"w"`
 }
@@ -77,16 +81,17 @@ func (d *Dir) ReferenceStore(id experiment.ProblemID) core.ReferenceStore {
 	return &optimumStore{d: d, id: id}
 }
 
-func (s *optimumStore) key(lambda float64, set core.SolveSettings) optimumKey {
-	return optimumKey{Problem: s.id, Lambda: lambda, Solver: core.SolverName, MaxIters: set.MaxIters, Tol: set.Tol}
+func (s *optimumStore) key(lambda float64, solver string, set core.SolveSettings) optimumKey {
+	return optimumKey{Problem: s.id, Lambda: lambda, Solver: solver, Certificate: core.CertificateName,
+		MaxIters: set.MaxIters, Tol: set.Tol}
 }
 
-// LoadReference reads the optimum stored for λ and the settings. A file
+// LoadReference reads the optimum stored for λ, the solver and the settings. A file
 // written by another fedlab build is not used (the solve may differ): the
 // optimum is solved again and replaces it. A damaged file, or one whose
 // key is not the one asked for, is an error naming it.
-func (s *optimumStore) LoadReference(lambda float64, set core.SolveSettings) (*core.Reference, bool, error) {
-	stem, want, err := s.key(lambda, set).hash()
+func (s *optimumStore) LoadReference(lambda float64, solver string, set core.SolveSettings) (*core.Reference, bool, error) {
+	stem, want, err := s.key(lambda, solver, set).hash()
 	if err != nil {
 		return nil, false, err
 	}
@@ -112,11 +117,8 @@ func (s *optimumStore) LoadReference(lambda float64, set core.SolveSettings) (*c
 	if o.Fedlab != Version() {
 		return nil, false, nil
 	}
-	ref := &core.Reference{W: o.W, Objective: o.Objective, Lambda: lambda, Iters: o.Iters, Change: math.Inf(1)}
-	if o.Change != nil {
-		ref.Change = *o.Change
-	}
-	return ref, true, nil
+	return &core.Reference{W: o.W, Objective: o.Objective, Lambda: lambda, Iters: o.Iters,
+		Change: unstore(o.Change), Residual: unstore(o.Residual), Solver: solver}, true, nil
 }
 
 // describeBad says why a stored optimum was not read.
@@ -129,23 +131,36 @@ func describeBad(err error, format string) string {
 
 // StoreReference writes ref under its key, atomically.
 func (s *optimumStore) StoreReference(ref *core.Reference, set core.SolveSettings) error {
-	stem, key, err := s.key(ref.Lambda, set).hash()
+	stem, key, err := s.key(ref.Lambda, ref.Solver, set).hash()
 	if err != nil {
 		return err
 	}
 	if err := s.d.begin(); err != nil {
 		return err
 	}
-	o := storedOptimum{Format: optimumFormat, Fedlab: Version(), Key: key, Iters: ref.Iters, Objective: ref.Objective, W: ref.W}
-	if !math.IsInf(ref.Change, 0) && !math.IsNaN(ref.Change) {
-		c := ref.Change
-		o.Change = &c
-	}
+	o := storedOptimum{Format: optimumFormat, Fedlab: Version(), Key: key, Iters: ref.Iters,
+		Change: store(ref.Change), Residual: store(ref.Residual), Objective: ref.Objective, W: ref.W}
 	b, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
 	return atomicfile.WriteBytes(filepath.Join(s.d.path, OptimaDir, stem+".json"), b)
+}
+
+// store returns &x, or nil when x is not finite (JSON has no infinities).
+func store(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+// unstore reads a value written by store (nil: +Inf).
+func unstore(x *float64) float64 {
+	if x == nil {
+		return math.Inf(1)
+	}
+	return *x
 }
 
 // mergeOptima copies the stored optima of the inputs that out lacks into

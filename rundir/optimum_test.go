@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,10 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/registry"
+	"github.com/fedlab/fedlab/regularizers"
+	"github.com/fedlab/fedlab/sched"
 )
 
 // countingStore counts what the problem asked of the directory's store: a
@@ -19,8 +23,8 @@ type countingStore struct {
 	loaded, stored atomic.Int32
 }
 
-func (c *countingStore) LoadReference(lambda float64, s core.SolveSettings) (*core.Reference, bool, error) {
-	ref, ok, err := c.ReferenceStore.LoadReference(lambda, s)
+func (c *countingStore) LoadReference(lambda float64, solver string, s core.SolveSettings) (*core.Reference, bool, error) {
+	ref, ok, err := c.ReferenceStore.LoadReference(lambda, solver, s)
 	if ok {
 		c.loaded.Add(1)
 	}
@@ -83,7 +87,7 @@ func TestStoredOptimumIsReusedAndInvalidatedByAChangedProblem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Objective != solved.Objective || first.Iters != solved.Iters || first.Change > 1e-10 {
+	if first.Objective != solved.Objective || first.Iters != solved.Iters || first.Residual > 1e-8 {
 		t.Fatalf("stored solve %+v differs from a plain solve %+v", first, solved)
 	}
 
@@ -91,7 +95,8 @@ func TestStoredOptimumIsReusedAndInvalidatedByAChangedProblem(t *testing.T) {
 	if s.stored.Load() != 0 || s.loaded.Load() != 1 {
 		t.Fatalf("resumed session: %d solves, %d stored optima read; want 0 and 1", s.stored.Load(), s.loaded.Load())
 	}
-	if again.Objective != first.Objective || again.Iters != first.Iters || again.Change != first.Change || len(again.W) != len(first.W) {
+	if again.Objective != first.Objective || again.Iters != first.Iters || again.Change != first.Change ||
+		again.Residual != first.Residual || again.Solver != first.Solver || len(again.W) != len(first.W) {
 		t.Fatalf("read back %+v, stored %+v", again, first)
 	}
 	for i := range first.W {
@@ -162,5 +167,98 @@ func TestMergeCopiesStoredOptima(t *testing.T) {
 		if s.stored.Load() != 0 || s.loaded.Load() != 1 {
 			t.Fatalf("merged directory, λ = %g: %d solves, %d stored optima read; want 0 and 1", lambda, s.stored.Load(), s.loaded.Load())
 		}
+	}
+}
+
+// TestStoredOptimumIsKeyedBySolver: an optimum is stored under the solver
+// that produced it (core.SolverFor of the problem), with its certificate;
+// the optimum of one solver is not read for another, and a certificate
+// that is not finite is stored as absent and read back as +Inf.
+func TestStoredOptimumIsKeyedBySolver(t *testing.T) {
+	dir := t.TempDir()
+	d, err := Open(dir, Options{Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Finish(nil) //nolint:errcheck
+	p, id := lassoProblem(t, 0.01)
+	solved, err := p.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if solved.Solver != core.SolverFISTA || solved.Solver != core.SolverFor(p, p.Penalty.At(0, p.Layout)) {
+		t.Fatalf("the test problem was solved by %q", solved.Solver)
+	}
+	store := d.ReferenceStore(id)
+	cd := *solved
+	cd.Solver, cd.Residual, cd.Objective = core.SolverCD, 3e-9, solved.Objective+1e-12
+	fista := *solved
+	fista.Residual = math.Inf(1)
+	set := core.SolveSettings{MaxIters: 100, Tol: 1e-8}
+	for _, ref := range []*core.Reference{&cd, &fista} {
+		if err := store.StoreReference(ref, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, OptimaDir, "*.json")); len(files) != 2 {
+		t.Fatalf("optima: %v, want one file per solver", files)
+	}
+	for _, want := range []*core.Reference{&cd, &fista} {
+		got, ok, err := store.LoadReference(0.01, want.Solver, set)
+		if err != nil || !ok {
+			t.Fatalf("%s: ok %v, error %v", want.Solver, ok, err)
+		}
+		if got.Solver != want.Solver || got.Residual != want.Residual || got.Objective != want.Objective || got.Change != want.Change {
+			t.Fatalf("%s: read back %+v, stored %+v", want.Solver, got, want)
+		}
+	}
+	if _, ok, err := store.LoadReference(0.01, "another-solver", set); ok || err != nil {
+		t.Fatalf("another solver: ok %v, error %v; want no stored optimum", ok, err)
+	}
+	if _, ok, err := store.LoadReference(0.01, core.SolverCD, core.SolveSettings{MaxIters: 100, Tol: 1e-10}); ok || err != nil {
+		t.Fatalf("another tolerance: ok %v, error %v; want no stored optimum", ok, err)
+	}
+}
+
+// TestStoredOptimumOfCoordinateDescent: a least-squares LASSO is solved by
+// coordinate descent, stored under that solver with its certificate, and
+// read back (no solve) by the next session.
+func TestStoredOptimumOfCoordinateDescent(t *testing.T) {
+	dir := t.TempDir()
+	session := func() (*core.Reference, *countingStore) {
+		d, err := Open(dir, Options{Script: script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := registry.Build[*core.Federated](registry.Dataset, "test_data", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := core.NewProblem(data, losses.Squared{Intercept: true},
+			core.Penalty{Name: "l1", Reg: regularizers.L1{}, Lambda: sched.Constant(0.01)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := experiment.ProblemID{Data: experiment.NewComponent("test_data", nil),
+			Loss: experiment.NewComponent("squared", nil), Reg: experiment.NewComponent("l1", map[string]any{"lambda": 0.01})}
+		store := &countingStore{ReferenceStore: d.ReferenceStore(id)}
+		p.RefStore = store
+		ref, err := p.Reference()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Finish(nil); err != nil {
+			t.Fatal(err)
+		}
+		return ref, store
+	}
+	first, s := session()
+	if s.stored.Load() != 1 || first.Solver != core.SolverCD || first.Residual > 1e-8 {
+		t.Fatalf("first session: %d solves, solver %q, certificate %g", s.stored.Load(), first.Solver, first.Residual)
+	}
+	again, s := session()
+	if s.stored.Load() != 0 || s.loaded.Load() != 1 || again.Solver != core.SolverCD || again.Residual != first.Residual ||
+		again.Objective != first.Objective || again.Iters != first.Iters {
+		t.Fatalf("second session: %d solves, %d read; read back %+v, stored %+v", s.stored.Load(), s.loaded.Load(), again, first)
 	}
 }
