@@ -16,7 +16,7 @@ type heteroLogRegParams struct {
 	heteroHead
 	Samples int `param:"samples" min:"1" doc:"samples n per client (client m + M/2 mirrors client m's samples)"`
 	heteroTail
-	Tol float64 `param:"tol" min:"0" doc:"relative-change tolerance of the core.Solve run that computes w*"`
+	Tol float64 `param:"tol" min:"0" doc:"optimality-certificate tolerance of the core.Solve run that computes w* (restarted FISTA; see docs/architecture.md)"`
 }
 
 func init() {

@@ -64,7 +64,7 @@ func init() {
 	simple("fro_error", "Frobenius error ‖W − W_true‖_F of the weight matrix (same as l2_error)",
 		func(e *core.Eval) float64 { return truthError(e, 2) })
 	simple("op_error", "operator-norm error ‖W − W_true‖₂ of the weight matrix (NaN without ground truth)", opError)
-	registry.Define(registry.Metric, "opt_gap", "Φ(w) − Φ(w*) with w* the reference optimum (FISTA on pooled data, λ of round 0)",
+	registry.Define(registry.Metric, "opt_gap", "Φ(w) − Φ(w*) with w* the reference optimum (pooled data, λ of round 0; see fedlab.optimum)",
 		struct{}{}, func(struct{}) (core.Metric, error) { return referenceFunc{Func{Label: "opt_gap", F: optGap}}, nil })
 	simple("comm_up", "cumulative floats sent client → server", func(e *core.Eval) float64 { return float64(e.Up) })
 	simple("comm_down", "cumulative floats sent server → client", func(e *core.Eval) float64 { return float64(e.Down) })
