@@ -126,7 +126,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 // run loads and runs the script; a shard's stop wins over the Lua error
 // it raised.
 func (in *interp) run(name string, src []byte) error {
-	fn, err := in.L.Load(bytes.NewReader(src), name)
+	fn, err := load(in.L, bytes.NewReader(src), name)
 	if err != nil {
 		return syntaxError(name, src, err)
 	}

@@ -256,6 +256,14 @@ func heldMetric(b budget.Budget) string {
 	return "/memory/classes/heap/objects:bytes"
 }
 
+// held reads what the process holds against the guard's ceiling now (see
+// heldMetric).
+func (g *guard) held() uint64 {
+	sample := []metrics.Sample{{Name: heldMetric(g.budget)}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64()
+}
+
 // confine binds the Lua state to the guard: the interpreter checks the
 // context between instructions (a signal, --timeout or the memory ceiling
 // stops `while true do end`), and string.rep refuses results above the
@@ -274,6 +282,19 @@ func (in *interp) confine() {
 		return 0
 	}))
 	lim := in.guard.budget
+	// `..`, loadstring, load and table.concat check sizes (see concat.go)
+	raw, err := in.L.Load(strings.NewReader("local a, b = ...\nreturn a .. b"), "=concat")
+	if err != nil {
+		panic(err) // a constant chunk
+	}
+	in.L.SetGlobal(concatGlobal, in.L.NewFunction(concat(lim, in.guard.held, raw)))
+	in.L.SetGlobal("loadstring", in.L.NewFunction(guardedLoadString))
+	in.L.SetGlobal("load", in.L.NewFunction(guardedLoad))
+	if tbl, ok := in.L.GetGlobal("table").(*lua.LTable); ok {
+		if orig, ok := tbl.RawGetString("concat").(*lua.LFunction); ok {
+			tbl.RawSetString("concat", in.L.NewFunction(tableConcat(lim, in.guard.held, orig)))
+		}
+	}
 	str, ok := in.L.GetGlobal("string").(*lua.LTable)
 	if !ok || lim.Limit == 0 {
 		return

@@ -15,11 +15,13 @@ import (
 )
 
 // TestAddressSpaceLimitStopsLuaBombsCleanly: under `ulimit -v 4000000`
-// (as on many HPC nodes) a string-doubling loop and a growing table stop
-// with the memory-ceiling error, naming RLIMIT_AS, instead of the Go
-// runtime's "fatal error: out of memory" (which they gave when the ceiling
-// was half of RLIMIT_AS and counted only the live heap: the doubling of a
-// 1 GiB string could not be mapped beside what the runtime held).
+// (as on many HPC nodes) a string-doubling loop, a growing table, a
+// string.rep loop, one concatenation of two 1 GB strings and a table.concat
+// of 2.1 GB stop with the memory-ceiling error, naming RLIMIT_AS, instead of
+// the Go runtime's "fatal error: out of memory" (which they gave when the
+// ceiling was half of RLIMIT_AS and counted only the live heap, and `..`
+// allocated unchecked: the doubling of a 1 GiB string could not be mapped
+// beside what the runtime held).
 func TestAddressSpaceLimitStopsLuaBombsCleanly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 1 GB per case")
@@ -32,6 +34,9 @@ func TestAddressSpaceLimitStopsLuaBombsCleanly(t *testing.T) {
 		"doubling.lua": "local s = 'x'\nwhile true do s = s .. s end\n",
 		"table.lua":    "local t, i = {}, 0\nwhile true do i = i + 1; t[i] = { i, i, i } end\n",
 		"rep.lua":      "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 1e8) end\n",
+		// one allocation beyond the headroom: refused before it is made (concat.go)
+		"concat.lua":  "local s = string.rep('x', 1e9)\ns = s .. s\n",
+		"tconcat.lua": "local s = string.rep('x', 3e8)\nlocal u = table.concat({ s, s, s, s, s, s, s })\n",
 	} {
 		script := filepath.Join(dir, name)
 		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {

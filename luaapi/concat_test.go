@@ -1,0 +1,62 @@
+package luaapi
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckedConcatenationKeepsLuaSemantics: scripts are compiled with
+// `..` as a checked call (concat.go); what it computes is Lua's: numbers
+// are formatted as Lua formats them, chains associate to the right, a
+// __concat metamethod is called, concatenation inside functions, loops,
+// table constructors, method calls, loadstring and load chunks is checked
+// too, and a bad operand is reported at its script line.
+func TestCheckedConcatenationKeepsLuaSemantics(t *testing.T) {
+	out, err := script(t, `local mt = { __concat = function(a, b)
+  local x = type(a) == "table" and a.v or a
+  local y = type(b) == "table" and b.v or b
+  return "<" .. x .. "|" .. y .. ">"
+end }
+local o = setmetatable({ v = "o" }, mt)
+local function f(s) return s .. "!" end
+local t = { ["k" .. 1] = 1 .. 2, f("a" .. "b") }
+local parts = {}
+for i = 1, 3 do parts[#parts + 1] = i .. "" end
+local r = ("x"):rep(2) .. ("y"):upper()
+print(1 .. 2, 1.5 .. "", 2^53 .. "", "a" .. "b" .. "c" .. 1, t.k1, t[1], table.concat(parts, ","), r)
+print(o .. "s", "s" .. o, f(f("z")), loadstring("return 'p' .. 'q'")(), load(function() return nil end) ~= nil)
+`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "12\t1.5\t9007199254740992\tabc1\t12\tab!\t1,2,3\txxY\n<o|s>\t<s|o>\tz!!\tpq\ttrue\n"
+	if out != want {
+		t.Errorf("output\n%q\nwant\n%q", out, want)
+	}
+	_, err = script(t, "local a = 'x'\n\nlocal b = a .. nil\n", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "script.lua:3:") || !strings.Contains(err.Error(), "concat") {
+		t.Errorf("a nil operand: %v", err)
+	}
+}
+
+// TestConcatenationIsCheckedBeforeItAllocates: one concatenation, a
+// table.concat or a loadstring chunk whose result would not fit under the
+// ceiling beside what the process holds is refused at its line before it
+// allocates (under a `ulimit -v` the runtime would end the process); one
+// that fits after a collection is not refused for garbage.
+func TestConcatenationIsCheckedBeforeItAllocates(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"local s = string.rep('x', 40e6)\nlocal t = s .. s\n", "script.lua:2: memory ceiling reached: the concatenation (..) would make a string of 76.3 MiB"},
+		{"local s = string.rep('x', 20e6)\nlocal u = table.concat({ s, s, s, s })\n", "script.lua:2: memory ceiling reached: table.concat would make a string of 76.3 MiB"},
+		{"local s = string.rep('x', 40e6)\nlocal f = loadstring('local s = ... return s .. s')\nf(s)\n", "<string>:1: memory ceiling reached: the concatenation (..)"},
+	} {
+		_, err := sandboxScript(t, c.src, Options{MaxMemory: 64 << 20})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.src, err, c.want)
+		}
+	}
+	// 10 strings of 20 MB made and dropped one after another: each fits once the last is collected
+	if _, err := sandboxScript(t, "for i = 1, 10 do local s = string.rep('x', 1e7) .. string.rep('y', 1e7) end\n", Options{MaxMemory: 64 << 20}); err != nil {
+		t.Errorf("garbage counted against a concatenation: %v", err)
+	}
+}
