@@ -18,8 +18,8 @@ import (
 // process ("fatal error: out of memory") before the memory guard's next
 // look. So fedlab compiles scripts with every `a .. b` turned into a call
 // of concatGlobal, which checks the result's size against the memory left
-// under the ceiling before it allocates; table.concat is checked the same
-// way (see confine).
+// under the ceiling before it allocates; table.concat and string.format
+// are checked the same way (see confine).
 
 // concatGlobal is the global the compiled `..` calls.
 const concatGlobal = "__fedlab_concat"
@@ -139,6 +139,39 @@ func fits(lim budget.Budget, held func() uint64, op string, need uint64) error {
 		op, budget.Format(need), budget.Format(h), budget.Format(lim.Limit), lim.Source)
 }
 
+// stringFormat is string.format with its result's size bounded before it
+// is made: the format's length plus every string argument's (a number
+// takes at most 64 bytes; widths are Lua's, at most 99); the original
+// does the work.
+func stringFormat(lim budget.Budget, held func() uint64, orig *lua.LFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		n := L.GetTop()
+		need := uint64(len(L.CheckString(1)))
+		for i := 2; i <= n; i++ {
+			if v, ok := L.Get(i).(lua.LString); ok {
+				need += uint64(len(v)) + 99
+			} else {
+				need += 99
+			}
+		}
+		if err := fits(lim, held, "string.format", need); err != nil {
+			L.RaiseError("%s", err)
+		}
+		return callOriginal(L, orig, n)
+	}
+}
+
+// callOriginal calls orig with the n arguments of L's frame and returns
+// its one result.
+func callOriginal(L *lua.LState, orig *lua.LFunction, n int) int {
+	L.Push(orig)
+	for i := 1; i <= n; i++ {
+		L.Push(L.Get(i))
+	}
+	L.Call(n, 1)
+	return 1
+}
+
 // tableConcat is table.concat with its result's size checked (see fits);
 // the original does the work.
 func tableConcat(lim budget.Budget, held func() uint64, orig *lua.LFunction) lua.LGFunction {
@@ -159,13 +192,7 @@ func tableConcat(lim budget.Budget, held func() uint64, orig *lua.LFunction) lua
 				L.RaiseError("%s", err)
 			}
 		}
-		n := L.GetTop()
-		L.Push(orig)
-		for i := 1; i <= n; i++ {
-			L.Push(L.Get(i))
-		}
-		L.Call(n, 1)
-		return 1
+		return callOriginal(L, orig, L.GetTop())
 	}
 }
 

@@ -24,12 +24,12 @@ local parts = {}
 for i = 1, 3 do parts[#parts + 1] = i .. "" end
 local r = ("x"):rep(2) .. ("y"):upper()
 print(1 .. 2, 1.5 .. "", 2^53 .. "", "a" .. "b" .. "c" .. 1, t.k1, t[1], table.concat(parts, ","), r)
-print(o .. "s", "s" .. o, f(f("z")), loadstring("return 'p' .. 'q'")(), load(function() return nil end) ~= nil)
+print(o .. "s", "s" .. o, f(f("z")), loadstring("return 'p' .. 'q'")(), load(function() return nil end) ~= nil, string.format("%5.2f|%s|%d", 1.234, "w", 7))
 `, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "12\t1.5\t9007199254740992\tabc1\t12\tab!\t1,2,3\txxY\n<o|s>\t<s|o>\tz!!\tpq\ttrue\n"
+	want := "12\t1.5\t9007199254740992\tabc1\t12\tab!\t1,2,3\txxY\n<o|s>\t<s|o>\tz!!\tpq\ttrue\t 1.23|w|7\n"
 	if out != want {
 		t.Errorf("output\n%q\nwant\n%q", out, want)
 	}
@@ -49,6 +49,7 @@ func TestConcatenationIsCheckedBeforeItAllocates(t *testing.T) {
 		{"local s = string.rep('x', 40e6)\nlocal t = s .. s\n", "script.lua:2: memory ceiling reached: the concatenation (..) would make a string of 76.3 MiB"},
 		{"local s = string.rep('x', 20e6)\nlocal u = table.concat({ s, s, s, s })\n", "script.lua:2: memory ceiling reached: table.concat would make a string of 76.3 MiB"},
 		{"local s = string.rep('x', 40e6)\nlocal f = loadstring('local s = ... return s .. s')\nf(s)\n", "<string>:1: memory ceiling reached: the concatenation (..)"},
+		{"local s = string.rep('x', 30e6)\nlocal u = ('%s%s'):format(s, s)\n", "script.lua:2: memory ceiling reached: string.format would make a string of 57.2 MiB"},
 	} {
 		_, err := sandboxScript(t, c.src, Options{MaxMemory: 64 << 20})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -299,6 +299,9 @@ func (in *interp) confine() {
 	if !ok || lim.Limit == 0 {
 		return
 	}
+	if orig, ok := str.RawGetString("format").(*lua.LFunction); ok {
+		str.RawSetString("format", in.L.NewFunction(stringFormat(lim, in.guard.held, orig)))
+	}
 	rep := str.RawGetString("rep")
 	str.RawSetString("rep", in.L.NewFunction(func(L *lua.LState) int {
 		s, n := L.CheckString(1), float64(L.CheckNumber(2))
