@@ -384,6 +384,7 @@ func DivergenceScale(p *Problem, w []float64) float64 {
 // the run diverged there (see diverged), which it reports.
 func (e *engine) evaluate(round, psiRound int) bool {
 	ev := NewEval(e.p, e.evalEv, e.model, round, e.p.Penalty.At(psiRound, e.p.Layout))
+	ev.stop = e.s.Interrupt
 	ev.Up, ev.Down, ev.CommRounds = e.up, e.down, e.commRounds
 	ev.Samples = e.s.Carry.Samples
 	for _, c := range e.clients {
@@ -403,6 +404,10 @@ func (e *engine) evaluate(round, psiRound int) bool {
 		if e.tracking() {
 			loss = ev.TrainLoss() // after the metrics: shares their cached pass
 		}
+	}
+	if ev.Stopped() { // before the divergence check: a stopped pass is NaN
+		e.res.Status, e.res.Err = Interrupted, fmt.Sprintf("interrupted while evaluating round %d", round)
+		return true
 	}
 	if e.tracking() && e.diverged(round, loss) {
 		return true
@@ -430,6 +435,7 @@ func (e *engine) evaluateNodes(base *Eval) (vals []float64, loss float64) {
 	}
 	for m, w := range e.nodeModels {
 		ev := NewEval(e.p, e.evalEv, w, base.Round, base.Psi)
+		ev.stop = base.stop
 		ev.Up, ev.Down, ev.CommRounds, ev.Samples = base.Up, base.Down, base.CommRounds, base.Samples
 		ev.BitsUp, ev.BitsDown, ev.Epsilon = base.BitsUp, base.BitsDown, base.Epsilon
 		ev.Node, ev.NodeModels, ev.NodeMean = m, e.nodeModels, e.nodeMean

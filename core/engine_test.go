@@ -322,3 +322,30 @@ type objectiveMetric struct{}
 
 func (objectiveMetric) Name() string         { return "objective" }
 func (objectiveMetric) Eval(e *Eval) float64 { return e.Objective() }
+
+// trainLoss is the metric F(w).
+type trainLoss struct{}
+
+func (trainLoss) Name() string         { return "train_loss" }
+func (trainLoss) Eval(e *Eval) float64 { return e.TrainLoss() }
+
+// TestInterruptStopsAnEvaluation: an evaluation passes over the clients'
+// data one client at a time and checks Settings.Interrupt between them, so
+// a signal or --timeout stops a run in the middle of a long evaluation (a
+// pass over 70,000 images of a CNN held a run for minutes past
+// --timeout); the run ends interrupted (not diverged, though the stopped
+// pass is NaN) and keeps no record of that round.
+func TestInterruptStopsAnEvaluation(t *testing.T) {
+	p := testProblem(t, sizes(2, 2, 2, 2, 2, 2))
+	calls := 0
+	interrupt := func() bool { calls++; return calls > 9 } // the first 9 checks pass
+	res := Run(p, &recorder{}, Settings{Rounds: 3, LocalSteps: 1, EvalEvery: 1, Interrupt: interrupt}, []Metric{trainLoss{}})
+	// round 0: 6 checks (one per client); round 1's check before the round,
+	// then 2 of round 1's evaluation checks pass and the third stops it
+	if res.Status != Interrupted || !strings.Contains(res.Err, "interrupted while evaluating round 1") {
+		t.Fatalf("status %s (%s), want interrupted while evaluating round 1", res.Status, res.Err)
+	}
+	if len(res.Records) != 1 || res.Records[0].Round != 0 || math.IsNaN(res.Records[0].Values[0]) {
+		t.Errorf("records %+v, want round 0's only", res.Records)
+	}
+}

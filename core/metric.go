@@ -38,9 +38,17 @@ type Eval struct {
 	NodeMean   []float64
 
 	ev        Evaluator
+	stop      func() bool // the run's Settings.Interrupt, if any
 	trainLoss *float64
 	testLoss  *float64
 }
+
+// Stopped reports whether the run is being interrupted (a signal,
+// --timeout): a metric that passes over the data client by client checks it
+// between clients and returns NaN when it is, so that an evaluation of a
+// large dataset does not hold the run past its interruption; the engine
+// then stops the run as interrupted and keeps no record of the round.
+func (e *Eval) Stopped() bool { return e.stop != nil && e.stop() }
 
 // NewEval makes an evaluation context for model w.
 func NewEval(p *Problem, ev Evaluator, w []float64, round int, psi Psi) *Eval {
@@ -53,7 +61,7 @@ func (e *Eval) Evaluator() Evaluator { return e.ev }
 // TrainLoss is F(w) on the training data.
 func (e *Eval) TrainLoss() float64 {
 	if e.trainLoss == nil {
-		v := e.Problem.Smooth(e.ev, e.W, false, nil, nil)
+		v := e.Problem.smooth(e.ev, e.W, false, nil, nil, e.Stopped)
 		e.trainLoss = &v
 	}
 	return *e.trainLoss
@@ -64,7 +72,7 @@ func (e *Eval) TestLoss() float64 {
 	if e.testLoss == nil {
 		v := nan()
 		if len(e.Problem.Data.Test) > 0 {
-			v = e.Problem.Smooth(e.ev, e.W, true, nil, nil)
+			v = e.Problem.smooth(e.ev, e.W, true, nil, nil, e.Stopped)
 		}
 		e.testLoss = &v
 	}

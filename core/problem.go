@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"sync"
 )
 
@@ -107,6 +108,12 @@ func (p *Problem) ClientWeights() []float64 {
 // Sparse clients whose loss has O(nnz) gradients cost O(their nonzeros),
 // so a reference optimum stays affordable with thousands of clients.
 func (p *Problem) Smooth(ev Evaluator, w []float64, test bool, grad, scratch []float64) float64 {
+	return p.smooth(ev, w, test, grad, scratch, nil)
+}
+
+// smooth is Smooth, returning NaN as soon as stopped (if not nil) reports
+// true between two clients.
+func (p *Problem) smooth(ev Evaluator, w []float64, test bool, grad, scratch []float64, stopped func() bool) float64 {
 	parts := p.Data.Train
 	if test {
 		parts = p.Data.Test
@@ -141,6 +148,9 @@ func (p *Problem) Smooth(ev Evaluator, w []float64, test bool, grad, scratch []f
 	for m, d := range parts {
 		if d.N == 0 {
 			continue
+		}
+		if stopped != nil && stopped() {
+			return math.NaN()
 		}
 		if se, ok := ev.(SparseEvaluator); ok && grad != nil && d.Sparse != nil {
 			if touched == nil {

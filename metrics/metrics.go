@@ -99,6 +99,9 @@ func accuracy(e *core.Eval, test bool) float64 {
 		if d == nil || d.N == 0 {
 			continue // Accuracy is NaN on no rows
 		}
+		if e.Stopped() {
+			return math.NaN()
+		}
 		correct += p.Accuracy(e.W, d) * float64(d.N)
 		total += d.N
 	}
