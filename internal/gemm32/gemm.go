@@ -1,0 +1,206 @@
+// Package gemm32 is a float32 matrix product for the neural losses:
+// C = alpha·op(A)·op(B) + beta·C on row-major slices. It packs blocks of
+// op(A) and op(B) into panels (BLIS-style) and runs a 6×16 micro-kernel,
+// written in Go assembly with AVX2/FMA on amd64 CPUs that have them and in
+// plain Go elsewhere. A Gemm value owns its packing buffers, so after the
+// first call with the largest shapes it does not allocate.
+package gemm32
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Micro-kernel tile and cache-block sizes. A packed kc×nc block of op(B)
+// (256·512·4 B = 512 KiB) stays in L2, a packed mc×kc block of op(A)
+// (96·256·4 B = 96 KiB) in L1/L2.
+const (
+	mr = 6   // rows of a micro-tile
+	nr = 16  // columns of a micro-tile (two 8-float AVX registers)
+	kc = 256 // depth of a packed block
+	mc = 96  // rows of a packed block of op(A), a multiple of mr
+	nc = 512 // columns of a packed block of op(B), a multiple of nr
+)
+
+// Gemm computes float32 matrix products with reusable packing buffers. The
+// zero value is ready to use; a Gemm is not safe for concurrent use.
+type Gemm struct {
+	pa, pb []float32        // packed blocks of op(A) and op(B)
+	tile   [mr * nr]float32 // a partial micro-tile at the right or bottom edge
+	kern   func(k int, a, b, c *float32, ldc int)
+}
+
+// Do sets C = alpha·op(A)·op(B) + beta·C, where op(A) is m×k (A is m×k
+// with row stride lda, or k×m if transA) and op(B) is k×n (B is k×n with
+// row stride ldb, or n×k if transB); C is m×n with row stride ldc. With
+// beta = 0, C is overwritten (NaNs in it do not propagate). Shapes that do
+// not fit the slices panic.
+func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkShape("A", transA, m, k, a, lda)
+	checkShape("B", transB, k, n, b, ldb)
+	checkShape("C", false, m, n, c, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	scale(m, n, beta, c, ldc)
+	if k == 0 || alpha == 0 {
+		return
+	}
+	if g.kern == nil {
+		g.kern = kernel
+	}
+	if len(g.pa) < mc*kc {
+		g.pa = make([]float32, mc*kc)
+		g.pb = make([]float32, kc*nc)
+	}
+	for jc := 0; jc < n; jc += nc {
+		nb := min(nc, n-jc)
+		for pc := 0; pc < k; pc += kc {
+			kb := min(kc, k-pc)
+			packB(transB, kb, nb, b, ldb, pc, jc, g.pb)
+			for ic := 0; ic < m; ic += mc {
+				mb := min(mc, m-ic)
+				packA(transA, mb, kb, alpha, a, lda, ic, pc, g.pa)
+				g.block(mb, nb, kb, c[ic*ldc+jc:], ldc)
+			}
+		}
+	}
+}
+
+// block adds the product of the packed mb×kb and kb×nb blocks to the
+// mb×nb block of C starting at c[0].
+func (g *Gemm) block(mb, nb, kb int, c []float32, ldc int) {
+	for jr := 0; jr < nb; jr += nr {
+		bp := &g.pb[jr*kb]
+		nt := min(nr, nb-jr)
+		for ir := 0; ir < mb; ir += mr {
+			ap := &g.pa[ir*kb]
+			mt := min(mr, mb-ir)
+			if mt == mr && nt == nr && len(c) >= ir*ldc+jr+(mr-1)*ldc+nr {
+				g.kern(kb, ap, bp, &c[ir*ldc+jr], ldc)
+				continue
+			}
+			clear(g.tile[:])
+			g.kern(kb, ap, bp, &g.tile[0], nr)
+			for i := range mt {
+				row := c[(ir+i)*ldc+jr:][:nt]
+				for j, v := range g.tile[i*nr : i*nr+nt] {
+					row[j] += v
+				}
+			}
+		}
+	}
+}
+
+// packA copies alpha·op(A)[ic:ic+mb, pc:pc+kb] into panels of mr rows:
+// panel q holds, for each p, the mr values op(A)[ic+q·mr+i, pc+p], zero
+// past row mb.
+func packA(trans bool, mb, kb int, alpha float32, a []float32, lda, ic, pc int, dst []float32) {
+	for q := 0; q < mb; q += mr {
+		panel := dst[q*kb : q*kb+mr*kb]
+		rows := min(mr, mb-q)
+		for i := range mr {
+			if i >= rows {
+				for p := range kb {
+					panel[p*mr+i] = 0
+				}
+				continue
+			}
+			r := ic + q + i
+			if trans {
+				for p := range kb {
+					panel[p*mr+i] = alpha * a[(pc+p)*lda+r]
+				}
+			} else {
+				src := a[r*lda+pc:][:kb]
+				for p, v := range src {
+					panel[p*mr+i] = alpha * v
+				}
+			}
+		}
+	}
+}
+
+// packB copies op(B)[pc:pc+kb, jc:jc+nb] into panels of nr columns: panel
+// q holds, for each p, the nr values op(B)[pc+p, jc+q·nr+j], zero past
+// column nb.
+func packB(trans bool, kb, nb int, b []float32, ldb, pc, jc int, dst []float32) {
+	for q := 0; q < nb; q += nr {
+		panel := dst[q*kb : q*kb+nr*kb]
+		cols := min(nr, nb-q)
+		if trans {
+			for j := range nr {
+				if j >= cols {
+					for p := range kb {
+						panel[p*nr+j] = 0
+					}
+					continue
+				}
+				src := b[(jc+q+j)*ldb+pc:][:kb]
+				for p, v := range src {
+					panel[p*nr+j] = v
+				}
+			}
+			continue
+		}
+		for p := range kb {
+			row := panel[p*nr : (p+1)*nr]
+			n := copy(row[:cols], b[(pc+p)*ldb+jc+q:][:cols])
+			clear(row[n:])
+		}
+	}
+}
+
+// scale sets C = beta·C (C = 0 if beta = 0).
+func scale(m, n int, beta float32, c []float32, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := range m {
+		row := c[i*ldc:][:n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// checkShape panics unless x holds a rows×cols matrix (cols×rows if trans)
+// with row stride ld.
+func checkShape(name string, trans bool, rows, cols int, x []float32, ld int) {
+	if trans {
+		rows, cols = cols, rows
+	}
+	if rows < 0 || cols < 0 || ld < max(1, cols) {
+		panic(fmt.Sprintf("gemm32: %s is %d×%d with row stride %d", name, rows, cols, ld))
+	}
+	if rows > 0 && cols > 0 && len(x) < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("gemm32: %s is %d×%d with row stride %d but has %d elements", name, rows, cols, ld, len(x)))
+	}
+}
+
+// kernelGo adds the product of an mr×k packed panel a and a k×nr packed
+// panel b to the mr×nr tile at c (row stride ldc); k ≥ 1.
+func kernelGo(k int, a, b, c *float32, ldc int) {
+	ap := unsafe.Slice(a, k*mr)
+	bp := unsafe.Slice(b, k*nr)
+	var acc [mr][nr]float32
+	for p := range k {
+		brow := (*[nr]float32)(bp[p*nr:])
+		for i, av := range (*[mr]float32)(ap[p*mr:]) {
+			for j, bv := range brow {
+				acc[i][j] += av * bv
+			}
+		}
+	}
+	ct := unsafe.Slice(c, (mr-1)*ldc+nr)
+	for i := range mr {
+		row := ct[i*ldc:][:nr]
+		for j := range row {
+			row[j] += acc[i][j]
+		}
+	}
+}
