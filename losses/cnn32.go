@@ -1,0 +1,277 @@
+package losses
+
+import (
+	"math"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/gemm32"
+)
+
+// cnnEval32 evaluates a CNN (CNN.Float32) in float32 with gemm32. Precision
+// is converted at the loss boundary only: Eval rounds the model w and the
+// chunk's input rows to float32, accumulates the gradient in float32 and
+// writes it to grad as float64; the loss sum and each sample's softmax
+// cross-entropy (K values) are computed in float64 from the float32 logits.
+//
+// A chunk's samples go through each layer together: a convolution is one
+// im2col (rows = the chunk's output pixels) and one GEMM with the kernel, its
+// gradients two GEMMs and a col2im; dense layers are GEMMs as in mlpEval.
+// All buffers are sized on first use, so later calls do not allocate.
+type cnnEval32 struct {
+	cnnShape
+	gemm gemm32.Gemm
+
+	w32, g32   []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
+	x          []float32   // a chunk's input images, channels last
+	col, dcol  []float32   // im2col matrix of the current layer and its gradient
+	out        [][]float32 // per convolutional layer: ReLU output, rows (sample, y, x), columns channels
+	dout       []float32   // gradient at a convolution's output
+	pooled     [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
+	arg        [][]int32   // index in out of each pooled maximum
+	din        [][]float32 // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
+	act, delta [][]float32 // dense layers as in cnnEval
+	z, gz      []float64   // one sample's logits and their gradient
+}
+
+// check checks the arguments (cnnShape.check) and sizes the buffers on
+// first use.
+func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
+	e.cnnShape.check(w, d, grad)
+	if e.out != nil {
+		return
+	}
+	n := len(e.geo)
+	e.w32, e.g32 = make([]float32, e.dim), make([]float32, e.dim)
+	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
+	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
+	maxCol, maxOut := 0, 0
+	for i, g := range e.geo {
+		e.out[i] = make([]float32, cnnChunk*g.outSize())
+		e.pooled[i] = make([]float32, cnnChunk*g.poolSize())
+		e.arg[i] = make([]int32, cnnChunk*g.poolSize())
+		if i > 0 {
+			e.din[i] = make([]float32, cnnChunk*g.inSize())
+		}
+		maxCol = max(maxCol, cnnChunk*g.patch()*g.ho*g.wo)
+		maxOut = max(maxOut, cnnChunk*g.outSize())
+	}
+	e.col, e.dcol, e.dout = make([]float32, maxCol), make([]float32, maxCol), make([]float32, maxOut)
+	L := len(e.sizes) - 1
+	e.act, e.delta = make([][]float32, L+1), make([][]float32, L+1)
+	e.delta[0] = make([]float32, cnnChunk*e.sizes[0])
+	for l := 1; l <= L; l++ {
+		e.act[l] = make([]float32, cnnChunk*e.sizes[l])
+		e.delta[l] = make([]float32, cnnChunk*e.sizes[l])
+	}
+	e.z, e.gz = make([]float64, e.sizes[L]), make([]float64, e.sizes[L])
+}
+
+// load rounds the model to float32, permuting the convolution kernels to
+// the float32 path's column order.
+func (e *cnnEval32) load(w []float64) {
+	for i, v := range w[:e.dim] {
+		e.w32[i] = float32(v)
+	}
+	for li, g := range e.geo {
+		permuteKernel32(g, e.kernels[li].Of(w), of32(e.kernels[li], e.w32), true)
+	}
+}
+
+// store writes the float32 gradient to grad, permuting the convolution
+// kernels back to the layout's column order.
+func (e *cnnEval32) store(grad []float64) {
+	for i, v := range e.g32 {
+		grad[i] = float64(v)
+	}
+	for li, g := range e.geo {
+		permuteKernel32(g, e.kernels[li].Of(grad), of32(e.kernels[li], e.g32), false)
+	}
+}
+
+// input rounds the m input rows of a chunk starting at position start of
+// the batch (rows idx, or all rows if idx is nil) to float32, channels last.
+func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
+	g := e.geo[0]
+	F, plane := g.inSize(), g.h*g.w
+	for r := range m {
+		img := e.x[r*F : (r+1)*F]
+		for j, v := range d.Row(mlpRow(idx, start+r)) {
+			img[(j%plane)*g.cin+j/plane] = float32(v)
+		}
+	}
+	return e.x[:m*F]
+}
+
+// layerInput is the input of convolutional layer li for the chunk.
+func (e *cnnEval32) layerInput(x []float32, li int) []float32 {
+	if li == 0 {
+		return x
+	}
+	return e.pooled[li-1]
+}
+
+// forward propagates the m samples x and leaves the logits in act[L].
+func (e *cnnEval32) forward(x []float32, m int) {
+	for li, g := range e.geo {
+		rows := m * g.ho * g.wo
+		col, out := e.col[:rows*g.patch()], e.out[li][:rows*g.cout]
+		im2col32(g, e.layerInput(x, li), m, col)
+		e.gemm.Do(false, true, rows, g.cout, g.patch(), 1, col, g.patch(), of32(e.kernels[li], e.w32), g.patch(), 0, out, g.cout)
+		biasReLU32(out, of32(e.biases[li], e.w32))
+		maxPool32(g, out, m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
+	}
+	nc := len(e.geo)
+	in := e.pooled[nc-1][:m*e.sizes[0]]
+	L := len(e.sizes) - 1
+	for l := 1; l <= L; l++ {
+		rows, cols := e.sizes[l-1], e.sizes[l]
+		out := e.act[l][:m*cols]
+		e.gemm.Do(false, false, m, cols, rows, 1, in, rows, of32(e.kernels[nc+l-1], e.w32), cols, 0, out, cols)
+		b := of32(e.biases[nc+l-1], e.w32)
+		for r := 0; r < len(out); r += cols {
+			row := out[r : r+cols]
+			for k := range row {
+				row[k] += b[k]
+				if l < L {
+					row[k] = max(0, row[k])
+				}
+			}
+		}
+		in = out
+	}
+}
+
+// Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
+// and, if grad is not nil, overwrites grad with the gradient. With no rows
+// it returns 0 and a zero gradient.
+func (e *cnnEval32) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
+	e.check(w, d, grad)
+	if grad != nil {
+		clear(grad[:e.dim])
+	}
+	n := rows(d, idx)
+	if n == 0 {
+		return 0
+	}
+	e.load(w)
+	clear(e.g32)
+	L := len(e.sizes) - 1
+	K := e.sizes[L]
+	inv := 1 / float64(n)
+	sum := 0.0
+	for start := 0; start < n; start += cnnChunk {
+		m := min(cnnChunk, n-start)
+		x := e.input(d, idx, start, m)
+		e.forward(x, m)
+		for r := range m {
+			for k, v := range e.act[L][r*K : (r+1)*K] {
+				e.z[k] = float64(v)
+			}
+			var g []float64
+			if grad != nil {
+				g = e.gz
+			}
+			sum += softmaxCrossEntropy(e.z, e.label(d.Y[mlpRow(idx, start+r)]), g, inv)
+			for k, v := range g {
+				e.delta[L][r*K+k] = float32(v)
+			}
+		}
+		if grad != nil {
+			e.backward(x, m)
+		}
+	}
+	if grad != nil {
+		e.store(grad)
+	}
+	return sum * inv
+}
+
+// backward adds the chunk's gradient to g32, starting from delta[L].
+func (e *cnnEval32) backward(x []float32, m int) {
+	nc := len(e.geo)
+	for l := len(e.sizes) - 1; l >= 1; l-- {
+		rows, cols := e.sizes[l-1], e.sizes[l]
+		var in []float32
+		if l > 1 {
+			in = e.act[l-1][:m*rows]
+		} else {
+			in = e.pooled[nc-1][:m*rows]
+		}
+		dl := e.delta[l][:m*cols]
+		e.gemm.Do(true, false, rows, cols, m, 1, in, rows, dl, cols, 1, of32(e.kernels[nc+l-1], e.g32), cols)
+		addColumnSums32(of32(e.biases[nc+l-1], e.g32), dl)
+		prev := e.delta[l-1][:m*rows]
+		e.gemm.Do(false, true, m, rows, cols, 1, dl, cols, of32(e.kernels[nc+l-1], e.w32), cols, 0, prev, rows)
+		if l > 1 {
+			for i, a := range in {
+				if a <= 0 {
+					prev[i] = 0
+				}
+			}
+		}
+	}
+	for li := nc - 1; li >= 0; li-- {
+		g := e.geo[li]
+		rows := m * g.ho * g.wo
+		dp := e.delta[0]
+		if li < nc-1 {
+			dp = e.din[li+1]
+		}
+		dp = dp[:m*g.poolSize()]
+		dout := e.dout[:rows*g.cout]
+		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], dout)
+		col := e.col[:rows*g.patch()]
+		im2col32(g, e.layerInput(x, li), m, col)
+		e.gemm.Do(true, false, g.cout, g.patch(), rows, 1, dout, g.cout, col, g.patch(), 1, of32(e.kernels[li], e.g32), g.patch())
+		addColumnSums32(of32(e.biases[li], e.g32), dout)
+		if li == 0 {
+			continue
+		}
+		dcol := e.dcol[:rows*g.patch()]
+		e.gemm.Do(false, false, rows, g.patch(), g.cout, 1, dout, g.cout, of32(e.kernels[li], e.w32), g.patch(), 0, dcol, g.patch())
+		col2im32(g, dcol, m, e.din[li])
+	}
+}
+
+// addColumnSums32 adds the column sums of the matrix x (rows of len(sum)
+// values) to sum.
+func addColumnSums32(sum, x []float32) {
+	for r := 0; r < len(x); r += len(sum) {
+		for k, v := range x[r : r+len(sum)] {
+			sum[k] += v
+		}
+	}
+}
+
+// Accuracy returns the fraction of rows of d whose label is the class of
+// largest float32 logit (the first one on ties); NaN if d has no rows.
+func (e *cnnEval32) Accuracy(w []float64, d *core.Data) float64 {
+	e.check(w, d, nil)
+	if d.N == 0 {
+		return math.NaN()
+	}
+	e.load(w)
+	L := len(e.sizes) - 1
+	K := e.sizes[L]
+	correct := 0
+	for start := 0; start < d.N; start += cnnChunk {
+		m := min(cnnChunk, d.N-start)
+		e.forward(e.input(d, nil, start, m), m)
+		for r := range m {
+			z := e.act[L][r*K : (r+1)*K]
+			best := 0
+			for k, v := range z {
+				if v > z[best] {
+					best = k
+				}
+			}
+			if best == e.label(d.Y[start+r]) {
+				correct++
+			}
+		}
+	}
+	return float64(correct) / float64(d.N)
+}
+
+// of32 is block b of the float32 vector w (core.Block.Of for float32).
+func of32(b core.Block, w []float32) []float32 { return w[b.Offset : b.Offset+b.Size()] }

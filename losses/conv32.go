@@ -1,0 +1,163 @@
+package losses
+
+// Float32 convolution helpers of cnnEval32. Inside the float32 path an image
+// is stored pixel by pixel, row-major, each pixel's channels together
+// ("channels last"), so that a kernel row's k pixels are k·cin contiguous
+// values; a convolution's output is one row per (sample, y, x) and one
+// column per output channel, the shape of the batched GEMM that computes it.
+// Kernels are permuted to match: column (i·k + j)·cin + c of row o holds the
+// weight of input channel c at kernel position (i, j) (permuteKernel32).
+
+// im2col32 writes the patches of the m images in (geometry g, channels
+// last) as the rows of col: row (s·ho + y)·wo + x holds in[s][y+i−p][x+j−p][c]
+// at column (i·k + j)·cin + c, zero outside the image.
+func im2col32(g convGeom, in []float32, m int, col []float32) {
+	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+	for s := range m {
+		img := in[s*g.inSize() : (s+1)*g.inSize()]
+		for y := range g.ho {
+			for x := range g.wo {
+				row := col[((s*g.ho+y)*g.wo+x)*patch:][:patch]
+				x0 := x - g.p
+				for i := range g.k {
+					dst := row[i*kc : (i+1)*kc]
+					iy := y + i - g.p
+					if iy < 0 || iy >= g.h {
+						clear(dst)
+						continue
+					}
+					src := img[iy*line : (iy+1)*line]
+					if x0 >= 0 && x0+g.k <= g.w {
+						copy32(dst, src[x0*g.cin:])
+						continue
+					}
+					for j := range g.k {
+						if ix := x0 + j; ix >= 0 && ix < g.w {
+							copy32(dst[j*g.cin:(j+1)*g.cin], src[ix*g.cin:])
+						} else {
+							clear(dst[j*g.cin : (j+1)*g.cin])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// copy32 copies src[:len(dst)] to dst, by a loop for the few values of a
+// single-channel kernel row (cheaper than copy's call to memmove).
+func copy32(dst, src []float32) {
+	if len(dst) > 16 {
+		copy(dst, src)
+		return
+	}
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = v
+	}
+}
+
+// col2im32 adds the rows of dcol back to the image positions im2col32
+// copied them from (its adjoint), overwriting the m images din.
+func col2im32(g convGeom, dcol []float32, m int, din []float32) {
+	clear(din[:m*g.inSize()])
+	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+	for s := range m {
+		img := din[s*g.inSize() : (s+1)*g.inSize()]
+		for y := range g.ho {
+			for x := range g.wo {
+				row := dcol[((s*g.ho+y)*g.wo+x)*patch:][:patch]
+				x0 := x - g.p
+				for i := range g.k {
+					iy := y + i - g.p
+					if iy < 0 || iy >= g.h {
+						continue
+					}
+					j0, j1 := max(0, -x0), min(g.k, g.w-x0) // kernel columns inside the image
+					if j0 >= j1 {
+						continue
+					}
+					src := row[i*kc+j0*g.cin : i*kc+j1*g.cin]
+					dst := img[iy*line+(x0+j0)*g.cin:][:len(src)]
+					for t, v := range src {
+						dst[t] += v
+					}
+				}
+			}
+		}
+	}
+}
+
+// permuteKernel32 copies a convolution kernel of cout rows between the
+// layout's (c, i, j) column order (src64 / dst64) and the float32 path's
+// (i, j, c) order (dst32 / src32): to float32 if toF32, else back to float64.
+func permuteKernel32(g convGeom, k64 []float64, k32 []float32, toF32 bool) {
+	kk := g.k * g.k
+	for o := range g.cout {
+		r64, r32 := k64[o*g.patch():(o+1)*g.patch()], k32[o*g.patch():(o+1)*g.patch()]
+		for c := range g.cin {
+			for ij := range kk {
+				if toF32 {
+					r32[ij*g.cin+c] = float32(r64[c*kk+ij])
+				} else {
+					r64[c*kk+ij] = float64(r32[ij*g.cin+c])
+				}
+			}
+		}
+	}
+}
+
+// biasReLU32 sets each row of out (columns = channels) to max(0, row + b).
+func biasReLU32(out, b []float32) {
+	for r := 0; r < len(out); r += len(b) {
+		row := out[r : r+len(b)]
+		for c, v := range row {
+			row[c] = max(0, v+b[c])
+		}
+	}
+}
+
+// maxPool32 pools the convolution output out of m samples (rows (s, y, x),
+// columns channels) into pooled, channels last or, if planar, image by
+// image and channel by channel (the order the dense layers read), and
+// records in arg the index in out of each maximum (the first in row-major
+// window order on ties).
+func maxPool32(g convGeom, out []float32, m int, pooled []float32, arg []int32, planar bool) {
+	oc := 1 // distance between channels in pooled
+	if planar {
+		oc = g.hp * g.wp
+	}
+	for s := range m {
+		for y := range g.hp {
+			for x := range g.wp {
+				o0 := ((s*g.hp+y)*g.wp + x) * g.cout
+				if planar {
+					o0 = s*g.poolSize() + y*g.wp + x
+				}
+				for i := range g.pool {
+					for j := range g.pool {
+						a0 := ((s*g.ho+y*g.pool+i)*g.wo + x*g.pool + j) * g.cout
+						first := i == 0 && j == 0
+						for c, v := range out[a0 : a0+g.cout] {
+							if o := o0 + c*oc; first || v > pooled[o] {
+								pooled[o], arg[o] = v, int32(a0+c)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// unpool32 overwrites dout with the gradient at the convolution output:
+// each pooled gradient dp[o] goes to its maximum arg[o] where the ReLU was
+// active (out > 0).
+func unpool32(dp []float32, arg []int32, out, dout []float32) {
+	clear(dout)
+	for o, v := range dp {
+		if a := arg[o]; out[a] > 0 {
+			dout[a] += v
+		}
+	}
+}
