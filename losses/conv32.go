@@ -123,29 +123,53 @@ func biasReLU32(out, b []float32) {
 // records in arg the index in out of each maximum (the first in row-major
 // window order on ties).
 func maxPool32(g convGeom, out []float32, m int, pooled []float32, arg []int32, planar bool) {
-	oc := 1 // distance between channels in pooled
-	if planar {
-		oc = g.hp * g.wp
-	}
 	for s := range m {
 		for y := range g.hp {
 			for x := range g.wp {
-				o0 := ((s*g.hp+y)*g.wp + x) * g.cout
+				o := ((s*g.hp+y)*g.wp + x) * g.cout
 				if planar {
-					o0 = s*g.poolSize() + y*g.wp + x
+					o = s*g.poolSize() + y*g.wp + x
 				}
 				for i := range g.pool {
 					for j := range g.pool {
-						a0 := ((s*g.ho+y*g.pool+i)*g.wo + x*g.pool + j) * g.cout
+						a := ((s*g.ho+y*g.pool+i)*g.wo + x*g.pool + j) * g.cout
 						first := i == 0 && j == 0
-						for c, v := range out[a0 : a0+g.cout] {
-							if o := o0 + c*oc; first || v > pooled[o] {
-								pooled[o], arg[o] = v, int32(a0+c)
-							}
+						if planar {
+							poolPixelStrided(out[a:a+g.cout], a, pooled[o:], arg[o:], g.hp*g.wp, first)
+						} else {
+							poolPixel(out[a:a+g.cout], a, pooled[o:o+g.cout], arg[o:o+g.cout], first)
 						}
 					}
 				}
 			}
+		}
+	}
+}
+
+// poolPixel folds one window pixel's channel values v (at index a of the
+// convolution output) into the running maxima best and their indices arg;
+// the first pixel initializes them.
+func poolPixel(v []float32, a int, best []float32, arg []int32, first bool) {
+	best, arg = best[:len(v)], arg[:len(v)]
+	if first {
+		copy(best, v)
+		for c := range arg {
+			arg[c] = int32(a + c)
+		}
+		return
+	}
+	for c, x := range v {
+		if x > best[c] {
+			best[c], arg[c] = x, int32(a+c)
+		}
+	}
+}
+
+// poolPixelStrided is poolPixel with channel c's maximum at best[c·stride].
+func poolPixelStrided(v []float32, a int, best []float32, arg []int32, stride int, first bool) {
+	for c, x := range v {
+		if o := c * stride; first || x > best[o] {
+			best[o], arg[o] = x, int32(a+c)
 		}
 	}
 }

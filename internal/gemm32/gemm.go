@@ -99,24 +99,33 @@ func packA(trans bool, mb, kb int, alpha float32, a []float32, lda, ic, pc int, 
 	for q := 0; q < mb; q += mr {
 		panel := dst[q*kb : q*kb+mr*kb]
 		rows := min(mr, mb-q)
-		for i := range mr {
-			if i >= rows {
-				for p := range kb {
-					panel[p*mr+i] = 0
+		r0 := ic + q
+		if trans { // op(A)'s column p is A's row pc+p: mr contiguous values
+			for p := range kb {
+				dp := panel[p*mr : (p+1)*mr]
+				for i, v := range a[(pc+p)*lda+r0:][:rows] {
+					dp[i] = alpha * v
 				}
-				continue
+				clear(dp[rows:])
 			}
-			r := ic + q + i
-			if trans {
-				for p := range kb {
-					panel[p*mr+i] = alpha * a[(pc+p)*lda+r]
-				}
-			} else {
-				src := a[r*lda+pc:][:kb]
-				for p, v := range src {
-					panel[p*mr+i] = alpha * v
-				}
+			continue
+		}
+		if rows == mr { // the common full panel: six rows read together
+			a0, a1, a2 := a[r0*lda+pc:][:kb], a[(r0+1)*lda+pc:][:kb], a[(r0+2)*lda+pc:][:kb]
+			a3, a4, a5 := a[(r0+3)*lda+pc:][:kb], a[(r0+4)*lda+pc:][:kb], a[(r0+5)*lda+pc:][:kb]
+			for p := range kb {
+				dp := (*[mr]float32)(panel[p*mr:])
+				dp[0], dp[1], dp[2] = alpha*a0[p], alpha*a1[p], alpha*a2[p]
+				dp[3], dp[4], dp[5] = alpha*a3[p], alpha*a4[p], alpha*a5[p]
 			}
+			continue
+		}
+		for p := range kb {
+			dp := panel[p*mr : (p+1)*mr]
+			for i := range rows {
+				dp[i] = alpha * a[(r0+i)*lda+pc+p]
+			}
+			clear(dp[rows:])
 		}
 	}
 }
