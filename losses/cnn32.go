@@ -24,7 +24,7 @@ type cnnEval32 struct {
 	w32, g32   []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
 	x          []float32   // a chunk's input images, channels last
 	col, dcol  []float32   // im2col matrix of the current layer and its gradient
-	out        [][]float32 // per convolutional layer: ReLU output, rows (sample, y, x), columns channels
+	out        [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
 	dout       []float32   // gradient at a convolution's output
 	pooled     [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
 	arg        [][]int32   // index in out of each pooled maximum
@@ -117,8 +117,7 @@ func (e *cnnEval32) forward(x []float32, m int) {
 		col, out := e.col[:rows*g.patch()], e.out[li][:rows*g.cout]
 		im2col32(g, e.layerInput(x, li), m, col)
 		e.gemm.Do(false, true, rows, g.cout, g.patch(), 1, col, g.patch(), of32(e.kernels[li], e.w32), g.patch(), 0, out, g.cout)
-		biasReLU32(out, of32(e.biases[li], e.w32))
-		maxPool32(g, out, m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
+		maxPool32(g, out, of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
 	}
 	nc := len(e.geo)
 	in := e.pooled[nc-1][:m*e.sizes[0]]
@@ -219,7 +218,7 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 		dp = dp[:m*g.poolSize()]
 		dout := e.dout[:rows*g.cout]
-		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], dout)
+		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout)
 		col := e.col[:rows*g.patch()]
 		im2col32(g, e.layerInput(x, li), m, col)
 		e.gemm.Do(true, false, g.cout, g.patch(), rows, 1, dout, g.cout, col, g.patch(), 1, of32(e.kernels[li], e.g32), g.patch())

@@ -1,5 +1,7 @@
 package losses
 
+import "math"
+
 // Float32 convolution helpers of cnnEval32. Inside the float32 path an image
 // is stored pixel by pixel, row-major, each pixel's channels together
 // ("channels last"), so that a kernel row's k pixels are k·cin contiguous
@@ -107,22 +109,18 @@ func permuteKernel32(g convGeom, k64 []float64, k32 []float32, toF32 bool) {
 	}
 }
 
-// biasReLU32 sets each row of out (columns = channels) to max(0, row + b).
-func biasReLU32(out, b []float32) {
-	for r := 0; r < len(out); r += len(b) {
-		row := out[r : r+len(b)]
-		for c, v := range row {
-			row[c] = max(0, v+b[c])
-		}
-	}
-}
-
 // maxPool32 pools the convolution output out of m samples (rows (s, y, x),
-// columns channels) into pooled, channels last or, if planar, image by
-// image and channel by channel (the order the dense layers read), and
-// records in arg the index in out of each maximum (the first in row-major
-// window order on ties).
-func maxPool32(g convGeom, out []float32, m int, pooled []float32, arg []int32, planar bool) {
+// columns channels; before bias and ReLU) into pooled, channels last or, if
+// planar, image by image and channel by channel (the order the dense layers
+// read), and records in arg the index in out of each maximum (the first in
+// row-major window order on ties). The bias b and the ReLU are applied to
+// the maxima only: max over the window of max(0, v + b) is max(0, (max v) +
+// b), and the gradient reaches the maximum only where v + b > 0 (unpool32).
+func maxPool32(g convGeom, out, b []float32, m int, pooled []float32, arg []int32, planar bool) {
+	stride := 1 // distance between channels in pooled
+	if planar {
+		stride = g.hp * g.wp
+	}
 	for s := range m {
 		for y := range g.hp {
 			for x := range g.wp {
@@ -135,11 +133,15 @@ func maxPool32(g convGeom, out []float32, m int, pooled []float32, arg []int32, 
 						a := ((s*g.ho+y*g.pool+i)*g.wo + x*g.pool + j) * g.cout
 						first := i == 0 && j == 0
 						if planar {
-							poolPixelStrided(out[a:a+g.cout], a, pooled[o:], arg[o:], g.hp*g.wp, first)
+							poolPixelStrided(out[a:a+g.cout], a, pooled[o:], arg[o:], stride, first)
 						} else {
 							poolPixel(out[a:a+g.cout], a, pooled[o:o+g.cout], arg[o:o+g.cout], first)
 						}
 					}
+				}
+				for c, bc := range b {
+					v := &pooled[o+c*stride]
+					*v = max(0, *v+bc)
 				}
 			}
 		}
@@ -158,10 +160,12 @@ func poolPixel(v []float32, a int, best []float32, arg []int32, first bool) {
 		}
 		return
 	}
-	for c, x := range v {
-		if x > best[c] {
-			best[c], arg[c] = x, int32(a+c)
+	for c, x := range v { // written as selects, which compile without branches
+		b, k := best[c], arg[c]
+		if x > b {
+			k = int32(a + c)
 		}
+		best[c], arg[c] = max(b, x), k
 	}
 }
 
@@ -175,13 +179,17 @@ func poolPixelStrided(v []float32, a int, best []float32, arg []int32, stride in
 }
 
 // unpool32 overwrites dout with the gradient at the convolution output:
-// each pooled gradient dp[o] goes to its maximum arg[o] where the ReLU was
-// active (out > 0).
-func unpool32(dp []float32, arg []int32, out, dout []float32) {
+// each pooled gradient dp[o] goes to its maximum a = arg[o] where the ReLU
+// was active (out[a] + b[channel] > 0).
+func unpool32(dp []float32, arg []int32, out, b, dout []float32) {
 	clear(dout)
+	cout := int32(len(b))
 	for o, v := range dp {
-		if a := arg[o]; out[a] > 0 {
-			dout[a] += v
+		a := arg[o]
+		var keep uint32 // all ones where the ReLU was active: a select, not a branch
+		if out[a]+b[a%cout] > 0 {
+			keep = math.MaxUint32
 		}
+		dout[a] += math.Float32frombits(math.Float32bits(v) & keep)
 	}
 }
