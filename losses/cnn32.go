@@ -13,9 +13,10 @@ import (
 // writes it to grad as float64; the loss sum and each sample's softmax
 // cross-entropy (K values) are computed in float64 from the float32 logits.
 //
-// A chunk's samples go through each layer together: a convolution is one
-// im2col (rows = the chunk's output pixels) and one GEMM with the kernel, its
-// gradients two GEMMs and a col2im; dense layers are GEMMs as in mlpEval.
+// A chunk's samples go through each layer together: a convolution is an
+// im2col (rows = the output pixels of a group of samples, see colGroup) and
+// a GEMM with the kernel per group, its gradients two GEMMs and a col2im per
+// group; dense layers are GEMMs over the chunk as in mlpEval.
 // All buffers are sized on first use, so later calls do not allocate.
 type cnnEval32 struct {
 	cnnShape
@@ -23,7 +24,7 @@ type cnnEval32 struct {
 
 	w32, g32   []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
 	x          []float32   // a chunk's input images, channels last
-	col, dcol  []float32   // im2col matrix of the current layer and its gradient
+	col, dcol  []float32   // im2col matrix of a group of samples (colGroup) and its gradient
 	out        [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
 	dout       []float32   // gradient at a convolution's output
 	pooled     [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
@@ -52,7 +53,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		if i > 0 {
 			e.din[i] = make([]float32, cnnChunk*g.inSize())
 		}
-		maxCol = max(maxCol, cnnChunk*g.patch()*g.ho*g.wo)
+		maxCol = max(maxCol, colGroup(g)*g.patch()*g.ho*g.wo)
 		maxOut = max(maxOut, cnnChunk*g.outSize())
 	}
 	e.col, e.dcol, e.dout = make([]float32, maxCol), make([]float32, maxCol), make([]float32, maxOut)
@@ -113,11 +114,14 @@ func (e *cnnEval32) layerInput(x []float32, li int) []float32 {
 // forward propagates the m samples x and leaves the logits in act[L].
 func (e *cnnEval32) forward(x []float32, m int) {
 	for li, g := range e.geo {
-		rows := m * g.ho * g.wo
-		col, out := e.col[:rows*g.patch()], e.out[li][:rows*g.cout]
-		im2col32(g, e.layerInput(x, li), m, col)
-		e.gemm.Do(false, true, rows, g.cout, g.patch(), 1, col, g.patch(), of32(e.kernels[li], e.w32), g.patch(), 0, out, g.cout)
-		maxPool32(g, out, of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
+		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
+		for s0 := 0; s0 < m; s0 += colGroup(g) {
+			n := min(colGroup(g), m-s0)
+			col, out := e.col[:n*P*patch], e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
+			im2col32(g, in[s0*g.inSize():], n, col)
+			e.gemm.Do(false, true, n*P, g.cout, patch, 1, col, patch, of32(e.kernels[li], e.w32), patch, 0, out, g.cout)
+		}
+		maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
 	}
 	nc := len(e.geo)
 	in := e.pooled[nc-1][:m*e.sizes[0]]
@@ -219,17 +223,31 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		dp = dp[:m*g.poolSize()]
 		dout := e.dout[:rows*g.cout]
 		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout)
-		col := e.col[:rows*g.patch()]
-		im2col32(g, e.layerInput(x, li), m, col)
-		e.gemm.Do(true, false, g.cout, g.patch(), rows, 1, dout, g.cout, col, g.patch(), 1, of32(e.kernels[li], e.g32), g.patch())
 		addColumnSums32(of32(e.biases[li], e.g32), dout)
-		if li == 0 {
-			continue
+		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
+		for s0 := 0; s0 < m; s0 += colGroup(g) {
+			n := min(colGroup(g), m-s0)
+			col, dg := e.col[:n*P*patch], dout[s0*P*g.cout:(s0+n)*P*g.cout]
+			im2col32(g, in[s0*g.inSize():], n, col)
+			e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
+			if li == 0 {
+				continue
+			}
+			dcol := e.dcol[:n*P*patch]
+			e.gemm.Do(false, false, n*P, patch, g.cout, 1, dg, g.cout, of32(e.kernels[li], e.w32), patch, 0, dcol, patch)
+			col2im32(g, dcol, n, e.din[li][s0*g.inSize():])
 		}
-		dcol := e.dcol[:rows*g.patch()]
-		e.gemm.Do(false, false, rows, g.patch(), g.cout, 1, dout, g.cout, of32(e.kernels[li], e.w32), g.patch(), 0, dcol, g.patch())
-		col2im32(g, dcol, m, e.din[li])
 	}
+}
+
+// colBudget bounds the im2col matrix (floats) of a group of samples, so
+// that it stays in the L2 cache between im2col and the GEMMs reading it.
+const colBudget = 1 << 16
+
+// colGroup is the number of samples whose im2col matrix is built at once
+// for layer g: as many as fit colBudget, at least one.
+func colGroup(g convGeom) int {
+	return min(cnnChunk, max(1, colBudget/(g.ho*g.wo*g.patch())))
 }
 
 // addColumnSums32 adds the column sums of the matrix x (rows of len(sum)
