@@ -12,12 +12,12 @@ import (
 )
 
 // Micro-kernel tile and cache-block sizes. A packed kc×nc block of op(B)
-// (256·512·4 B = 512 KiB) stays in L2, a packed mc×kc block of op(A)
-// (96·256·4 B = 96 KiB) in L1/L2.
+// (at most 384·512·4 B = 768 KiB) stays in L2, a packed mc×kc block of
+// op(A) (at most 96·384·4 B = 144 KiB) in L2.
 const (
 	mr = 6   // rows of a micro-tile
 	nr = 16  // columns of a micro-tile (two 8-float AVX registers)
-	kc = 256 // depth of a packed block
+	kc = 384 // largest depth of a packed block; k is split into equal blocks
 	mc = 96  // rows of a packed block of op(A), a multiple of mr
 	nc = 512 // columns of a packed block of op(B), a multiple of nr
 )
@@ -53,10 +53,11 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 		g.pa = make([]float32, mc*kc)
 		g.pb = make([]float32, kc*nc)
 	}
+	kd := (k + (k+kc-1)/kc - 1) / ((k + kc - 1) / kc) // depth of equal blocks: k = 400 is 200 + 200, not 384 + 16
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
-		for pc := 0; pc < k; pc += kc {
-			kb := min(kc, k-pc)
+		for pc := 0; pc < k; pc += kd {
+			kb := min(kd, k-pc)
 			packB(transB, kb, nb, b, ldb, pc, jc, g.pb)
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)

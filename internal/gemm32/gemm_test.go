@@ -45,7 +45,7 @@ type shape struct {
 
 func shapes() []shape {
 	var s []shape
-	for _, d := range [][3]int{{1, 1, 1}, {3, 5, 7}, {6, 16, 1}, {17, 33, 65}, {7, 16, 300}, {100, 17, 257}, {200, 530, 40}, {12544, 32, 9}} {
+	for _, d := range [][3]int{{1, 1, 1}, {3, 5, 7}, {6, 16, 1}, {17, 33, 65}, {7, 16, 300}, {100, 17, 257}, {200, 530, 40}, {12544, 32, 9}, {5, 20, 800}} {
 		for _, t := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			s = append(s, shape{d[0], d[1], d[2], t[0], t[1], 1, 0})
 		}
