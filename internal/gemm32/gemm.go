@@ -25,9 +25,10 @@ const (
 // Gemm computes float32 matrix products with reusable packing buffers. The
 // zero value is ready to use; a Gemm is not safe for concurrent use.
 type Gemm struct {
-	pa, pb []float32        // packed blocks of op(A) and op(B)
-	tile   [mr * nr]float32 // a partial micro-tile at the right or bottom edge
-	kern   func(k int, a, b, c *float32, ldc int)
+	pa, pb     []float32        // packed blocks of op(A) and op(B)
+	tile       [mr * nr]float32 // a partial micro-tile at the right or bottom edge
+	kern       func(k int, a, b, c *float32, ldc int)
+	kernDirect func(k int, a *float32, lda int, b, c *float32, ldc int)
 }
 
 // Do sets C = alpha·op(A)·op(B) + beta·C, where op(A) is m×k (A is m×k
@@ -47,8 +48,11 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 		return
 	}
 	if g.kern == nil {
-		g.kern = kernel
+		g.kern, g.kernDirect = kernel, kernelDirect
 	}
+	// With alpha = 1 and A not transposed, the micro-kernel reads full
+	// panels of six rows of A in place; only a last partial panel is packed.
+	direct := alpha == 1 && !transA
 	if len(g.pa) < mc*kc {
 		g.pa = make([]float32, mc*kc)
 		g.pb = make([]float32, kc*nc)
@@ -61,28 +65,41 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 			packB(transB, kb, nb, b, ldb, pc, jc, g.pb)
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
-				packA(transA, mb, kb, alpha, a, lda, ic, pc, g.pa)
-				g.block(mb, nb, kb, c[ic*ldc+jc:], ldc)
+				q := 0 // rows before the first packed panel
+				if direct {
+					q = mb - mb%mr
+				}
+				packA(transA, mb-q, kb, alpha, a, lda, ic+q, pc, g.pa[q*kb:])
+				g.block(direct, a, lda, ic, pc, mb, nb, kb, c[ic*ldc+jc:], ldc)
 			}
 		}
 	}
 }
 
-// block adds the product of the packed mb×kb and kb×nb blocks to the
-// mb×nb block of C starting at c[0].
-func (g *Gemm) block(mb, nb, kb int, c []float32, ldc int) {
+// block adds the product of rows ic..ic+mb−1 of op(A) (columns pc.., read
+// in place in full panels if direct, else packed in pa) and the packed
+// kb×nb block of op(B) to the mb×nb block of C starting at c[0].
+func (g *Gemm) block(direct bool, a []float32, lda, ic, pc, mb, nb, kb int, c []float32, ldc int) {
 	for jr := 0; jr < nb; jr += nr {
 		bp := &g.pb[jr*kb]
 		nt := min(nr, nb-jr)
 		for ir := 0; ir < mb; ir += mr {
-			ap := &g.pa[ir*kb]
 			mt := min(mr, mb-ir)
-			if mt == mr && nt == nr && len(c) >= ir*ldc+jr+(mr-1)*ldc+nr {
-				g.kern(kb, ap, bp, &c[ir*ldc+jr], ldc)
+			full := mt == mr && nt == nr && len(c) >= (ir+mr-1)*ldc+jr+nr
+			dst, ld := &g.tile[0], nr
+			if full {
+				dst, ld = &c[ir*ldc+jr], ldc
+			} else {
+				clear(g.tile[:])
+			}
+			if direct && mt == mr {
+				g.kernDirect(kb, &a[(ic+ir)*lda+pc], lda, bp, dst, ld)
+			} else {
+				g.kern(kb, &g.pa[ir*kb], bp, dst, ld)
+			}
+			if full {
 				continue
 			}
-			clear(g.tile[:])
-			g.kern(kb, ap, bp, &g.tile[0], nr)
 			for i := range mt {
 				row := c[(ir+i)*ldc+jr:][:nt]
 				for j, v := range g.tile[i*nr : i*nr+nt] {
@@ -201,6 +218,30 @@ func kernelGo(k int, a, b, c *float32, ldc int) {
 	for p := range k {
 		brow := (*[nr]float32)(bp[p*nr:])
 		for i, av := range (*[mr]float32)(ap[p*mr:]) {
+			for j, bv := range brow {
+				acc[i][j] += av * bv
+			}
+		}
+	}
+	ct := unsafe.Slice(c, (mr-1)*ldc+nr)
+	for i := range mr {
+		row := ct[i*ldc:][:nr]
+		for j := range row {
+			row[j] += acc[i][j]
+		}
+	}
+}
+
+// kernelDirectGo is kernelGo with the a panel read in place: six rows of a
+// row-major matrix with row stride lda, k values each.
+func kernelDirectGo(k int, a *float32, lda int, b, c *float32, ldc int) {
+	ap := unsafe.Slice(a, (mr-1)*lda+k)
+	bp := unsafe.Slice(b, k*nr)
+	var acc [mr][nr]float32
+	for p := range k {
+		brow := (*[nr]float32)(bp[p*nr:])
+		for i := range mr {
+			av := ap[i*lda+p]
 			for j, bv := range brow {
 				acc[i][j] += av * bv
 			}

@@ -76,14 +76,17 @@ func operands(rng *rand.Rand, s shape) (a []float32, lda int, b []float32, ldb i
 // entries past each row's width must be untouched.
 func TestGemmMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	kernels := map[string]func(int, *float32, *float32, *float32, int){"go": kernelGo, "default": kernel}
-	for name, kern := range kernels {
+	type kernels struct {
+		packed func(int, *float32, *float32, *float32, int)
+		direct func(int, *float32, int, *float32, *float32, int)
+	}
+	for name, kern := range map[string]kernels{"go": {kernelGo, kernelDirectGo}, "default": {kernel, kernelDirect}} {
 		for _, s := range shapes() {
 			t.Run(fmt.Sprintf("%s/%dx%dx%d/tA=%v,tB=%v,alpha=%g,beta=%g", name, s.m, s.n, s.k, s.transA, s.transB, s.alpha, s.beta), func(t *testing.T) {
 				a, lda, b, ldb, c, ldc := operands(rng, s)
 				want := append([]float32(nil), c...)
 				naive(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, want, ldc)
-				g := Gemm{kern: kern}
+				g := Gemm{kern: kern.packed, kernDirect: kern.direct}
 				g.Do(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, c, ldc)
 				eps := float64(math.Nextafter32(1, 2) - 1)
 				for i := range s.m {
@@ -103,26 +106,39 @@ func TestGemmMatchesNaive(t *testing.T) {
 	}
 }
 
-// TestKernelsAgree checks that the assembly and Go micro-kernels give the
-// same products up to float32 round-off (they sum in the same order but the
-// assembly fuses multiply and add).
+// TestKernelsAgree checks that the assembly and Go micro-kernels, packed
+// and direct, give the same products up to float32 round-off (they sum in
+// the same order but the assembly fuses multiply and add) and write only
+// the tile.
 func TestKernelsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, k := range []int{1, 2, 7, 256} {
 		a, b := randSlice(rng, k*mr), randSlice(rng, k*nr)
-		c1 := randSlice(rng, 2*mr*nr)
-		c2 := append([]float32(nil), c1...)
-		kernelGo(k, &a[0], &b[0], &c1[0], 2*nr)
-		kernel(k, &a[0], &b[0], &c2[0], 2*nr)
-		eps := float64(math.Nextafter32(1, 2) - 1)
-		for i := range c1 {
-			if d := math.Abs(float64(c1[i] - c2[i])); d > 2*eps*float64(k)*max(1, math.Abs(float64(c1[i]))) {
-				t.Fatalf("k=%d entry %d: Go %g, default %g", k, i, c1[i], c2[i])
+		// the same a panel unpacked: row i of a matrix with row stride k+3
+		ad := make([]float32, mr*(k+3))
+		for p := range k {
+			for i := range mr {
+				ad[i*(k+3)+p] = a[p*mr+i]
 			}
 		}
-		for i := range 2 * mr * nr {
-			if i%(2*nr) >= nr && c1[i] != c2[i] {
-				t.Fatalf("k=%d: entry %d outside the tile changed", k, i)
+		c0 := randSlice(rng, 2*mr*nr)
+		c1 := append([]float32(nil), c0...)
+		kernelGo(k, &a[0], &b[0], &c1[0], 2*nr)
+		eps := float64(math.Nextafter32(1, 2) - 1)
+		for name, run := range map[string]func(c []float32){
+			"default":   func(c []float32) { kernel(k, &a[0], &b[0], &c[0], 2*nr) },
+			"direct Go": func(c []float32) { kernelDirectGo(k, &ad[0], k+3, &b[0], &c[0], 2*nr) },
+			"direct":    func(c []float32) { kernelDirect(k, &ad[0], k+3, &b[0], &c[0], 2*nr) },
+		} {
+			c2 := append([]float32(nil), c0...)
+			run(c2)
+			for i := range c1 {
+				if d := math.Abs(float64(c1[i] - c2[i])); d > 2*eps*float64(k)*max(1, math.Abs(float64(c1[i]))) {
+					t.Fatalf("k=%d entry %d: Go %g, %s %g", k, i, c1[i], name, c2[i])
+				}
+				if i%(2*nr) >= nr && c2[i] != c0[i] {
+					t.Fatalf("k=%d: %s changed entry %d outside the tile", k, name, i)
+				}
 			}
 		}
 	}

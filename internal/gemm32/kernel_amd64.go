@@ -2,18 +2,23 @@ package gemm32
 
 import "golang.org/x/sys/cpu"
 
-// kernel is the micro-kernel: the AVX2/FMA assembly when the CPU has both,
-// else kernelGo.
-var kernel = pickKernel()
+// kernel and kernelDirect are the micro-kernels: the AVX2/FMA assembly when
+// the CPU has both, else kernelGo and kernelDirectGo.
+var kernel, kernelDirect = pickKernels()
 
-func pickKernel() func(k int, a, b, c *float32, ldc int) {
+func pickKernels() (func(k int, a, b, c *float32, ldc int), func(k int, a *float32, lda int, b, c *float32, ldc int)) {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		return kernelAVX2
+		return kernelAVX2, kernelDirectAVX2
 	}
-	return kernelGo
+	return kernelGo, kernelDirectGo
 }
 
 // kernelAVX2 is kernelGo in AVX2/FMA assembly (kernel_amd64.s).
 //
 //go:noescape
 func kernelAVX2(k int, a, b, c *float32, ldc int)
+
+// kernelDirectAVX2 is kernelDirectGo in AVX2/FMA assembly (kernel_amd64.s).
+//
+//go:noescape
+func kernelDirectAVX2(k int, a *float32, lda int, b, c *float32, ldc int)

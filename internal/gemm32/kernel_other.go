@@ -2,5 +2,6 @@
 
 package gemm32
 
-// kernel is the micro-kernel; only amd64 has an assembly one.
-var kernel = kernelGo
+// kernel and kernelDirect are the micro-kernels; only amd64 has assembly
+// ones.
+var kernel, kernelDirect = kernelGo, kernelDirectGo
