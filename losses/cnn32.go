@@ -16,22 +16,21 @@ import (
 // A chunk's samples go through each layer together: a convolution is an
 // im2col (rows = the output pixels of a group of samples, see colGroup) and
 // a GEMM with the kernel per group, its gradients two GEMMs and a col2im per
-// group; dense layers are GEMMs over the chunk as in mlpEval.
-// All buffers are sized on first use, so later calls do not allocate.
+// group; the dense layers are GEMMs over the chunk (dense32). All buffers
+// are sized on first use, so later calls do not allocate.
 type cnnEval32 struct {
 	cnnShape
 	gemm gemm32.Gemm
 
-	w32, g32   []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
-	x          []float32   // a chunk's input images, channels last
-	col, dcol  []float32   // im2col matrix of a group of samples (colGroup) and its gradient
-	out        [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
-	dout       []float32   // gradient at a convolution's output
-	pooled     [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
-	arg        [][]int32   // index in out of each pooled maximum
-	din        [][]float32 // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
-	act, delta [][]float32 // dense layers as in cnnEval
-	z, gz      []float64   // one sample's logits and their gradient
+	w32, g32  []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
+	x         []float32   // a chunk's input images, channels last
+	col, dcol []float32   // im2col matrix of a group of samples (colGroup) and its gradient
+	out       [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
+	dout      []float32   // gradient at a convolution's output
+	pooled    [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
+	arg       [][]int32   // index in out of each pooled maximum
+	din       [][]float32 // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
+	head      dense32     // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
 }
 
 // check checks the arguments (cnnShape.check) and sizes the buffers on
@@ -57,14 +56,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		maxOut = max(maxOut, cnnChunk*g.outSize())
 	}
 	e.col, e.dcol, e.dout = make([]float32, maxCol), make([]float32, maxCol), make([]float32, maxOut)
-	L := len(e.sizes) - 1
-	e.act, e.delta = make([][]float32, L+1), make([][]float32, L+1)
-	e.delta[0] = make([]float32, cnnChunk*e.sizes[0])
-	for l := 1; l <= L; l++ {
-		e.act[l] = make([]float32, cnnChunk*e.sizes[l])
-		e.delta[l] = make([]float32, cnnChunk*e.sizes[l])
-	}
-	e.z, e.gz = make([]float64, e.sizes[L]), make([]float64, e.sizes[L])
+	e.head = newDense32("cnn", e.sizes, e.kernels[n:], e.biases[n:], cnnChunk, true)
 }
 
 // load rounds the model to float32, permuting the convolution kernels to
@@ -111,7 +103,7 @@ func (e *cnnEval32) layerInput(x []float32, li int) []float32 {
 	return e.pooled[li-1]
 }
 
-// forward propagates the m samples x and leaves the logits in act[L].
+// forward propagates the m samples x and leaves the logits in head.act[L].
 func (e *cnnEval32) forward(x []float32, m int) {
 	for li, g := range e.geo {
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
@@ -123,25 +115,7 @@ func (e *cnnEval32) forward(x []float32, m int) {
 		}
 		maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
 	}
-	nc := len(e.geo)
-	in := e.pooled[nc-1][:m*e.sizes[0]]
-	L := len(e.sizes) - 1
-	for l := 1; l <= L; l++ {
-		rows, cols := e.sizes[l-1], e.sizes[l]
-		out := e.act[l][:m*cols]
-		e.gemm.Do(false, false, m, cols, rows, 1, in, rows, of32(e.kernels[nc+l-1], e.w32), cols, 0, out, cols)
-		b := of32(e.biases[nc+l-1], e.w32)
-		for r := 0; r < len(out); r += cols {
-			row := out[r : r+cols]
-			for k := range row {
-				row[k] += b[k]
-				if l < L {
-					row[k] = max(0, row[k])
-				}
-			}
-		}
-		in = out
-	}
+	e.head.forward(&e.gemm, e.w32, e.pooled[len(e.geo)-1], m)
 }
 
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
@@ -158,27 +132,13 @@ func (e *cnnEval32) Eval(w []float64, d *core.Data, idx []int, grad []float64) f
 	}
 	e.load(w)
 	clear(e.g32)
-	L := len(e.sizes) - 1
-	K := e.sizes[L]
 	inv := 1 / float64(n)
 	sum := 0.0
 	for start := 0; start < n; start += cnnChunk {
 		m := min(cnnChunk, n-start)
 		x := e.input(d, idx, start, m)
 		e.forward(x, m)
-		for r := range m {
-			for k, v := range e.act[L][r*K : (r+1)*K] {
-				e.z[k] = float64(v)
-			}
-			var g []float64
-			if grad != nil {
-				g = e.gz
-			}
-			sum += softmaxCrossEntropy(e.z, e.label(d.Y[mlpRow(idx, start+r)]), g, inv)
-			for k, v := range g {
-				e.delta[L][r*K+k] = float32(v)
-			}
-		}
+		sum += e.head.loss(d, idx, start, m, inv, grad != nil)
 		if grad != nil {
 			e.backward(x, m)
 		}
@@ -189,34 +149,15 @@ func (e *cnnEval32) Eval(w []float64, d *core.Data, idx []int, grad []float64) f
 	return sum * inv
 }
 
-// backward adds the chunk's gradient to g32, starting from delta[L].
+// backward adds the chunk's gradient to g32, starting from the logits'
+// gradient in head.delta[L].
 func (e *cnnEval32) backward(x []float32, m int) {
 	nc := len(e.geo)
-	for l := len(e.sizes) - 1; l >= 1; l-- {
-		rows, cols := e.sizes[l-1], e.sizes[l]
-		var in []float32
-		if l > 1 {
-			in = e.act[l-1][:m*rows]
-		} else {
-			in = e.pooled[nc-1][:m*rows]
-		}
-		dl := e.delta[l][:m*cols]
-		e.gemm.Do(true, false, rows, cols, m, 1, in, rows, dl, cols, 1, of32(e.kernels[nc+l-1], e.g32), cols)
-		addColumnSums32(of32(e.biases[nc+l-1], e.g32), dl)
-		prev := e.delta[l-1][:m*rows]
-		e.gemm.Do(false, true, m, rows, cols, 1, dl, cols, of32(e.kernels[nc+l-1], e.w32), cols, 0, prev, rows)
-		if l > 1 {
-			for i, a := range in {
-				if a <= 0 {
-					prev[i] = 0
-				}
-			}
-		}
-	}
+	e.head.backward(&e.gemm, e.w32, e.g32, e.pooled[nc-1], m)
 	for li := nc - 1; li >= 0; li-- {
 		g := e.geo[li]
 		rows := m * g.ho * g.wo
-		dp := e.delta[0]
+		dp := e.head.delta[0]
 		if li < nc-1 {
 			dp = e.din[li+1]
 		}
@@ -250,16 +191,6 @@ func colGroup(g convGeom) int {
 	return min(cnnChunk, max(1, colBudget/(g.ho*g.wo*g.patch())))
 }
 
-// addColumnSums32 adds the column sums of the matrix x (rows of len(sum)
-// values) to sum.
-func addColumnSums32(sum, x []float32) {
-	for r := 0; r < len(x); r += len(sum) {
-		for k, v := range x[r : r+len(sum)] {
-			sum[k] += v
-		}
-	}
-}
-
 // Accuracy returns the fraction of rows of d whose label is the class of
 // largest float32 logit (the first one on ties); NaN if d has no rows.
 func (e *cnnEval32) Accuracy(w []float64, d *core.Data) float64 {
@@ -268,27 +199,11 @@ func (e *cnnEval32) Accuracy(w []float64, d *core.Data) float64 {
 		return math.NaN()
 	}
 	e.load(w)
-	L := len(e.sizes) - 1
-	K := e.sizes[L]
 	correct := 0
 	for start := 0; start < d.N; start += cnnChunk {
 		m := min(cnnChunk, d.N-start)
 		e.forward(e.input(d, nil, start, m), m)
-		for r := range m {
-			z := e.act[L][r*K : (r+1)*K]
-			best := 0
-			for k, v := range z {
-				if v > z[best] {
-					best = k
-				}
-			}
-			if best == e.label(d.Y[start+r]) {
-				correct++
-			}
-		}
+		correct += e.head.correct(d, start, m)
 	}
 	return float64(correct) / float64(d.N)
 }
-
-// of32 is block b of the float32 vector w (core.Block.Of for float32).
-func of32(b core.Block, w []float32) []float32 { return w[b.Offset : b.Offset+b.Size()] }
