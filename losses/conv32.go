@@ -90,9 +90,9 @@ func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 	}
 }
 
-// permuteKernel32 copies a convolution kernel of cout rows between the
-// layout's (c, i, j) column order (src64 / dst64) and the float32 path's
-// (i, j, c) order (dst32 / src32): to float32 if toF32, else back to float64.
+// permuteKernel32 copies a convolution kernel of cout rows between k64, in
+// the layout's (c, i, j) column order, and k32, in the float32 path's
+// (i, j, c) order: from k64 to k32 if toF32, else from k32 to k64.
 func permuteKernel32(g convGeom, k64 []float64, k32 []float32, toF32 bool) {
 	kk := g.k * g.k
 	for o := range g.cout {

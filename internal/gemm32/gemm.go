@@ -1,9 +1,10 @@
 // Package gemm32 is a float32 matrix product for the neural losses:
 // C = alpha·op(A)·op(B) + beta·C on row-major slices. It packs blocks of
-// op(A) and op(B) into panels (BLIS-style) and runs a 6×16 micro-kernel,
+// op(B), and of op(A) unless A can be read in place (alpha = 1, not
+// transposed), into panels (BLIS-style) and runs a 6×16 micro-kernel,
 // written in Go assembly with AVX2/FMA on amd64 CPUs that have them and in
-// plain Go elsewhere. A Gemm value owns its packing buffers, so after the
-// first call with the largest shapes it does not allocate.
+// plain Go elsewhere. A Gemm value owns its packing buffers, so it does not
+// allocate after its first call.
 package gemm32
 
 import (
