@@ -1,6 +1,10 @@
 package losses
 
-import "math"
+import (
+	"math"
+
+	"github.com/fedlab/fedlab/internal/argmax32"
+)
 
 // Float32 convolution helpers of cnnEval32. Inside the float32 path an image
 // is stored pixel by pixel, row-major, each pixel's channels together
@@ -152,20 +156,13 @@ func maxPool32(g convGeom, out, b []float32, m int, pooled []float32, arg []int3
 // convolution output) into the running maxima best and their indices arg;
 // the first pixel initializes them.
 func poolPixel(v []float32, a int, best []float32, arg []int32, first bool) {
-	best, arg = best[:len(v)], arg[:len(v)]
-	if first {
-		copy(best, v)
-		for c := range arg {
-			arg[c] = int32(a + c)
-		}
+	if !first {
+		argmax32.Fold(v, int32(a), best, arg)
 		return
 	}
-	for c, x := range v { // written as selects, which compile without branches
-		b, k := best[c], arg[c]
-		if x > b {
-			k = int32(a + c)
-		}
-		best[c], arg[c] = max(b, x), k
+	copy(best, v)
+	for c := range v {
+		arg[c] = int32(a + c)
 	}
 }
 
