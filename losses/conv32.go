@@ -177,16 +177,21 @@ func poolPixelStrided(v []float32, a int, best []float32, arg []int32, stride in
 
 // unpool32 overwrites dout with the gradient at the convolution output:
 // each pooled gradient dp[o] goes to its maximum a = arg[o] where the ReLU
-// was active (out[a] + b[channel] > 0).
-func unpool32(dp []float32, arg []int32, out, b, dout []float32) {
+// was active (out[a] + b[channel] > 0). It adds the bias gradient, the sum
+// of dout over each channel, to gb (summed here over the fewer pooled
+// entries).
+func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32) {
 	clear(dout)
 	cout := int32(len(b))
 	for o, v := range dp {
 		a := arg[o]
+		c := a % cout
 		var keep uint32 // all ones where the ReLU was active: a select, not a branch
-		if out[a]+b[a%cout] > 0 {
+		if out[a]+b[c] > 0 {
 			keep = math.MaxUint32
 		}
-		dout[a] += math.Float32frombits(math.Float32bits(v) & keep)
+		v = math.Float32frombits(math.Float32bits(v) & keep)
+		dout[a] += v
+		gb[c] += v
 	}
 }
