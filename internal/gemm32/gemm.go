@@ -28,8 +28,8 @@ const (
 type Gemm struct {
 	pa, pb     []float32        // packed blocks of op(A) and op(B)
 	tile       [mr * nr]float32 // a partial micro-tile at the right or bottom edge
-	kern       func(k int, a, b, c *float32, ldc int)
-	kernDirect func(k int, a *float32, lda int, b, c *float32, ldc int)
+	kern       func(k int, a, b, c *float32, ldc int, acc bool)
+	kernDirect func(k int, a *float32, lda int, b, c *float32, ldc int, acc bool)
 }
 
 // Do sets C = alpha·op(A)·op(B) + beta·C, where op(A) is m×k (A is m×k
@@ -44,9 +44,12 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 	if m == 0 || n == 0 {
 		return
 	}
-	scale(m, n, beta, c, ldc)
 	if k == 0 || alpha == 0 {
+		scale(m, n, beta, c, ldc)
 		return
+	}
+	if beta != 0 { // with beta = 0 the first depth block overwrites C
+		scale(m, n, beta, c, ldc)
 	}
 	if g.kern == nil {
 		g.kern, g.kernDirect = kernel, kernelDirect
@@ -71,39 +74,43 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 					q = mb - mb%mr
 				}
 				packA(transA, mb-q, kb, alpha, a, lda, ic+q, pc, g.pa[q*kb:])
-				g.block(direct, a, lda, ic, pc, mb, nb, kb, c[ic*ldc+jc:], ldc)
+				g.block(direct, beta != 0 || pc > 0, a, lda, ic, pc, mb, nb, kb, c[ic*ldc+jc:], ldc)
 			}
 		}
 	}
 }
 
-// block adds the product of rows ic..ic+mb−1 of op(A) (columns pc.., read
-// in place in full panels if direct, else packed in pa) and the packed
-// kb×nb block of op(B) to the mb×nb block of C starting at c[0].
-func (g *Gemm) block(direct bool, a []float32, lda, ic, pc, mb, nb, kb int, c []float32, ldc int) {
+// block adds (if acc, else stores) the product of rows ic..ic+mb−1 of
+// op(A) (columns pc.., read in place in full panels if direct, else packed
+// in pa) and the packed kb×nb block of op(B) to the mb×nb block of C
+// starting at c[0].
+func (g *Gemm) block(direct, acc bool, a []float32, lda, ic, pc, mb, nb, kb int, c []float32, ldc int) {
 	for jr := 0; jr < nb; jr += nr {
 		bp := &g.pb[jr*kb]
 		nt := min(nr, nb-jr)
 		for ir := 0; ir < mb; ir += mr {
 			mt := min(mr, mb-ir)
 			full := mt == mr && nt == nr && len(c) >= (ir+mr-1)*ldc+jr+nr
-			dst, ld := &g.tile[0], nr
+			dst, ld, tacc := &g.tile[0], nr, false // a partial tile is stored in tile, then added or copied
 			if full {
-				dst, ld = &c[ir*ldc+jr], ldc
-			} else {
-				clear(g.tile[:])
+				dst, ld, tacc = &c[ir*ldc+jr], ldc, acc
 			}
 			if direct && mt == mr {
-				g.kernDirect(kb, &a[(ic+ir)*lda+pc], lda, bp, dst, ld)
+				g.kernDirect(kb, &a[(ic+ir)*lda+pc], lda, bp, dst, ld, tacc)
 			} else {
-				g.kern(kb, &g.pa[ir*kb], bp, dst, ld)
+				g.kern(kb, &g.pa[ir*kb], bp, dst, ld, tacc)
 			}
 			if full {
 				continue
 			}
 			for i := range mt {
 				row := c[(ir+i)*ldc+jr:][:nt]
-				for j, v := range g.tile[i*nr : i*nr+nt] {
+				t := g.tile[i*nr : i*nr+nt]
+				if !acc {
+					copy(row, t)
+					continue
+				}
+				for j, v := range t {
 					row[j] += v
 				}
 			}
@@ -210,49 +217,54 @@ func checkShape(name string, trans bool, rows, cols int, x []float32, ld int) {
 	}
 }
 
-// kernelGo adds the product of an mr×k packed panel a and a k×nr packed
-// panel b to the mr×nr tile at c (row stride ldc); k ≥ 1.
-func kernelGo(k int, a, b, c *float32, ldc int) {
+// kernelGo adds (if acc, else stores) the product of an mr×k packed panel
+// a and a k×nr packed panel b to the mr×nr tile at c (row stride ldc);
+// k ≥ 1.
+func kernelGo(k int, a, b, c *float32, ldc int, acc bool) {
 	ap := unsafe.Slice(a, k*mr)
 	bp := unsafe.Slice(b, k*nr)
-	var acc [mr][nr]float32
+	var sum [mr][nr]float32
 	for p := range k {
 		brow := (*[nr]float32)(bp[p*nr:])
 		for i, av := range (*[mr]float32)(ap[p*mr:]) {
 			for j, bv := range brow {
-				acc[i][j] += av * bv
+				sum[i][j] += av * bv
 			}
 		}
 	}
-	ct := unsafe.Slice(c, (mr-1)*ldc+nr)
-	for i := range mr {
-		row := ct[i*ldc:][:nr]
-		for j := range row {
-			row[j] += acc[i][j]
-		}
-	}
+	storeTile(&sum, c, ldc, acc)
 }
 
 // kernelDirectGo is kernelGo with the a panel read in place: six rows of a
 // row-major matrix with row stride lda, k values each.
-func kernelDirectGo(k int, a *float32, lda int, b, c *float32, ldc int) {
+func kernelDirectGo(k int, a *float32, lda int, b, c *float32, ldc int, acc bool) {
 	ap := unsafe.Slice(a, (mr-1)*lda+k)
 	bp := unsafe.Slice(b, k*nr)
-	var acc [mr][nr]float32
+	var sum [mr][nr]float32
 	for p := range k {
 		brow := (*[nr]float32)(bp[p*nr:])
 		for i := range mr {
 			av := ap[i*lda+p]
 			for j, bv := range brow {
-				acc[i][j] += av * bv
+				sum[i][j] += av * bv
 			}
 		}
 	}
+	storeTile(&sum, c, ldc, acc)
+}
+
+// storeTile adds (if acc, else stores) the tile sum to the mr×nr tile at c
+// (row stride ldc).
+func storeTile(sum *[mr][nr]float32, c *float32, ldc int, acc bool) {
 	ct := unsafe.Slice(c, (mr-1)*ldc+nr)
 	for i := range mr {
 		row := ct[i*ldc:][:nr]
+		if !acc {
+			copy(row, sum[i][:])
+			continue
+		}
 		for j := range row {
-			row[j] += acc[i][j]
+			row[j] += sum[i][j]
 		}
 	}
 }

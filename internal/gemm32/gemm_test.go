@@ -77,8 +77,8 @@ func operands(rng *rand.Rand, s shape) (a []float32, lda int, b []float32, ldb i
 func TestGemmMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	type kernels struct {
-		packed func(int, *float32, *float32, *float32, int)
-		direct func(int, *float32, int, *float32, *float32, int)
+		packed func(int, *float32, *float32, *float32, int, bool)
+		direct func(int, *float32, int, *float32, *float32, int, bool)
 	}
 	for name, kern := range map[string]kernels{"go": {kernelGo, kernelDirectGo}, "default": {kernel, kernelDirect}} {
 		for _, s := range shapes() {
@@ -107,9 +107,9 @@ func TestGemmMatchesNaive(t *testing.T) {
 }
 
 // TestKernelsAgree checks that the assembly and Go micro-kernels, packed
-// and direct, give the same products up to float32 round-off (they sum in
-// the same order but the assembly fuses multiply and add) and write only
-// the tile.
+// and direct, adding or storing, give the same products up to float32
+// round-off (they sum in the same order but the assembly fuses multiply and
+// add) and write only the tile.
 func TestKernelsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, k := range []int{1, 2, 7, 256} {
@@ -122,22 +122,24 @@ func TestKernelsAgree(t *testing.T) {
 			}
 		}
 		c0 := randSlice(rng, 2*mr*nr)
-		c1 := append([]float32(nil), c0...)
-		kernelGo(k, &a[0], &b[0], &c1[0], 2*nr)
 		eps := float64(math.Nextafter32(1, 2) - 1)
-		for name, run := range map[string]func(c []float32){
-			"default":   func(c []float32) { kernel(k, &a[0], &b[0], &c[0], 2*nr) },
-			"direct Go": func(c []float32) { kernelDirectGo(k, &ad[0], k+3, &b[0], &c[0], 2*nr) },
-			"direct":    func(c []float32) { kernelDirect(k, &ad[0], k+3, &b[0], &c[0], 2*nr) },
-		} {
-			c2 := append([]float32(nil), c0...)
-			run(c2)
-			for i := range c1 {
-				if d := math.Abs(float64(c1[i] - c2[i])); d > 2*eps*float64(k)*max(1, math.Abs(float64(c1[i]))) {
-					t.Fatalf("k=%d entry %d: Go %g, %s %g", k, i, c1[i], name, c2[i])
-				}
-				if i%(2*nr) >= nr && c2[i] != c0[i] {
-					t.Fatalf("k=%d: %s changed entry %d outside the tile", k, name, i)
+		for _, acc := range []bool{true, false} {
+			c1 := append([]float32(nil), c0...)
+			kernelGo(k, &a[0], &b[0], &c1[0], 2*nr, acc)
+			for name, run := range map[string]func(c []float32){
+				"default":   func(c []float32) { kernel(k, &a[0], &b[0], &c[0], 2*nr, acc) },
+				"direct Go": func(c []float32) { kernelDirectGo(k, &ad[0], k+3, &b[0], &c[0], 2*nr, acc) },
+				"direct":    func(c []float32) { kernelDirect(k, &ad[0], k+3, &b[0], &c[0], 2*nr, acc) },
+			} {
+				c2 := append([]float32(nil), c0...)
+				run(c2)
+				for i := range c1 {
+					if d := math.Abs(float64(c1[i] - c2[i])); d > 2*eps*float64(k)*max(1, math.Abs(float64(c1[i]))) {
+						t.Fatalf("k=%d acc=%v entry %d: Go %g, %s %g", k, acc, i, c1[i], name, c2[i])
+					}
+					if i%(2*nr) >= nr && c2[i] != c0[i] {
+						t.Fatalf("k=%d acc=%v: %s changed entry %d outside the tile", k, acc, name, i)
+					}
 				}
 			}
 		}

@@ -1,9 +1,10 @@
 #include "textflag.h"
 
-// func kernelAVX2(k int, a, b, c *float32, ldc int)
+// func kernelAVX2(k int, a, b, c *float32, ldc int, acc bool)
 // Y4..Y15 accumulate the 6×16 tile (row i in Y(4+2i), Y(5+2i)); Y0, Y1
-// hold a row of the b panel, Y2/Y3 a broadcast entry of the a panel.
-TEXT ·kernelAVX2(SB), NOSPLIT, $0-40
+// hold a row of the b panel, Y2/Y3 a broadcast entry of the a panel. The
+// tile is then added to C (acc) or stored over it.
+TEXT ·kernelAVX2(SB), NOSPLIT, $0-41
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -47,6 +48,9 @@ loop:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ loop
+	MOVBQZX acc+40(FP), BX
+	TESTQ BX, BX
+	JZ store
 	VADDPS (DX), Y4, Y4
 	VMOVUPS Y4, (DX)
 	VADDPS 32(DX), Y5, Y5
@@ -79,10 +83,31 @@ loop:
 	VZEROUPPER
 	RET
 
-// func kernelDirectAVX2(k int, a *float32, lda int, b, c *float32, ldc int)
+store:
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y12, (DX)
+	VMOVUPS Y13, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y14, (DX)
+	VMOVUPS Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kernelDirectAVX2(k int, a *float32, lda int, b, c *float32, ldc int, acc bool)
 // As kernelAVX2, with the six rows of a read in place: rows 0–2 from SI,
 // rows 3–5 from R10 = SI + 3·lda, R9 = lda in bytes.
-TEXT ·kernelDirectAVX2(SB), NOSPLIT, $0-48
+TEXT ·kernelDirectAVX2(SB), NOSPLIT, $0-49
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R9
@@ -131,6 +156,9 @@ loopd:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ loopd
+	MOVBQZX acc+48(FP), BX
+	TESTQ BX, BX
+	JZ store
 	VADDPS (DX), Y4, Y4
 	VMOVUPS Y4, (DX)
 	VADDPS 32(DX), Y5, Y5
@@ -159,6 +187,27 @@ loopd:
 	VADDPS (DX), Y14, Y14
 	VMOVUPS Y14, (DX)
 	VADDPS 32(DX), Y15, Y15
+	VMOVUPS Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+store:
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y12, (DX)
+	VMOVUPS Y13, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y14, (DX)
 	VMOVUPS Y15, 32(DX)
 	VZEROUPPER
 	RET
