@@ -5,10 +5,11 @@ For LeNet-5, the FedDA paper's 4-layer CNN and the 784-200-200-10 MLP, in
 float64 and float32: samples per second of a forward + backward pass over a
 batch of 16 random 28x28 images (10 classes), the work of fedlab's
 BenchmarkCNNSamples / BenchmarkGradientSamples. fedlab's figures come from
-`go test -bench` (run from the repository root), PyTorch's from timing the
-same pass with torch.set_num_threads(1). Each figure is the median of
---repeat samples; both wall-clock and CPU-time (process) rates are printed,
-the latter being steadier on a shared machine. Without torch (Debian:
+its `go test -bench` benchmarks (the test binary, built from the repository
+root, run with -test.cpu 1), PyTorch's from timing the same pass with
+torch.set_num_threads(1). Samples of the two alternate; each figure is the
+median of --repeat samples; both wall-clock and CPU-time (process) rates are
+printed, the latter being steadier on a shared machine. Without torch (Debian:
 apt-get install python3-torch) the PyTorch columns are skipped.
 
 Usage: /usr/bin/python3 scripts/bench_torch.py [--seconds 2] [--repeat 3]
@@ -36,13 +37,12 @@ MODELS = ["lenet5", "cnn4", "mlp"]
 TITLES = {"lenet5": "LeNet-5", "cnn4": "4-layer CNN (32 filters)", "mlp": "MLP 784-200-200-10"}
 
 
-def fedlab_rates(seconds, repeat):
-    """Median wall and CPU samples/s of each fedlab benchmark."""
-    cmd = ["go", "test", "./losses", "-run", "xxx", "-bench",
+def fedlab_sample(test_binary, seconds, wall, cpu):
+    """Appends one sample of each fedlab benchmark's wall and CPU samples/s."""
+    cmd = [test_binary, "-test.run", "xxx", "-test.bench",
            "CNNSamples(Float32)?/(lenet5|fedda-cnn4-32)$|GradientSamples(Float32)?/mlp-200-200$",
-           "-cpu", "1", "-count", str(repeat), "-benchtime", f"{seconds}s"]
+           "-test.cpu", "1", "-test.benchtime", f"{seconds}s"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    wall, cpu = {}, {}
     for line in out.splitlines():
         name = line.split()[0] if line.startswith("Benchmark") else ""
         for key, bench in GO_BENCH.items():
@@ -52,12 +52,10 @@ def fedlab_rates(seconds, repeat):
                 wall.setdefault(key, []).append(float(m.group(1)))
                 if c:
                     cpu.setdefault(key, []).append(float(c.group(1)))
-    med = lambda d: {k: statistics.median(v) for k, v in d.items()}
-    return med(wall), med(cpu)
 
 
-def torch_rates(torch, seconds, repeat):
-    """Median wall and CPU samples/s of each PyTorch model and precision."""
+def torch_step(torch):
+    """The PyTorch models' steps: a (model, precision) → function map."""
     nn = torch.nn
 
     def lenet5():
@@ -80,30 +78,32 @@ def torch_rates(torch, seconds, repeat):
     build = {"lenet5": lenet5, "cnn4": cnn4, "mlp": mlp}
     torch.set_num_threads(1)
     torch.manual_seed(1)
-    wall, cpu = {}, {}
+    steps = {}
     for model in MODELS:
         for prec, dtype in (("float64", torch.float64), ("float32", torch.float32)):
             net = build[model]().to(dtype)
             x = (torch.randn(BATCH, 1, 28, 28, dtype=dtype).clamp(min=0) / 3)
             y = torch.randint(0, 10, (BATCH,))
-            loss_fn = nn.CrossEntropyLoss()
 
-            def step():
+            def step(net=net, x=x, y=y, loss_fn=nn.CrossEntropyLoss()):
                 net.zero_grad(set_to_none=False)
                 loss_fn(net(x), y).backward()
 
             for _ in range(5):
                 step()
-            ws, cs = [], []
-            for _ in range(repeat):
-                n, t0, c0 = 0, time.perf_counter(), time.process_time()
-                while time.perf_counter() - t0 < seconds:
-                    step()
-                    n += 1
-                ws.append(BATCH * n / (time.perf_counter() - t0))
-                cs.append(BATCH * n / max(1e-9, time.process_time() - c0))
-            wall[(model, prec)], cpu[(model, prec)] = statistics.median(ws), statistics.median(cs)
-    return wall, cpu
+            steps[(model, prec)] = step
+    return steps
+
+
+def torch_sample(steps, seconds, wall, cpu):
+    """Appends one sample of each PyTorch model's wall and CPU samples/s."""
+    for key, step in steps.items():
+        n, t0, c0 = 0, time.perf_counter(), time.process_time()
+        while time.perf_counter() - t0 < seconds:
+            step()
+            n += 1
+        wall.setdefault(key, []).append(BATCH * n / (time.perf_counter() - t0))
+        cpu.setdefault(key, []).append(BATCH * n / max(1e-9, time.process_time() - c0))
 
 
 def table(title, fl, th):
@@ -131,10 +131,17 @@ def main():
               "printing fedlab's figures only", file=sys.stderr)
     with open("/proc/loadavg") as f:
         print(f"load average before: {f.read().split()[0]} (on {subprocess.run(['nproc'], capture_output=True, text=True).stdout.strip()} cores)")
-    fw, fc = fedlab_rates(a.seconds, a.repeat)
-    tw, tc = torch_rates(torch, a.seconds, a.repeat) if torch else ({}, {})
+    binary = "/tmp/fedlab_bench_losses.test"
+    subprocess.run(["go", "test", "-c", "-o", binary, "./losses"], check=True)
+    steps = torch_step(torch) if torch else {}
+    fw, fc, tw, tc = {}, {}, {}, {}
+    for _ in range(a.repeat):  # alternate, so that both see the same load
+        fedlab_sample(binary, a.seconds, fw, fc)
+        if torch:
+            torch_sample(steps, a.seconds, tw, tc)
+    fw, fc, tw, tc = ({k: statistics.median(v) for k, v in d.items()} for d in (fw, fc, tw, tc))
     if torch:
-        print(f"PyTorch {torch.__version__}, torch.set_num_threads(1); fedlab: go test -bench -cpu 1")
+        print(f"PyTorch {torch.__version__}, torch.set_num_threads(1); fedlab: its go test benchmarks, -test.cpu 1")
     table("samples/s, wall clock (batch 16, one core, median of %d)" % a.repeat, fw, tw)
     table("samples per CPU second (process CPU time)", fc, tc)
     with open("/proc/loadavg") as f:
