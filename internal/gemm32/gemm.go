@@ -28,8 +28,8 @@ const (
 type Gemm struct {
 	pa, pb     []float32        // packed blocks of op(A) and op(B)
 	tile       [mr * nr]float32 // a partial micro-tile at the right or bottom edge
-	kern       func(k int, a, b, c *float32, ldc int, acc bool)
-	kernDirect func(k int, a *float32, lda int, b, c *float32, ldc int, acc bool)
+	kern       func(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool)
+	kernDirect func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
 }
 
 // Do sets C = alpha·op(A)·op(B) + beta·C, where op(A) is m×k (A is m×k
@@ -55,8 +55,9 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 		g.kern, g.kernDirect = kernel, kernelDirect
 	}
 	// With alpha = 1 and A not transposed, the micro-kernel reads full
-	// panels of six rows of A in place; only a last partial panel is packed.
-	direct := alpha == 1 && !transA
+	// panels of six rows of A in place, and with B not transposed full
+	// panels of sixteen columns of B; only a last partial panel is packed.
+	direct, directB := alpha == 1 && !transA, !transB
 	if len(g.pa) < mc*kc {
 		g.pa = make([]float32, mc*kc)
 		g.pb = make([]float32, kc*nc)
@@ -66,7 +67,11 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 		nb := min(nc, n-jc)
 		for pc := 0; pc < k; pc += kd {
 			kb := min(kd, k-pc)
-			packB(transB, kb, nb, b, ldb, pc, jc, g.pb)
+			q := 0 // columns before the first packed panel
+			if directB {
+				q = nb - nb%nr
+			}
+			packB(transB, kb, nb-q, b, ldb, pc, jc+q, g.pb[q*kb:])
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
 				q := 0 // rows before the first packed panel
@@ -74,7 +79,7 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 					q = mb - mb%mr
 				}
 				packA(transA, mb-q, kb, alpha, a, lda, ic+q, pc, g.pa[q*kb:])
-				g.block(direct, beta != 0 || pc > 0, a, lda, ic, pc, mb, nb, kb, c[ic*ldc+jc:], ldc)
+				g.block(direct, directB, beta != 0 || pc > 0, a, lda, b, ldb, ic, pc, jc, mb, nb, kb, c[ic*ldc+jc:], ldc)
 			}
 		}
 	}
@@ -82,12 +87,16 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 
 // block adds (if acc, else stores) the product of rows ic..ic+mb−1 of
 // op(A) (columns pc.., read in place in full panels if direct, else packed
-// in pa) and the packed kb×nb block of op(B) to the mb×nb block of C
+// in pa) and the kb×nb block of op(B) at row pc, column jc (read in place
+// in full panels if directB, else packed in pb) to the mb×nb block of C
 // starting at c[0].
-func (g *Gemm) block(direct, acc bool, a []float32, lda, ic, pc, mb, nb, kb int, c []float32, ldc int) {
+func (g *Gemm) block(direct, directB, acc bool, a []float32, lda int, b []float32, ldb, ic, pc, jc, mb, nb, kb int, c []float32, ldc int) {
 	for jr := 0; jr < nb; jr += nr {
-		bp := &g.pb[jr*kb]
 		nt := min(nr, nb-jr)
+		bp, bs := &g.pb[jr*kb], nr
+		if directB && nt == nr {
+			bp, bs = &b[pc*ldb+jc+jr], ldb
+		}
 		for ir := 0; ir < mb; ir += mr {
 			mt := min(mr, mb-ir)
 			full := mt == mr && nt == nr && len(c) >= (ir+mr-1)*ldc+jr+nr
@@ -96,9 +105,9 @@ func (g *Gemm) block(direct, acc bool, a []float32, lda, ic, pc, mb, nb, kb int,
 				dst, ld, tacc = &c[ir*ldc+jr], ldc, acc
 			}
 			if direct && mt == mr {
-				g.kernDirect(kb, &a[(ic+ir)*lda+pc], lda, bp, dst, ld, tacc)
+				g.kernDirect(kb, &a[(ic+ir)*lda+pc], lda, bp, bs, dst, ld, tacc)
 			} else {
-				g.kern(kb, &g.pa[ir*kb], bp, dst, ld, tacc)
+				g.kern(kb, &g.pa[ir*kb], bp, bs, dst, ld, tacc)
 			}
 			if full {
 				continue
@@ -218,14 +227,14 @@ func checkShape(name string, trans bool, rows, cols int, x []float32, ld int) {
 }
 
 // kernelGo adds (if acc, else stores) the product of an mr×k packed panel
-// a and a k×nr packed panel b to the mr×nr tile at c (row stride ldc);
-// k ≥ 1.
-func kernelGo(k int, a, b, c *float32, ldc int, acc bool) {
+// a and a k×nr panel b (row stride ldb: nr if packed) to the mr×nr tile at
+// c (row stride ldc); k ≥ 1.
+func kernelGo(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool) {
 	ap := unsafe.Slice(a, k*mr)
-	bp := unsafe.Slice(b, k*nr)
+	bp := unsafe.Slice(b, (k-1)*ldb+nr)
 	var sum [mr][nr]float32
 	for p := range k {
-		brow := (*[nr]float32)(bp[p*nr:])
+		brow := (*[nr]float32)(bp[p*ldb:])
 		for i, av := range (*[mr]float32)(ap[p*mr:]) {
 			for j, bv := range brow {
 				sum[i][j] += av * bv
@@ -237,12 +246,12 @@ func kernelGo(k int, a, b, c *float32, ldc int, acc bool) {
 
 // kernelDirectGo is kernelGo with the a panel read in place: six rows of a
 // row-major matrix with row stride lda, k values each.
-func kernelDirectGo(k int, a *float32, lda int, b, c *float32, ldc int, acc bool) {
+func kernelDirectGo(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool) {
 	ap := unsafe.Slice(a, (mr-1)*lda+k)
-	bp := unsafe.Slice(b, k*nr)
+	bp := unsafe.Slice(b, (k-1)*ldb+nr)
 	var sum [mr][nr]float32
 	for p := range k {
-		brow := (*[nr]float32)(bp[p*nr:])
+		brow := (*[nr]float32)(bp[p*ldb:])
 		for i := range mr {
 			av := ap[i*lda+p]
 			for j, bv := range brow {

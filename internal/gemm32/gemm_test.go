@@ -77,8 +77,8 @@ func operands(rng *rand.Rand, s shape) (a []float32, lda int, b []float32, ldb i
 func TestGemmMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	type kernels struct {
-		packed func(int, *float32, *float32, *float32, int, bool)
-		direct func(int, *float32, int, *float32, *float32, int, bool)
+		packed func(int, *float32, *float32, int, *float32, int, bool)
+		direct func(int, *float32, int, *float32, int, *float32, int, bool)
 	}
 	for name, kern := range map[string]kernels{"go": {kernelGo, kernelDirectGo}, "default": {kernel, kernelDirect}} {
 		for _, s := range shapes() {
@@ -121,15 +121,25 @@ func TestKernelsAgree(t *testing.T) {
 				ad[i*(k+3)+p] = a[p*mr+i]
 			}
 		}
+		// the same b panel in a matrix with row stride nr+5
+		bs := make([]float32, k*(nr+5))
+		for p := range k {
+			copy(bs[p*(nr+5):], b[p*nr:(p+1)*nr])
+		}
 		c0 := randSlice(rng, 2*mr*nr)
 		eps := float64(math.Nextafter32(1, 2) - 1)
 		for _, acc := range []bool{true, false} {
 			c1 := append([]float32(nil), c0...)
-			kernelGo(k, &a[0], &b[0], &c1[0], 2*nr, acc)
+			kernelGo(k, &a[0], &b[0], nr, &c1[0], 2*nr, acc)
 			for name, run := range map[string]func(c []float32){
-				"default":   func(c []float32) { kernel(k, &a[0], &b[0], &c[0], 2*nr, acc) },
-				"direct Go": func(c []float32) { kernelDirectGo(k, &ad[0], k+3, &b[0], &c[0], 2*nr, acc) },
-				"direct":    func(c []float32) { kernelDirect(k, &ad[0], k+3, &b[0], &c[0], 2*nr, acc) },
+				"default":       func(c []float32) { kernel(k, &a[0], &b[0], nr, &c[0], 2*nr, acc) },
+				"direct Go":     func(c []float32) { kernelDirectGo(k, &ad[0], k+3, &b[0], nr, &c[0], 2*nr, acc) },
+				"direct":        func(c []float32) { kernelDirect(k, &ad[0], k+3, &b[0], nr, &c[0], 2*nr, acc) },
+				"Go, strided b": func(c []float32) { kernelGo(k, &a[0], &bs[0], nr+5, &c[0], 2*nr, acc) },
+				"strided b":     func(c []float32) { kernel(k, &a[0], &bs[0], nr+5, &c[0], 2*nr, acc) },
+				"direct, strided b": func(c []float32) {
+					kernelDirect(k, &ad[0], k+3, &bs[0], nr+5, &c[0], 2*nr, acc)
+				},
 			} {
 				c2 := append([]float32(nil), c0...)
 				run(c2)

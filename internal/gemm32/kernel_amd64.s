@@ -1,15 +1,18 @@
 #include "textflag.h"
 
-// func kernelAVX2(k int, a, b, c *float32, ldc int, acc bool)
+// func kernelAVX2(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool)
 // Y4..Y15 accumulate the 6×16 tile (row i in Y(4+2i), Y(5+2i)); Y0, Y1
-// hold a row of the b panel, Y2/Y3 a broadcast entry of the a panel. The
-// tile is then added to C (acc) or stored over it.
-TEXT ·kernelAVX2(SB), NOSPLIT, $0-41
+// hold a row of the b panel (R11 = its row stride in bytes), Y2/Y3 a
+// broadcast entry of the a panel. The tile is then added to C (acc) or
+// stored over it.
+TEXT ·kernelAVX2(SB), NOSPLIT, $0-49
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ ldb+24(FP), R11
+	SHLQ $2, R11
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R8
 	SHLQ $2, R8
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
@@ -45,10 +48,10 @@ loop:
 	VFMADD231PS Y0, Y3, Y14
 	VFMADD231PS Y1, Y3, Y15
 	ADDQ $24, SI
-	ADDQ $64, DI
+	ADDQ R11, DI
 	DECQ CX
 	JNZ loop
-	MOVBQZX acc+40(FP), BX
+	MOVBQZX acc+48(FP), BX
 	TESTQ BX, BX
 	JZ store
 	VADDPS (DX), Y4, Y4
@@ -104,17 +107,19 @@ store:
 	VZEROUPPER
 	RET
 
-// func kernelDirectAVX2(k int, a *float32, lda int, b, c *float32, ldc int, acc bool)
+// func kernelDirectAVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
 // As kernelAVX2, with the six rows of a read in place: rows 0–2 from SI,
 // rows 3–5 from R10 = SI + 3·lda, R9 = lda in bytes.
-TEXT ·kernelDirectAVX2(SB), NOSPLIT, $0-49
+TEXT ·kernelDirectAVX2(SB), NOSPLIT, $0-57
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R9
 	SHLQ $2, R9
 	MOVQ b+24(FP), DI
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R8
+	MOVQ ldb+32(FP), R11
+	SHLQ $2, R11
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
 	SHLQ $2, R8
 	LEAQ (SI)(R9*2), R10
 	ADDQ R9, R10
@@ -153,10 +158,10 @@ loopd:
 	VFMADD231PS Y1, Y3, Y15
 	ADDQ $4, SI
 	ADDQ $4, R10
-	ADDQ $64, DI
+	ADDQ R11, DI
 	DECQ CX
 	JNZ loopd
-	MOVBQZX acc+48(FP), BX
+	MOVBQZX acc+56(FP), BX
 	TESTQ BX, BX
 	JZ store
 	VADDPS (DX), Y4, Y4
