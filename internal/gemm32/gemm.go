@@ -1,7 +1,8 @@
 // Package gemm32 is a float32 matrix product for the neural losses:
 // C = alpha·op(A)·op(B) + beta·C on row-major slices. It packs blocks of
-// op(B), and of op(A) unless A can be read in place (alpha = 1, not
-// transposed), into panels (BLIS-style) and runs a 6×16 micro-kernel,
+// op(A) and op(B) into panels (BLIS-style), except where the micro-kernel
+// can read them in place (A with alpha = 1 and B, when not transposed), and
+// runs a 6×16 micro-kernel,
 // written in Go assembly with AVX2/FMA on amd64 CPUs that have them and in
 // plain Go elsewhere. A Gemm value owns its packing buffers, so it does not
 // allocate after its first call.
