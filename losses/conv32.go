@@ -166,12 +166,17 @@ func poolPixel(v []float32, a int, best []float32, arg []int32, first bool) {
 	}
 }
 
-// poolPixelStrided is poolPixel with channel c's maximum at best[c·stride].
+// poolPixelStrided is poolPixel with channel c's maximum at best[c·stride]
+// (masks instead of branches, as in argmax32).
 func poolPixelStrided(v []float32, a int, best []float32, arg []int32, stride int, first bool) {
 	for c, x := range v {
-		if o := c * stride; first || x > best[o] {
-			best[o], arg[o] = x, int32(a+c)
+		o := c * stride
+		var m uint32 // all ones where x replaces the running maximum
+		if first || x > best[o] {
+			m = math.MaxUint32
 		}
+		best[o] = math.Float32frombits(math.Float32bits(best[o])&^m | math.Float32bits(x)&m)
+		arg[o] = int32(uint32(arg[o])&^m | uint32(a+c)&m)
 	}
 }
 

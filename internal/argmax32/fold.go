@@ -4,7 +4,10 @@
 // Go elsewhere.
 package argmax32
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Fold updates the running maxima best and their positions arg with the
 // values v found at positions a, a+1, …: where v[c] > best[c], best[c] =
@@ -23,12 +26,17 @@ func Fold(v []float32, a int32, best []float32, arg []int32) {
 	foldGo(v[n:], a+int32(n), best[n:], arg[n:])
 }
 
-// foldGo is Fold in plain Go.
+// foldGo is Fold in plain Go, with masks instead of branches (the random
+// comparisons of a max-pool would mispredict about half of them).
 func foldGo(v []float32, a int32, best []float32, arg []int32) {
 	best, arg = best[:len(v)], arg[:len(v)]
 	for c, x := range v {
+		var m uint32 // all ones where x > best[c]
 		if x > best[c] {
-			best[c], arg[c] = x, a+int32(c)
+			m = math.MaxUint32
 		}
+		b := math.Float32bits(best[c])&^m | math.Float32bits(x)&m
+		k := uint32(arg[c])&^m | uint32(a+int32(c))&m
+		best[c], arg[c] = math.Float32frombits(b), int32(k)
 	}
 }
