@@ -50,16 +50,22 @@ func im2col32(g convGeom, in []float32, m int, col []float32) {
 	}
 }
 
-// copy32 copies src[:len(dst)] to dst, by a loop for the few values of a
-// single-channel kernel row (cheaper than copy's call to memmove).
+// copy32 copies src[:len(dst)] to dst: the kernel rows of 3 and 5 values
+// of single-channel layers as fixed-size array moves, other short rows by
+// a loop, long ones by copy (cheaper than memmove calls for a few values).
 func copy32(dst, src []float32) {
-	if len(dst) > 16 {
+	switch n := len(dst); {
+	case n == 3:
+		*(*[3]float32)(dst) = *(*[3]float32)(src)
+	case n == 5:
+		*(*[5]float32)(dst) = *(*[5]float32)(src)
+	case n > 16:
 		copy(dst, src)
-		return
-	}
-	src = src[:len(dst)]
-	for i, v := range src {
-		dst[i] = v
+	default:
+		src = src[:n]
+		for i, v := range src {
+			dst[i] = v
+		}
 	}
 }
 
