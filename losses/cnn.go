@@ -20,13 +20,14 @@ type cnnParams struct {
 	Padding    []float64 `param:"padding" min:"0" doc:"zero padding of each convolutional layer; one value applies to every layer"`
 	Pool       int       `param:"pool" min:"1" doc:"side and stride of the max-pool after each convolution (1 = no pooling); a partial last window is dropped"`
 	Dense      []float64 `param:"dense" min:"1" doc:"widths of the hidden dense layers after the convolutions; {} = a linear output layer"`
+	Precision  string    `param:"precision" choices:"float64|float32" doc:"arithmetic of the forward and backward passes: float64, or float32 (AVX2/FMA GEMM; the model and gradient stay float64 outside the loss)"`
 }
 
 func init() {
 	registry.Define(registry.Loss, "cnn",
 		"convolutional classifier: [conv k×k (zero padding) → ReLU → max-pool] per entry of channels, then ReLU dense layers and a softmax "+
 			"cross-entropy output; defaults are LeNet-5 for 28×28 images; the FedDA paper's 4-layer CNN is channels = {32, 32, 32, 32}, kernel = 3, padding = {1}, dense = {}",
-		cnnParams{InChannels: 1, Channels: []float64{6, 16}, Kernel: 5, Padding: []float64{2, 0}, Pool: 2, Dense: []float64{120, 84}},
+		cnnParams{InChannels: 1, Channels: []float64{6, 16}, Kernel: 5, Padding: []float64{2, 0}, Pool: 2, Dense: []float64{120, 84}, Precision: "float64"},
 		func(a cnnParams) (core.Loss, error) {
 			ints := func(key string, xs []float64) ([]int, error) {
 				out := make([]int, len(xs))
@@ -51,6 +52,7 @@ func init() {
 			}
 			c.InChannels, c.Height, c.Width = a.InChannels, a.Height, a.Width
 			c.Kernel, c.Pool = a.Kernel, a.Pool
+			c.Float32 = a.Precision == "float32"
 			if len(c.Channels) == 0 {
 				return nil, fmt.Errorf("parameter \"channels\": at least one convolutional layer is needed (use the loss \"mlp\" for none)")
 			}
@@ -82,6 +84,11 @@ func init() {
 // chunks of cnnChunk samples. After the first call an evaluator does not
 // allocate.
 //
+// With Float32 the evaluator computes in float32 instead (cnnEval32): the
+// model is rounded to float32 on entry to Eval and the gradient converted
+// back to float64 on exit, so everything outside the loss (the clients'
+// updates, the server's aggregation, the regularizers) stays float64.
+//
 // Start runs with init = "normal" and a small init_scale: the zero model is
 // a saddle point.
 type CNN struct {
@@ -91,6 +98,7 @@ type CNN struct {
 	Padding                   []int // one value, or one per convolutional layer
 	Pool                      int
 	Dense                     []int // hidden dense widths
+	Float32                   bool  // compute the passes in float32
 }
 
 // cnnChunk is the number of samples whose activations an evaluator keeps.
@@ -198,7 +206,7 @@ func (m CNN) denseSizes(gs []convGeom, classes int) []int {
 // does not record, so they are computed and checked against the layout at
 // the first evaluation; a layout or data of another shape panics.
 func (m CNN) NewEvaluator(l core.Layout) core.Evaluator {
-	e := &cnnEval{net: m, dim: l.Dim()}
+	e := cnnShape{net: m, dim: l.Dim()}
 	for i := 1; ; i++ {
 		k, ok := l.Block(fmt.Sprintf("kernel%d", i))
 		if !ok {
@@ -214,7 +222,20 @@ func (m CNN) NewEvaluator(l core.Layout) core.Evaluator {
 	if len(e.kernels) != len(m.Channels)+len(m.Dense)+1 {
 		panic(fmt.Sprintf("losses: cnn: layout %q does not have %d layers", l.String(), len(m.Channels)+len(m.Dense)+1))
 	}
-	return e
+	if m.Float32 {
+		return &cnnEval32{cnnShape: e}
+	}
+	return &cnnEval{cnnShape: e}
+}
+
+// cnnShape is what both CNN evaluators know of the network: its layout
+// blocks and, from the first evaluation on, its layer shapes.
+type cnnShape struct {
+	net             CNN
+	geo             []convGeom
+	sizes           []int // dense widths: flattened, hidden, classes
+	kernels, biases []core.Block
+	dim             int
 }
 
 // cnnEval evaluates a CNN. For the samples of one chunk it keeps each
@@ -222,11 +243,7 @@ func (m CNN) NewEvaluator(l core.Layout) core.Evaluator {
 // position of each pooled maximum (arg); act and delta are the dense layers'
 // buffers as in mlpEval (index 0 is the flattened last pooled map).
 type cnnEval struct {
-	net             CNN
-	geo             []convGeom
-	sizes           []int // dense widths: flattened, hidden, classes
-	kernels, biases []core.Block
-	dim             int
+	cnnShape
 
 	x           []float64   // gathered input rows of a chunk
 	out, pooled [][]float64 // per convolutional layer, cnnChunk samples each
@@ -237,10 +254,10 @@ type cnnEval struct {
 	act, delta  [][]float64 // dense layers 1..L; delta[0] is the gradient at the flattened map
 }
 
-// setup computes the geometry for images of the given number of features,
-// checks it against the layout and sizes the buffers, on first use.
-func (e *cnnEval) setup(features int) {
-	if e.out != nil {
+// shape computes the geometry for images of the given number of features
+// and checks it against the layout, on first use.
+func (e *cnnShape) shape(features int) {
+	if e.geo != nil {
 		return
 	}
 	gs, err := e.net.geometry(features)
@@ -258,6 +275,33 @@ func (e *cnnEval) setup(features int) {
 		if k := e.kernels[len(gs)+j-1]; k.Rows != e.sizes[j-1] || k.Cols != e.sizes[j] || e.biases[len(gs)+j-1].Cols != e.sizes[j] {
 			panic(fmt.Sprintf("losses: cnn: kernel%d is %d×%d, the network needs %d×%d", len(gs)+j, k.Rows, k.Cols, e.sizes[j-1], e.sizes[j]))
 		}
+	}
+}
+
+// check sets the shapes up and panics when the arguments do not fit the
+// layout (programming errors).
+func (e *cnnShape) check(w []float64, d *core.Data, grad []float64) {
+	e.shape(d.Features)
+	if len(w) < e.dim {
+		panic(fmt.Sprintf("losses: cnn: parameter vector has %d entries, the layout needs %d", len(w), e.dim))
+	}
+	if grad != nil && len(grad) < e.dim {
+		panic(fmt.Sprintf("losses: cnn: gradient vector has %d entries, the layout needs %d", len(grad), e.dim))
+	}
+	if d.Features != e.geo[0].inSize() {
+		panic(fmt.Sprintf("losses: cnn: data has %d features, the model expects %d", d.Features, e.geo[0].inSize()))
+	}
+}
+
+// label converts a stored label to a class index.
+func (e *cnnShape) label(y float64) int { return classIndex("cnn", y, e.sizes[len(e.sizes)-1]) }
+
+// check checks the arguments (cnnShape.check) and sizes the buffers on
+// first use.
+func (e *cnnEval) check(w []float64, d *core.Data, grad []float64) {
+	e.cnnShape.check(w, d, grad)
+	if e.out != nil {
+		return
 	}
 	n := len(e.geo)
 	e.x = make([]float64, cnnChunk*e.geo[0].inSize())
@@ -279,21 +323,6 @@ func (e *cnnEval) setup(features int) {
 	for l := 1; l <= L; l++ {
 		e.act[l] = make([]float64, cnnChunk*e.sizes[l])
 		e.delta[l] = make([]float64, cnnChunk*e.sizes[l])
-	}
-}
-
-// check sets the evaluator up and panics when the arguments do not fit the
-// layout (programming errors).
-func (e *cnnEval) check(w []float64, d *core.Data, grad []float64) {
-	e.setup(d.Features)
-	if len(w) < e.dim {
-		panic(fmt.Sprintf("losses: cnn: parameter vector has %d entries, the layout needs %d", len(w), e.dim))
-	}
-	if grad != nil && len(grad) < e.dim {
-		panic(fmt.Sprintf("losses: cnn: gradient vector has %d entries, the layout needs %d", len(grad), e.dim))
-	}
-	if d.Features != e.geo[0].inSize() {
-		panic(fmt.Sprintf("losses: cnn: data has %d features, the model expects %d", d.Features, e.geo[0].inSize()))
 	}
 }
 
@@ -435,9 +464,6 @@ func (e *cnnEval) forward(w, x []float64, n int) {
 		in = out
 	}
 }
-
-// label converts a stored label to a class index.
-func (e *cnnEval) label(y float64) int { return classIndex("cnn", y, e.sizes[len(e.sizes)-1]) }
 
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
 // and, if grad is not nil, overwrites grad with the gradient. With no rows

@@ -13,7 +13,8 @@ import (
 
 // mlpParams are the MLP's parameters.
 type mlpParams struct {
-	Hidden []float64 `param:"hidden" min:"1" doc:"widths of the hidden layers (positive integers); {} is multinomial logistic regression"`
+	Hidden    []float64 `param:"hidden" min:"1" doc:"widths of the hidden layers (positive integers); {} is multinomial logistic regression"`
+	Precision string    `param:"precision" choices:"float64|float32" doc:"arithmetic of the forward and backward passes: float64, or float32 (AVX2/FMA GEMM; the model and gradient stay float64 outside the loss)"`
 }
 
 // MaxHiddenLayers bounds the depth of an MLP: far deeper than any network
@@ -24,7 +25,7 @@ const MaxHiddenLayers = 1000
 func init() {
 	registry.Define(registry.Loss, "mlp",
 		"multilayer perceptron classifier: ReLU hidden layers, softmax cross-entropy output; per-layer kernel (regularized) and bias blocks",
-		mlpParams{Hidden: []float64{200, 200}}, func(p mlpParams) (core.Loss, error) {
+		mlpParams{Hidden: []float64{200, 200}, Precision: "float64"}, func(p mlpParams) (core.Loss, error) {
 			if len(p.Hidden) > MaxHiddenLayers {
 				return nil, fmt.Errorf("parameter \"hidden\": %d hidden layers, at most %d (each layer's evaluator state is built before the first round, which --timeout cannot interrupt)", len(p.Hidden), MaxHiddenLayers)
 			}
@@ -35,7 +36,7 @@ func init() {
 				}
 				hidden = append(hidden, int(h))
 			}
-			return MLP{Hidden: hidden}, nil
+			return MLP{Hidden: hidden, Float32: p.Precision == "float32"}, nil
 		})
 }
 
@@ -58,11 +59,15 @@ func init() {
 // tiles small enough to run serially (mlpGemm). After the first call an
 // evaluator does not allocate.
 //
+// With Float32 the evaluator computes in float32 instead (mlpEval32); the
+// model and gradient stay float64 outside the loss, as for CNN.
+//
 // The engine's default zero initial model is a saddle point of an MLP (every
 // hidden unit is dead); start runs with init = "normal" and a small
 // init_scale (e.g. 0.05).
 type MLP struct {
-	Hidden []int // hidden layer widths
+	Hidden  []int // hidden layer widths
+	Float32 bool  // compute the passes in float32
 }
 
 // mlpChunk is the number of rows an evaluator propagates at once; it bounds
@@ -128,6 +133,9 @@ func (m MLP) NewEvaluator(l core.Layout) core.Evaluator {
 	}
 	if len(e.kernels) == 0 || len(e.kernels) != len(m.Hidden)+1 {
 		panic(fmt.Sprintf("losses: mlp: layout %q does not have %d layers", l.String(), len(m.Hidden)+1))
+	}
+	if m.Float32 {
+		return &mlpEval32{mlp: e}
 	}
 	return e
 }

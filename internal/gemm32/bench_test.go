@@ -1,0 +1,72 @@
+package gemm32
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// benchShapes are the products of the CNN's float32 path at batch 16: the
+// FedDA paper's 4-layer CNN's second convolution (im2col forward M =
+// 16·14·14, K = 9·32, N = 32; the kernel gradient, K = 16·14·14; the input
+// gradient) and LeNet-5's second convolution.
+var benchShapes = []shape{
+	{m: 3136, n: 32, k: 288, transB: true}, // cnn4 conv2 forward: col·Wᵀ
+	{m: 32, n: 288, k: 3136, transA: true}, // cnn4 conv2 kernel gradient: δᵀ·col
+	{m: 3136, n: 288, k: 32},               // cnn4 conv2 input gradient: δ·W
+	{m: 12544, n: 32, k: 9, transB: true},  // cnn4 conv1 forward
+	{m: 1600, n: 16, k: 150, transB: true}, // LeNet-5 conv2 forward
+	{m: 256, n: 256, k: 256},               // square reference
+}
+
+func shapeName(s shape) string {
+	return fmt.Sprintf("M=%d,N=%d,K=%d,tA=%v,tB=%v", s.m, s.n, s.k, s.transA, s.transB)
+}
+
+// BenchmarkGemm reports GFLOP/s (2·M·N·K per product) of Do.
+func BenchmarkGemm(b *testing.B) {
+	for _, s := range benchShapes {
+		b.Run(shapeName(s), func(b *testing.B) {
+			a, lda, bm, ldb, c, ldc := operands(rand.New(rand.NewPCG(1, 1)), s)
+			var g Gemm
+			b.ReportAllocs()
+			for b.Loop() {
+				g.Do(s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
+			}
+			b.ReportMetric(2*float64(s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkBlas32 is BenchmarkGemm with gonum's float32 BLAS (blas32.Gemm,
+// pure Go), for comparison.
+func BenchmarkBlas32(b *testing.B) {
+	tr := func(t bool) blas.Transpose {
+		if t {
+			return blas.Trans
+		}
+		return blas.NoTrans
+	}
+	for _, s := range benchShapes {
+		b.Run(shapeName(s), func(b *testing.B) {
+			a, lda, bm, ldb, c, ldc := operands(rand.New(rand.NewPCG(1, 1)), s)
+			ar, ac, br, bc := s.m, s.k, s.k, s.n
+			if s.transA {
+				ar, ac = ac, ar
+			}
+			if s.transB {
+				br, bc = bc, br
+			}
+			A := blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a}
+			B := blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: bm}
+			C := blas32.General{Rows: s.m, Cols: s.n, Stride: ldc, Data: c}
+			for b.Loop() {
+				blas32.Gemm(tr(s.transA), tr(s.transB), 1, A, B, 0, C)
+			}
+			b.ReportMetric(2*float64(s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

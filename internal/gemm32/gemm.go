@@ -1,0 +1,280 @@
+// Package gemm32 is a float32 matrix product for the neural losses:
+// C = alpha·op(A)·op(B) + beta·C on row-major slices. It packs blocks of
+// op(A) and op(B) into panels (BLIS-style), except where the micro-kernel
+// can read them in place (A with alpha = 1 and B, when not transposed), and
+// runs a 6×16 micro-kernel,
+// written in Go assembly with AVX2/FMA on amd64 CPUs that have them and in
+// plain Go elsewhere. A Gemm value owns its packing buffers, so it does not
+// allocate after its first call.
+package gemm32
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Micro-kernel tile and cache-block sizes. A packed kc×nc block of op(B)
+// (at most 384·512·4 B = 768 KiB) stays in L2, a packed mc×kc block of
+// op(A) (at most 96·384·4 B = 144 KiB) in L2.
+const (
+	mr = 6   // rows of a micro-tile
+	nr = 16  // columns of a micro-tile (two 8-float AVX registers)
+	kc = 384 // largest depth of a packed block; k is split into equal blocks
+	mc = 96  // rows of a packed block of op(A), a multiple of mr
+	nc = 512 // columns of a packed block of op(B), a multiple of nr
+)
+
+// Gemm computes float32 matrix products with reusable packing buffers. The
+// zero value is ready to use; a Gemm is not safe for concurrent use.
+type Gemm struct {
+	pa, pb     []float32        // packed blocks of op(A) and op(B)
+	tile       [mr * nr]float32 // a partial micro-tile at the right or bottom edge
+	kern       func(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool)
+	kernDirect func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
+}
+
+// Do sets C = alpha·op(A)·op(B) + beta·C, where op(A) is m×k (A is m×k
+// with row stride lda, or k×m if transA) and op(B) is k×n (B is k×n with
+// row stride ldb, or n×k if transB); C is m×n with row stride ldc. With
+// beta = 0, C is overwritten (NaNs in it do not propagate). Shapes that do
+// not fit the slices panic.
+func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkShape("A", transA, m, k, a, lda)
+	checkShape("B", transB, k, n, b, ldb)
+	checkShape("C", false, m, n, c, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || alpha == 0 {
+		scale(m, n, beta, c, ldc)
+		return
+	}
+	if beta != 0 { // with beta = 0 the first depth block overwrites C
+		scale(m, n, beta, c, ldc)
+	}
+	if g.kern == nil {
+		g.kern, g.kernDirect = kernel, kernelDirect
+	}
+	// With alpha = 1 and A not transposed, the micro-kernel reads full
+	// panels of six rows of A in place, and with B not transposed full
+	// panels of sixteen columns of B; only a last partial panel is packed.
+	direct, directB := alpha == 1 && !transA, !transB
+	if len(g.pa) < mc*kc {
+		g.pa = make([]float32, mc*kc)
+		g.pb = make([]float32, kc*nc)
+	}
+	kd := (k + (k+kc-1)/kc - 1) / ((k + kc - 1) / kc) // depth of equal blocks: k = 400 is 200 + 200, not 384 + 16
+	for jc := 0; jc < n; jc += nc {
+		nb := min(nc, n-jc)
+		for pc := 0; pc < k; pc += kd {
+			kb := min(kd, k-pc)
+			q := 0 // columns before the first packed panel
+			if directB {
+				q = nb - nb%nr
+			}
+			packB(transB, kb, nb-q, b, ldb, pc, jc+q, g.pb[q*kb:])
+			for ic := 0; ic < m; ic += mc {
+				mb := min(mc, m-ic)
+				q := 0 // rows before the first packed panel
+				if direct {
+					q = mb - mb%mr
+				}
+				packA(transA, mb-q, kb, alpha, a, lda, ic+q, pc, g.pa[q*kb:])
+				g.block(direct, directB, beta != 0 || pc > 0, a, lda, b, ldb, ic, pc, jc, mb, nb, kb, c[ic*ldc+jc:], ldc)
+			}
+		}
+	}
+}
+
+// block adds (if acc, else stores) the product of rows ic..ic+mb−1 of
+// op(A) (columns pc.., read in place in full panels if direct, else packed
+// in pa) and the kb×nb block of op(B) at row pc, column jc (read in place
+// in full panels if directB, else packed in pb) to the mb×nb block of C
+// starting at c[0].
+func (g *Gemm) block(direct, directB, acc bool, a []float32, lda int, b []float32, ldb, ic, pc, jc, mb, nb, kb int, c []float32, ldc int) {
+	for jr := 0; jr < nb; jr += nr {
+		nt := min(nr, nb-jr)
+		bp, bs := &g.pb[jr*kb], nr
+		if directB && nt == nr {
+			bp, bs = &b[pc*ldb+jc+jr], ldb
+		}
+		for ir := 0; ir < mb; ir += mr {
+			mt := min(mr, mb-ir)
+			full := mt == mr && nt == nr && len(c) >= (ir+mr-1)*ldc+jr+nr
+			dst, ld, tacc := &g.tile[0], nr, false // a partial tile is stored in tile, then added or copied
+			if full {
+				dst, ld, tacc = &c[ir*ldc+jr], ldc, acc
+			}
+			if direct && mt == mr {
+				g.kernDirect(kb, &a[(ic+ir)*lda+pc], lda, bp, bs, dst, ld, tacc)
+			} else {
+				g.kern(kb, &g.pa[ir*kb], bp, bs, dst, ld, tacc)
+			}
+			if full {
+				continue
+			}
+			for i := range mt {
+				row := c[(ir+i)*ldc+jr:][:nt]
+				t := g.tile[i*nr : i*nr+nt]
+				if !acc {
+					copy(row, t)
+					continue
+				}
+				for j, v := range t {
+					row[j] += v
+				}
+			}
+		}
+	}
+}
+
+// packA copies alpha·op(A)[ic:ic+mb, pc:pc+kb] into panels of mr rows:
+// panel q holds, for each p, the mr values op(A)[ic+q·mr+i, pc+p], zero
+// past row mb.
+func packA(trans bool, mb, kb int, alpha float32, a []float32, lda, ic, pc int, dst []float32) {
+	for q := 0; q < mb; q += mr {
+		panel := dst[q*kb : q*kb+mr*kb]
+		rows := min(mr, mb-q)
+		r0 := ic + q
+		if trans { // op(A)'s column p is A's row pc+p: mr contiguous values
+			for p := range kb {
+				dp := panel[p*mr : (p+1)*mr]
+				for i, v := range a[(pc+p)*lda+r0:][:rows] {
+					dp[i] = alpha * v
+				}
+				clear(dp[rows:])
+			}
+			continue
+		}
+		if rows == mr { // the common full panel: six rows read together
+			a0, a1, a2 := a[r0*lda+pc:][:kb], a[(r0+1)*lda+pc:][:kb], a[(r0+2)*lda+pc:][:kb]
+			a3, a4, a5 := a[(r0+3)*lda+pc:][:kb], a[(r0+4)*lda+pc:][:kb], a[(r0+5)*lda+pc:][:kb]
+			for p := range kb {
+				dp := (*[mr]float32)(panel[p*mr:])
+				dp[0], dp[1], dp[2] = alpha*a0[p], alpha*a1[p], alpha*a2[p]
+				dp[3], dp[4], dp[5] = alpha*a3[p], alpha*a4[p], alpha*a5[p]
+			}
+			continue
+		}
+		for p := range kb {
+			dp := panel[p*mr : (p+1)*mr]
+			for i := range rows {
+				dp[i] = alpha * a[(r0+i)*lda+pc+p]
+			}
+			clear(dp[rows:])
+		}
+	}
+}
+
+// packB copies op(B)[pc:pc+kb, jc:jc+nb] into panels of nr columns: panel
+// q holds, for each p, the nr values op(B)[pc+p, jc+q·nr+j], zero past
+// column nb.
+func packB(trans bool, kb, nb int, b []float32, ldb, pc, jc int, dst []float32) {
+	for q := 0; q < nb; q += nr {
+		panel := dst[q*kb : q*kb+nr*kb]
+		cols := min(nr, nb-q)
+		if trans {
+			for j := range nr {
+				if j >= cols {
+					for p := range kb {
+						panel[p*nr+j] = 0
+					}
+					continue
+				}
+				src := b[(jc+q+j)*ldb+pc:][:kb]
+				for p, v := range src {
+					panel[p*nr+j] = v
+				}
+			}
+			continue
+		}
+		for p := range kb {
+			row := panel[p*nr : (p+1)*nr]
+			n := copy(row[:cols], b[(pc+p)*ldb+jc+q:][:cols])
+			clear(row[n:])
+		}
+	}
+}
+
+// scale sets C = beta·C (C = 0 if beta = 0).
+func scale(m, n int, beta float32, c []float32, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := range m {
+		row := c[i*ldc:][:n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// checkShape panics unless x holds a rows×cols matrix (cols×rows if trans)
+// with row stride ld.
+func checkShape(name string, trans bool, rows, cols int, x []float32, ld int) {
+	if trans {
+		rows, cols = cols, rows
+	}
+	if rows < 0 || cols < 0 || ld < max(1, cols) {
+		panic(fmt.Sprintf("gemm32: %s is %d×%d with row stride %d", name, rows, cols, ld))
+	}
+	if rows > 0 && cols > 0 && len(x) < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("gemm32: %s is %d×%d with row stride %d but has %d elements", name, rows, cols, ld, len(x)))
+	}
+}
+
+// kernelGo adds (if acc, else stores) the product of an mr×k packed panel
+// a and a k×nr panel b (row stride ldb: nr if packed) to the mr×nr tile at
+// c (row stride ldc); k ≥ 1.
+func kernelGo(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool) {
+	ap := unsafe.Slice(a, k*mr)
+	bp := unsafe.Slice(b, (k-1)*ldb+nr)
+	var sum [mr][nr]float32
+	for p := range k {
+		brow := (*[nr]float32)(bp[p*ldb:])
+		for i, av := range (*[mr]float32)(ap[p*mr:]) {
+			for j, bv := range brow {
+				sum[i][j] += av * bv
+			}
+		}
+	}
+	storeTile(&sum, c, ldc, acc)
+}
+
+// kernelDirectGo is kernelGo with the a panel read in place: six rows of a
+// row-major matrix with row stride lda, k values each.
+func kernelDirectGo(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool) {
+	ap := unsafe.Slice(a, (mr-1)*lda+k)
+	bp := unsafe.Slice(b, (k-1)*ldb+nr)
+	var sum [mr][nr]float32
+	for p := range k {
+		brow := (*[nr]float32)(bp[p*ldb:])
+		for i := range mr {
+			av := ap[i*lda+p]
+			for j, bv := range brow {
+				sum[i][j] += av * bv
+			}
+		}
+	}
+	storeTile(&sum, c, ldc, acc)
+}
+
+// storeTile adds (if acc, else stores) the tile sum to the mr×nr tile at c
+// (row stride ldc).
+func storeTile(sum *[mr][nr]float32, c *float32, ldc int, acc bool) {
+	ct := unsafe.Slice(c, (mr-1)*ldc+nr)
+	for i := range mr {
+		row := ct[i*ldc:][:nr]
+		if !acc {
+			copy(row, sum[i][:])
+			continue
+		}
+		for j := range row {
+			row[j] += sum[i][j]
+		}
+	}
+}

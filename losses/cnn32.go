@@ -1,0 +1,208 @@
+package losses
+
+import (
+	"math"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/gemm32"
+)
+
+// cnnEval32 evaluates a CNN (CNN.Float32) in float32 with gemm32. Precision
+// is converted at the loss boundary only: Eval rounds the model w and the
+// chunk's input rows to float32, accumulates the gradient in float32 and
+// writes it to grad as float64; the loss sum and each sample's softmax
+// cross-entropy (K values) are computed in float64 from the float32 logits.
+//
+// A chunk's samples go through each layer together: a convolution is an
+// im2col (rows = the output pixels of a group of samples, see colGroup) and
+// a GEMM with the kernel per group, its gradients two GEMMs and a col2im per
+// group; the dense layers are GEMMs over the chunk (dense32). All buffers
+// are sized on first use, so later calls do not allocate.
+type cnnEval32 struct {
+	cnnShape
+	gemm gemm32.Gemm
+
+	w32, g32  []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
+	x         []float32   // a chunk's input images, channels last
+	col, dcol []float32   // im2col matrix of a group of samples (colGroup) and its gradient
+	out       [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
+	dout      []float32   // gradient at a convolution's output
+	pooled    [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
+	arg       [][]int32   // index in out of each pooled maximum
+	din       [][]float32 // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
+	head      dense32     // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
+}
+
+// check checks the arguments (cnnShape.check) and sizes the buffers on
+// first use.
+func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
+	e.cnnShape.check(w, d, grad)
+	if e.out != nil {
+		return
+	}
+	n := len(e.geo)
+	e.w32, e.g32 = make([]float32, e.dim), make([]float32, e.dim)
+	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
+	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
+	maxCol, maxOut := 0, 0
+	for i, g := range e.geo {
+		e.out[i] = make([]float32, cnnChunk*g.outSize())
+		e.pooled[i] = make([]float32, cnnChunk*g.poolSize())
+		e.arg[i] = make([]int32, cnnChunk*g.poolSize())
+		if i > 0 {
+			e.din[i] = make([]float32, cnnChunk*g.inSize())
+		}
+		maxCol = max(maxCol, colGroup(g)*g.patch()*g.ho*g.wo)
+		maxOut = max(maxOut, cnnChunk*g.outSize())
+	}
+	e.col, e.dcol, e.dout = make([]float32, maxCol), make([]float32, maxCol), make([]float32, maxOut)
+	e.head = newDense32("cnn", e.sizes, e.kernels[n:], e.biases[n:], cnnChunk, true)
+}
+
+// load rounds the model to float32, permuting the convolution kernels to
+// the float32 path's column order.
+func (e *cnnEval32) load(w []float64) {
+	for i, v := range w[:e.dim] {
+		e.w32[i] = float32(v)
+	}
+	for li, g := range e.geo {
+		permuteKernel32(g, e.kernels[li].Of(w), of32(e.kernels[li], e.w32), true)
+	}
+}
+
+// store writes the float32 gradient to grad, permuting the convolution
+// kernels back to the layout's column order.
+func (e *cnnEval32) store(grad []float64) {
+	for i, v := range e.g32 {
+		grad[i] = float64(v)
+	}
+	for li, g := range e.geo {
+		permuteKernel32(g, e.kernels[li].Of(grad), of32(e.kernels[li], e.g32), false)
+	}
+}
+
+// input rounds the m input rows of a chunk starting at position start of
+// the batch (rows idx, or all rows if idx is nil) to float32, channels last.
+func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
+	g := e.geo[0]
+	F, plane := g.inSize(), g.h*g.w
+	for r := range m {
+		img := e.x[r*F : (r+1)*F]
+		for j, v := range d.Row(mlpRow(idx, start+r)) {
+			img[(j%plane)*g.cin+j/plane] = float32(v)
+		}
+	}
+	return e.x[:m*F]
+}
+
+// layerInput is the input of convolutional layer li for the chunk.
+func (e *cnnEval32) layerInput(x []float32, li int) []float32 {
+	if li == 0 {
+		return x
+	}
+	return e.pooled[li-1]
+}
+
+// forward propagates the m samples x and leaves the logits in head.act[L].
+func (e *cnnEval32) forward(x []float32, m int) {
+	for li, g := range e.geo {
+		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
+		for s0 := 0; s0 < m; s0 += colGroup(g) {
+			n := min(colGroup(g), m-s0)
+			col, out := e.col[:n*P*patch], e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
+			im2col32(g, in[s0*g.inSize():], n, col)
+			e.gemm.Do(false, true, n*P, g.cout, patch, 1, col, patch, of32(e.kernels[li], e.w32), patch, 0, out, g.cout)
+		}
+		maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
+	}
+	e.head.forward(&e.gemm, e.w32, e.pooled[len(e.geo)-1], m)
+}
+
+// Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
+// and, if grad is not nil, overwrites grad with the gradient. With no rows
+// it returns 0 and a zero gradient.
+func (e *cnnEval32) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
+	e.check(w, d, grad)
+	if grad != nil {
+		clear(grad[:e.dim])
+	}
+	n := rows(d, idx)
+	if n == 0 {
+		return 0
+	}
+	e.load(w)
+	clear(e.g32)
+	inv := 1 / float64(n)
+	sum := 0.0
+	for start := 0; start < n; start += cnnChunk {
+		m := min(cnnChunk, n-start)
+		x := e.input(d, idx, start, m)
+		e.forward(x, m)
+		sum += e.head.loss(d, idx, start, m, inv, grad != nil)
+		if grad != nil {
+			e.backward(x, m)
+		}
+	}
+	if grad != nil {
+		e.store(grad)
+	}
+	return sum * inv
+}
+
+// backward adds the chunk's gradient to g32, starting from the logits'
+// gradient in head.delta[L].
+func (e *cnnEval32) backward(x []float32, m int) {
+	nc := len(e.geo)
+	e.head.backward(&e.gemm, e.w32, e.g32, e.pooled[nc-1], m)
+	for li := nc - 1; li >= 0; li-- {
+		g := e.geo[li]
+		rows := m * g.ho * g.wo
+		dp := e.head.delta[0]
+		if li < nc-1 {
+			dp = e.din[li+1]
+		}
+		dp = dp[:m*g.poolSize()]
+		dout := e.dout[:rows*g.cout]
+		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout, of32(e.biases[li], e.g32))
+		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
+		for s0 := 0; s0 < m; s0 += colGroup(g) {
+			n := min(colGroup(g), m-s0)
+			col, dg := e.col[:n*P*patch], dout[s0*P*g.cout:(s0+n)*P*g.cout]
+			im2col32(g, in[s0*g.inSize():], n, col)
+			e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
+			if li == 0 {
+				continue
+			}
+			dcol := e.dcol[:n*P*patch]
+			e.gemm.Do(false, false, n*P, patch, g.cout, 1, dg, g.cout, of32(e.kernels[li], e.w32), patch, 0, dcol, patch)
+			col2im32(g, dcol, n, e.din[li][s0*g.inSize():])
+		}
+	}
+}
+
+// colBudget bounds the im2col matrix (floats) of a group of samples, so
+// that it stays in the L2 cache between im2col and the GEMMs reading it.
+const colBudget = 1 << 16
+
+// colGroup is the number of samples whose im2col matrix is built at once
+// for layer g: as many as fit colBudget, at least one.
+func colGroup(g convGeom) int {
+	return min(cnnChunk, max(1, colBudget/(g.ho*g.wo*g.patch())))
+}
+
+// Accuracy returns the fraction of rows of d whose label is the class of
+// largest float32 logit (the first one on ties); NaN if d has no rows.
+func (e *cnnEval32) Accuracy(w []float64, d *core.Data) float64 {
+	e.check(w, d, nil)
+	if d.N == 0 {
+		return math.NaN()
+	}
+	e.load(w)
+	correct := 0
+	for start := 0; start < d.N; start += cnnChunk {
+		m := min(cnnChunk, d.N-start)
+		e.forward(e.input(d, nil, start, m), m)
+		correct += e.head.correct(d, start, m)
+	}
+	return float64(correct) / float64(d.N)
+}

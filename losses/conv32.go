@@ -1,0 +1,208 @@
+package losses
+
+import (
+	"math"
+
+	"github.com/fedlab/fedlab/internal/argmax32"
+)
+
+// Float32 convolution helpers of cnnEval32. Inside the float32 path an image
+// is stored pixel by pixel, row-major, each pixel's channels together
+// ("channels last"), so that a kernel row's k pixels are k·cin contiguous
+// values; a convolution's output is one row per (sample, y, x) and one
+// column per output channel, the shape of the batched GEMM that computes it.
+// Kernels are permuted to match: column (i·k + j)·cin + c of row o holds the
+// weight of input channel c at kernel position (i, j) (permuteKernel32).
+
+// im2col32 writes the patches of the m images in (geometry g, channels
+// last) as the rows of col: row (s·ho + y)·wo + x holds in[s][y+i−p][x+j−p][c]
+// at column (i·k + j)·cin + c, zero outside the image.
+func im2col32(g convGeom, in []float32, m int, col []float32) {
+	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+	for s := range m {
+		img := in[s*g.inSize() : (s+1)*g.inSize()]
+		for y := range g.ho {
+			for x := range g.wo {
+				row := col[((s*g.ho+y)*g.wo+x)*patch:][:patch]
+				x0 := x - g.p
+				for i := range g.k {
+					dst := row[i*kc : (i+1)*kc]
+					iy := y + i - g.p
+					if iy < 0 || iy >= g.h {
+						clear(dst)
+						continue
+					}
+					src := img[iy*line : (iy+1)*line]
+					if x0 >= 0 && x0+g.k <= g.w {
+						copy32(dst, src[x0*g.cin:])
+						continue
+					}
+					for j := range g.k {
+						if ix := x0 + j; ix >= 0 && ix < g.w {
+							copy32(dst[j*g.cin:(j+1)*g.cin], src[ix*g.cin:])
+						} else {
+							clear(dst[j*g.cin : (j+1)*g.cin])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// copy32 copies src[:len(dst)] to dst: the kernel rows of 3 and 5 values
+// of single-channel layers as fixed-size array moves, other short rows by
+// a loop, long ones by copy (cheaper than memmove calls for a few values).
+func copy32(dst, src []float32) {
+	switch n := len(dst); {
+	case n == 3:
+		*(*[3]float32)(dst) = *(*[3]float32)(src)
+	case n == 5:
+		*(*[5]float32)(dst) = *(*[5]float32)(src)
+	case n > 16:
+		copy(dst, src)
+	default:
+		src = src[:n]
+		for i, v := range src {
+			dst[i] = v
+		}
+	}
+}
+
+// col2im32 adds the rows of dcol back to the image positions im2col32
+// copied them from (its adjoint), overwriting the m images din.
+func col2im32(g convGeom, dcol []float32, m int, din []float32) {
+	clear(din[:m*g.inSize()])
+	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+	for s := range m {
+		img := din[s*g.inSize() : (s+1)*g.inSize()]
+		for y := range g.ho {
+			for x := range g.wo {
+				row := dcol[((s*g.ho+y)*g.wo+x)*patch:][:patch]
+				x0 := x - g.p
+				for i := range g.k {
+					iy := y + i - g.p
+					if iy < 0 || iy >= g.h {
+						continue
+					}
+					j0, j1 := max(0, -x0), min(g.k, g.w-x0) // kernel columns inside the image
+					if j0 >= j1 {
+						continue
+					}
+					src := row[i*kc+j0*g.cin : i*kc+j1*g.cin]
+					dst := img[iy*line+(x0+j0)*g.cin:][:len(src)]
+					for t, v := range src {
+						dst[t] += v
+					}
+				}
+			}
+		}
+	}
+}
+
+// permuteKernel32 copies a convolution kernel of cout rows between k64, in
+// the layout's (c, i, j) column order, and k32, in the float32 path's
+// (i, j, c) order: from k64 to k32 if toF32, else from k32 to k64.
+func permuteKernel32(g convGeom, k64 []float64, k32 []float32, toF32 bool) {
+	kk := g.k * g.k
+	for o := range g.cout {
+		r64, r32 := k64[o*g.patch():(o+1)*g.patch()], k32[o*g.patch():(o+1)*g.patch()]
+		for c := range g.cin {
+			for ij := range kk {
+				if toF32 {
+					r32[ij*g.cin+c] = float32(r64[c*kk+ij])
+				} else {
+					r64[c*kk+ij] = float64(r32[ij*g.cin+c])
+				}
+			}
+		}
+	}
+}
+
+// maxPool32 pools the convolution output out of m samples (rows (s, y, x),
+// columns channels; before bias and ReLU) into pooled, channels last or, if
+// planar, image by image and channel by channel (the order the dense layers
+// read), and records in arg the index in out of each maximum (the first in
+// row-major window order on ties). The bias b and the ReLU are applied to
+// the maxima only: max over the window of max(0, v + b) is max(0, (max v) +
+// b), and the gradient reaches the maximum only where v + b > 0 (unpool32).
+func maxPool32(g convGeom, out, b []float32, m int, pooled []float32, arg []int32, planar bool) {
+	stride := 1 // distance between channels in pooled
+	if planar {
+		stride = g.hp * g.wp
+	}
+	for s := range m {
+		for y := range g.hp {
+			for x := range g.wp {
+				o := ((s*g.hp+y)*g.wp + x) * g.cout
+				if planar {
+					o = s*g.poolSize() + y*g.wp + x
+				}
+				for i := range g.pool {
+					for j := range g.pool {
+						a := ((s*g.ho+y*g.pool+i)*g.wo + x*g.pool + j) * g.cout
+						first := i == 0 && j == 0
+						if planar {
+							poolPixelStrided(out[a:a+g.cout], a, pooled[o:], arg[o:], stride, first)
+						} else {
+							poolPixel(out[a:a+g.cout], a, pooled[o:o+g.cout], arg[o:o+g.cout], first)
+						}
+					}
+				}
+				for c, bc := range b {
+					v := &pooled[o+c*stride]
+					*v = max(0, *v+bc)
+				}
+			}
+		}
+	}
+}
+
+// poolPixel folds one window pixel's channel values v (at index a of the
+// convolution output) into the running maxima best and their indices arg;
+// the first pixel initializes them.
+func poolPixel(v []float32, a int, best []float32, arg []int32, first bool) {
+	if !first {
+		argmax32.Fold(v, int32(a), best, arg)
+		return
+	}
+	copy(best, v)
+	for c := range v {
+		arg[c] = int32(a + c)
+	}
+}
+
+// poolPixelStrided is poolPixel with channel c's maximum at best[c·stride]
+// (masks instead of branches, as in argmax32).
+func poolPixelStrided(v []float32, a int, best []float32, arg []int32, stride int, first bool) {
+	for c, x := range v {
+		o := c * stride
+		var m uint32 // all ones where x replaces the running maximum
+		if first || x > best[o] {
+			m = math.MaxUint32
+		}
+		best[o] = math.Float32frombits(math.Float32bits(best[o])&^m | math.Float32bits(x)&m)
+		arg[o] = int32(uint32(arg[o])&^m | uint32(a+c)&m)
+	}
+}
+
+// unpool32 overwrites dout with the gradient at the convolution output:
+// each pooled gradient dp[o] goes to its maximum a = arg[o] where the ReLU
+// was active (out[a] + b[channel] > 0). It adds the bias gradient, the sum
+// of dout over each channel, to gb (summed here over the fewer pooled
+// entries).
+func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32) {
+	clear(dout)
+	cout := int32(len(b))
+	for o, v := range dp {
+		a := arg[o]
+		c := a % cout
+		var keep uint32 // all ones where the ReLU was active: a select, not a branch
+		if out[a]+b[c] > 0 {
+			keep = math.MaxUint32
+		}
+		v = math.Float32frombits(math.Float32bits(v) & keep)
+		dout[a] += v
+		gb[c] += v
+	}
+}

@@ -1,0 +1,146 @@
+package losses
+
+import (
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/gemm32"
+)
+
+// dense32 is the float32 dense part shared by cnnEval32 and mlpEval32:
+// layers sizes[0] → … → sizes[L] (kernel in×out, bias, ReLU on all but the
+// last) and a softmax cross-entropy output, over chunks of up to chunk rows.
+// act[ℓ] holds layer ℓ's outputs (ℓ = 1..L; the last are the logits) and
+// delta[ℓ] the loss gradient at its pre-activations; delta[0] receives the
+// gradient at the input when the caller needs it.
+type dense32 struct {
+	name            string // the loss's name, for label errors
+	sizes           []int
+	kernels, biases []core.Block
+	act, delta      [][]float32
+	z, gz           []float64 // one row's logits and their gradient, in float64
+}
+
+// newDense32 sizes the buffers for chunks of up to chunk rows; delta[0] is
+// allocated if inputGrad.
+func newDense32(loss string, sizes []int, kernels, biases []core.Block, chunk int, inputGrad bool) dense32 {
+	L := len(sizes) - 1
+	h := dense32{name: loss, sizes: sizes, kernels: kernels, biases: biases,
+		act: make([][]float32, L+1), delta: make([][]float32, L+1),
+		z: make([]float64, sizes[L]), gz: make([]float64, sizes[L])}
+	if inputGrad {
+		h.delta[0] = make([]float32, chunk*sizes[0])
+	}
+	for l := 1; l <= L; l++ {
+		h.act[l] = make([]float32, chunk*sizes[l])
+		h.delta[l] = make([]float32, chunk*sizes[l])
+	}
+	return h
+}
+
+// input is the m rows fed to layer l (1-based): in for l = 1.
+func (h *dense32) input(in []float32, l, m int) []float32 {
+	if l == 1 {
+		return in[:m*h.sizes[0]]
+	}
+	return h.act[l-1][:m*h.sizes[l-1]]
+}
+
+// forward propagates the m rows in (m × sizes[0]) with the float32 model
+// w32 and leaves the logits in act[L].
+func (h *dense32) forward(g *gemm32.Gemm, w32, in []float32, m int) {
+	L := len(h.sizes) - 1
+	for l := 1; l <= L; l++ {
+		rows, cols := h.sizes[l-1], h.sizes[l]
+		out := h.act[l][:m*cols]
+		g.Do(false, false, m, cols, rows, 1, h.input(in, l, m), rows, of32(h.kernels[l-1], w32), cols, 0, out, cols)
+		b := of32(h.biases[l-1], w32)
+		for r := 0; r < len(out); r += cols {
+			row := out[r : r+cols]
+			for k := range row {
+				row[k] += b[k]
+				if l < L {
+					row[k] = max(0, row[k])
+				}
+			}
+		}
+	}
+}
+
+// loss returns the sum over the chunk's m rows, at batch positions start..
+// of d's rows idx, of the softmax cross-entropy of the logits (in float64),
+// and if grad leaves scale times its gradient in delta[L].
+func (h *dense32) loss(d *core.Data, idx []int, start, m int, scale float64, grad bool) float64 {
+	K := h.sizes[len(h.sizes)-1]
+	logits, dl := h.act[len(h.sizes)-1], h.delta[len(h.sizes)-1]
+	sum := 0.0
+	for r := range m {
+		for k, v := range logits[r*K : (r+1)*K] {
+			h.z[k] = float64(v)
+		}
+		var g []float64
+		if grad {
+			g = h.gz
+		}
+		sum += softmaxCrossEntropy(h.z, classIndex(h.name, d.Y[mlpRow(idx, start+r)], K), g, scale)
+		for k, v := range g {
+			dl[r*K+k] = float32(v)
+		}
+	}
+	return sum
+}
+
+// backward adds the chunk's gradient to g32, starting from delta[L], and
+// leaves the gradient at the input in delta[0] if it was allocated.
+func (h *dense32) backward(g *gemm32.Gemm, w32, g32, in []float32, m int) {
+	for l := len(h.sizes) - 1; l >= 1; l-- {
+		rows, cols := h.sizes[l-1], h.sizes[l]
+		a := h.input(in, l, m)
+		dl := h.delta[l][:m*cols]
+		g.Do(true, false, rows, cols, m, 1, a, rows, dl, cols, 1, of32(h.kernels[l-1], g32), cols)
+		addColumnSums32(of32(h.biases[l-1], g32), dl)
+		if l == 1 && h.delta[0] == nil {
+			break
+		}
+		prev := h.delta[l-1][:m*rows]
+		g.Do(false, true, m, rows, cols, 1, dl, cols, of32(h.kernels[l-1], w32), cols, 0, prev, rows)
+		if l > 1 {
+			for i, v := range a {
+				if v <= 0 {
+					prev[i] = 0
+				}
+			}
+		}
+	}
+}
+
+// correct counts the chunk's rows (batch positions start.. of all rows of
+// d) whose label is the class of largest logit (the first one on ties).
+func (h *dense32) correct(d *core.Data, start, m int) int {
+	K := h.sizes[len(h.sizes)-1]
+	n := 0
+	for r := range m {
+		z := h.act[len(h.sizes)-1][r*K : (r+1)*K]
+		best := 0
+		for k, v := range z {
+			if v > z[best] {
+				best = k
+			}
+		}
+		if best == classIndex(h.name, d.Y[start+r], K) {
+			n++
+		}
+	}
+	return n
+}
+
+// addColumnSums32 adds the column sums of the matrix x (rows of len(sum)
+// values) to sum.
+func addColumnSums32(sum, x []float32) {
+	for r := 0; r < len(x); r += len(sum) {
+		for k, v := range x[r : r+len(sum)] {
+			sum[k] += v
+		}
+	}
+}
+
+// of32 is block b of the float32 vector w (core.Block.Of for float32).
+func of32(b core.Block, w []float32) []float32 { return w[b.Offset : b.Offset+b.Size()] }

@@ -1,0 +1,103 @@
+package losses
+
+import (
+	"math"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/gemm32"
+)
+
+// mlpEval32 evaluates an MLP (MLP.Float32) in float32 with gemm32, over
+// chunks of mlpChunk rows. As in cnnEval32, precision is converted at the
+// loss boundary only: the model and the chunk's rows are rounded to float32
+// on entry, the gradient accumulated in float32 and written to grad as
+// float64, and the softmax cross-entropy computed in float64 from the
+// float32 logits. Buffers are sized on first use.
+type mlpEval32 struct {
+	mlp      *mlpEval // layout blocks, sizes and argument checks
+	gemm     gemm32.Gemm
+	w32, g32 []float32 // the model and the gradient being accumulated
+	x        []float32 // a chunk's input rows
+	head     dense32
+}
+
+// check checks the arguments (mlpEval.check) and sizes the buffers on
+// first use.
+func (e *mlpEval32) check(w []float64, d *core.Data, grad []float64) {
+	e.mlp.check(w, d, grad)
+	if e.x != nil {
+		return
+	}
+	e.w32, e.g32 = make([]float32, e.mlp.dim), make([]float32, e.mlp.dim)
+	e.x = make([]float32, mlpChunk*e.mlp.sizes[0])
+	e.head = newDense32("mlp", e.mlp.sizes, e.mlp.kernels, e.mlp.biases, mlpChunk, false)
+}
+
+// load rounds the model to float32.
+func (e *mlpEval32) load(w []float64) {
+	for i, v := range w[:e.mlp.dim] {
+		e.w32[i] = float32(v)
+	}
+}
+
+// input rounds the m input rows of a chunk starting at position start of
+// the batch (rows idx, or all rows if idx is nil) to float32.
+func (e *mlpEval32) input(d *core.Data, idx []int, start, m int) []float32 {
+	F := e.mlp.sizes[0]
+	for r := range m {
+		for j, v := range d.Row(mlpRow(idx, start+r)) {
+			e.x[r*F+j] = float32(v)
+		}
+	}
+	return e.x[:m*F]
+}
+
+// Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
+// and, if grad is not nil, overwrites grad with the gradient. With no rows
+// it returns 0 and a zero gradient.
+func (e *mlpEval32) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
+	e.check(w, d, grad)
+	if grad != nil {
+		clear(grad[:e.mlp.dim])
+	}
+	n := rows(d, idx)
+	if n == 0 {
+		return 0
+	}
+	e.load(w)
+	clear(e.g32)
+	inv := 1 / float64(n)
+	sum := 0.0
+	for start := 0; start < n; start += mlpChunk {
+		m := min(mlpChunk, n-start)
+		x := e.input(d, idx, start, m)
+		e.head.forward(&e.gemm, e.w32, x, m)
+		sum += e.head.loss(d, idx, start, m, inv, grad != nil)
+		if grad != nil {
+			e.head.backward(&e.gemm, e.w32, e.g32, x, m)
+		}
+	}
+	if grad != nil {
+		for i, v := range e.g32 {
+			grad[i] = float64(v)
+		}
+	}
+	return sum * inv
+}
+
+// Accuracy returns the fraction of rows of d whose label is the class of
+// largest float32 logit (the first one on ties); NaN if d has no rows.
+func (e *mlpEval32) Accuracy(w []float64, d *core.Data) float64 {
+	e.check(w, d, nil)
+	if d.N == 0 {
+		return math.NaN()
+	}
+	e.load(w)
+	correct := 0
+	for start := 0; start < d.N; start += mlpChunk {
+		m := min(mlpChunk, d.N-start)
+		e.head.forward(&e.gemm, e.w32, e.input(d, nil, start, m), m)
+		correct += e.head.correct(d, start, m)
+	}
+	return float64(correct) / float64(d.N)
+}
