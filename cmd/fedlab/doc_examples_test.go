@@ -28,6 +28,11 @@ type docExample struct {
 
 // docExamples reads every fenced block of README.md and docs/*.md whose
 // language is lua, sh, bash, console or shell, or that has none.
+
+// exampleTimeout bounds each documented example's run: the longest (the
+// README's 7 × 7 sweep) takes 11–13 s on a quiet 2-core machine and over
+// 60 s when the machine is shared with other tests and jobs.
+const exampleTimeout = "180s"
 func docExamples(t *testing.T) []docExample {
 	t.Helper()
 	files, err := filepath.Glob("../../docs/*.md")
@@ -128,7 +133,7 @@ func TestDocExamples(t *testing.T) {
 			if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if code, stdout, stderr := runCLI("run", script, "--out", script+".out", "--quiet", "--timeout", "60s"); code != 0 {
+			if code, stdout, stderr := runCLI("run", script, "--out", script+".out", "--quiet", "--timeout", exampleTimeout); code != 0 {
 				t.Errorf("%s: the Lua example fails (exit %d):\n%s\n%s", where, code, tail(stdout), stderr)
 			}
 			ranLua++
@@ -174,7 +179,7 @@ func TestDocExamples(t *testing.T) {
 				fields = append(fields, "--out", filepath.Join(work, fmt.Sprintf("run%d", ranCmd)))
 			}
 			if fields[0] == "run" {
-				fields = append(fields, "--timeout", "60s", "--quiet") // a documented command of minutes needs a skip marker
+				fields = append(fields, "--timeout", exampleTimeout, "--quiet") // a documented command of minutes needs a skip marker
 			}
 			if code, stdout, stderr := runCLI(fields...); code != 0 {
 				t.Errorf("%s: `%s` fails (exit %d):\n%s\n%s", where, cmd, code, tail(stdout), stderr)
