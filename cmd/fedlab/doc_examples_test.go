@@ -33,6 +33,7 @@ type docExample struct {
 // README's 7 × 7 sweep) takes 11–13 s on a quiet 2-core machine and over
 // 60 s when the machine is shared with other tests and jobs.
 const exampleTimeout = "180s"
+
 func docExamples(t *testing.T) []docExample {
 	t.Helper()
 	files, err := filepath.Glob("../../docs/*.md")
