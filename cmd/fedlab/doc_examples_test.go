@@ -26,13 +26,13 @@ type docExample struct {
 	marker string // the <!-- doctest: … --> comment before the block, if any
 }
 
-// docExamples reads every fenced block of README.md and docs/*.md whose
-// language is lua, sh, bash, console or shell, or that has none.
-
 // exampleTimeout bounds each documented example's run: the longest (the
 // README's 7 × 7 sweep) takes 11–13 s on a quiet 2-core machine and over
 // 60 s when the machine is shared with other tests and jobs.
 const exampleTimeout = "180s"
+
+// docExamples reads every fenced block of README.md and docs/*.md whose
+// language is lua, sh, bash, console or shell, or that has none.
 
 func docExamples(t *testing.T) []docExample {
 	t.Helper()
