@@ -33,7 +33,6 @@ const exampleTimeout = "180s"
 
 // docExamples reads every fenced block of README.md and docs/*.md whose
 // language is lua, sh, bash, console or shell, or that has none.
-
 func docExamples(t *testing.T) []docExample {
 	t.Helper()
 	files, err := filepath.Glob("../../docs/*.md")
