@@ -43,6 +43,15 @@ func (s *size) sparse(clients, rows, nnz int) {
 // result returns the size and its named values.
 func (s *size) result() (uint64, string) { return s.bytes, strings.Join(s.named, ", ") }
 
+// denseSize is the memory of clients × rows dense samples of width
+// features, with the values kv ("key", value, …) named.
+func denseSize(clients, rows, width int, kv ...any) (uint64, string) {
+	var s size
+	s.name(kv...)
+	s.dense(clients, rows, width)
+	return s.result()
+}
+
 // Memory declares the lasso generator's memory: the variant's sizes where
 // clients or samples are 0; sparse storage holds the nonzeros of a density.
 func (p lassoParams) Memory() (uint64, string) {
@@ -69,10 +78,8 @@ func (p lowRankParams) Memory() (uint64, string) {
 	if pr, ok := LowRankPresets[p.Variant]; ok {
 		clients, samples = cmp.Or(clients, pr.Clients), cmp.Or(samples, pr.Samples)
 	}
-	var s size
-	s.name("clients", clients, "samples", samples, "test_samples", p.TestSamples, "size", p.Size)
-	s.dense(clients, samples+p.TestSamples, int(min(budget.Product(p.Size, p.Size), 1<<62)))
-	return s.result()
+	return denseSize(clients, samples+p.TestSamples, int(min(budget.Product(p.Size, p.Size), 1<<62)),
+		"clients", clients, "samples", samples, "test_samples", p.TestSamples, "size", p.Size)
 }
 
 // Memory declares the sparse federated generator's memory.
@@ -90,48 +97,32 @@ func (p sparseFederatedParams) Memory() (uint64, string) {
 
 // Memory declares the FedPD logistic generator's memory.
 func (p fedpdLogisticParams) Memory() (uint64, string) {
-	var s size
-	s.name("clients", p.Clients, "samples", p.Samples, "features", p.Features)
-	s.dense(p.Clients, p.Samples, p.Features)
-	return s.result()
+	return denseSize(p.Clients, p.Samples, p.Features, "clients", p.Clients, "samples", p.Samples, "features", p.Features)
 }
 
 // Memory declares the counterexample's memory: two clients.
 func (p counterexampleParams) Memory() (uint64, string) {
-	var s size
-	s.name("samples", p.Samples, "dim", p.Dim)
-	s.dense(2, p.Samples, p.Dim)
-	return s.result()
+	return denseSize(2, p.Samples, p.Dim, "samples", p.Samples, "dim", p.Dim)
 }
 
 // Memory declares the sparse AR(1) generator's memory.
 func (p sparseAR1Params) Memory() (uint64, string) {
-	var s size
-	s.name("clients", p.Clients, "samples", p.Samples, "test_samples", p.TestSamples, "dim", p.Dim)
-	s.dense(p.Clients, p.Samples+p.TestSamples, p.Dim)
-	return s.result()
+	return denseSize(p.Clients, p.Samples+p.TestSamples, p.Dim,
+		"clients", p.Clients, "samples", p.Samples, "test_samples", p.TestSamples, "dim", p.Dim)
 }
 
 // Memory declares the trace regression generator's memory: size² features.
 func (p lowRankShiftParams) Memory() (uint64, string) {
-	var s size
-	s.name("clients", p.Clients, "samples", p.Samples, "test_samples", p.TestSamples, "size", p.Size)
-	s.dense(p.Clients, p.Samples+p.TestSamples, int(min(budget.Product(p.Size, p.Size), 1<<62)))
-	return s.result()
+	return denseSize(p.Clients, p.Samples+p.TestSamples, int(min(budget.Product(p.Size, p.Size), 1<<62)),
+		"clients", p.Clients, "samples", p.Samples, "test_samples", p.TestSamples, "size", p.Size)
 }
 
 // Memory declares the heterogeneous logistic generator's memory.
 func (p heteroLogRegParams) Memory() (uint64, string) {
-	var s size
-	s.name("clients", p.Clients, "samples", p.Samples, "dim", p.Dim)
-	s.dense(p.Clients, p.Samples, p.Dim)
-	return s.result()
+	return denseSize(p.Clients, p.Samples, p.Dim, "clients", p.Clients, "samples", p.Samples, "dim", p.Dim)
 }
 
 // Memory declares the heterogeneous linear generator's memory.
 func (p heteroLinRegParams) Memory() (uint64, string) {
-	var s size
-	s.name("clients", p.Clients, "samples", p.Samples, "dim", p.Dim)
-	s.dense(p.Clients, p.Samples, p.Dim)
-	return s.result()
+	return denseSize(p.Clients, p.Samples, p.Dim, "clients", p.Clients, "samples", p.Samples, "dim", p.Dim)
 }
