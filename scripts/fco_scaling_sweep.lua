@@ -20,13 +20,18 @@ local function with(t, extra)
   return o
 end
 
+-- successive halving (rungs of 50, 150, 450 and 500 rounds; the best third of each algorithm's
+-- configurations go on); `--set full_grid=true` runs every configuration to 500 rounds instead
+local halving = { eta = 3, first = 50 }
+if fedlab.args.full_grid == true then halving = nil end
+
 print("best (η_c, η_s) per feature scale s")
 local summary = {}
 for _, s in ipairs({ 0.1, 1 / 32 }) do
   local problem = fedlab.problem{ data = fedlab.data.lasso{ variant = "I", seed = 1, scale = s },
     loss = fedlab.loss.squared{ half = false }, reg = fedlab.reg.l1{ lambda = 0.3 * s } }
   local sw = fedlab.sweep{ problem = problem, rounds = 500, clients_per_round = 10, batch = 10, epochs = 1,
-    eval_every = 10, metrics = { "f1", "l2_error" }, seeds = { 1 },
+    eval_every = 10, metrics = { "f1", "l2_error" }, seeds = { 1 }, halving = halving,
     algorithms = { fedlab.algo.feddualavg{ label = "FedDualAvg" }, fedlab.algo.fedmid{ label = "FedMiD" } },
     grid = { eta_c = { 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1 }, eta_s = { 0.01, 0.03, 0.1, 0.3, 1, 3, 10 } },
     select = { { metric = "f1", mode = "max", last = 100 }, { metric = "l2_error", mode = "min", last = 100 } } }
