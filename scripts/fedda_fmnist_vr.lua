@@ -7,7 +7,8 @@
 -- set from a target α₀ = α at t = 0: c = α₀/η₀², η₀ = lr/w^{1/3}, and α at round r is printed
 -- (α_r = min(1, c·(lr/(w + 5r)^{1/3})²), exactly what the algorithms compute).
 --
--- 1. Tuning (iid split, seed 1, 300 rounds, lowest final training loss), fedlab.sweep:
+-- 1. Tuning (iid split, seed 1, 300 rounds, lowest final training loss), fedlab.sweep with
+--    successive halving (`--set full_grid=true`: the full grid):
 --    FedDA-MVR: λ = mirror_scale ∈ {0.3, 1, 3} × α₀ ∈ {0.3, 0.1, 0.03, 0.01} at lr 0.1, w 1e5;
 --    STEM: lr ∈ {1, 3} × α₀ ∈ {0.3, 0.1, 0.03, 0.01} (w 100); MIME-MVR: lr 1 × the same α₀ (w 100,
 --    8 anchor batches; lr 1 was the best with α ≡ 1); Local-Adapt: η_c ∈ {0.001, 0.003, 0.01} × η_s ∈
@@ -42,11 +43,15 @@ local function problem(part, clients)
     loss = fedlab.loss.multinomial{} }
 end
 
--- 1. tuning on the iid split
+-- 1. tuning on the iid split, by successive halving (rungs of 50, 150 and 300 rounds; it selects
+-- what the full grid selects at half its rounds, docs/performance.md); `--set full_grid=true`
+-- runs every configuration to 300 rounds (the other cells' scores docs/reproductions.md quotes)
+local halving = { eta = 3, first = 50 }
+if fedlab.args.full_grid == true then halving = nil end
 local iid10 = problem("iid", 10)
 local tune = { problem = iid10, rounds = tune_rounds, local_steps = I, batch = B, seeds = { 1 },
   eval_every = 50, metrics = { "train_loss", "test_accuracy" },
-  select = { { metric = "train_loss", mode = "min" } } }
+  select = { { metric = "train_loss", mode = "min" } }, halving = halving }
 
 local function configs(lrs, w, extra_key, extra_values)
   local cs = {}
