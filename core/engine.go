@@ -344,7 +344,8 @@ func (e *engine) averageReplies() {
 
 // tracking reports whether the run tests its training loss for
 // divergence (Settings.Divergence is not +Inf).
-func (e *engine) tracking() bool { return !math.IsInf(e.s.divergenceFactor(), 1) }
+// Lua's math.huge is math.MaxFloat64, not +Inf: both switch it off.
+func (e *engine) tracking() bool { return e.s.divergenceFactor() < math.MaxFloat64 }
 
 // diverged applies the divergence test to the training loss measured at
 // round: the first measurement sets the scale max(|F(w₀)|, 1) (unless

@@ -349,3 +349,43 @@ func TestInterruptStopsAnEvaluation(t *testing.T) {
 		t.Errorf("records %+v, want round 0's only", res.Records)
 	}
 }
+
+// passCounter counts the evaluator's passes over a whole client's data
+// (idx == nil: evaluations, not client steps).
+type passCounter struct {
+	meanLoss
+	passes *int
+}
+
+func (l passCounter) NewEvaluator(Layout) Evaluator { return countingEval{l.passes} }
+
+type countingEval struct{ passes *int }
+
+func (c countingEval) Eval(w []float64, d *Data, idx []int, grad []float64) float64 {
+	if idx == nil {
+		*c.passes++
+	}
+	return meanEval{}.Eval(w, d, idx, grad)
+}
+
+// TestMathHugeDivergenceSkipsTheLossPass: a divergence factor of +Inf or
+// math.MaxFloat64 (what Lua's math.huge is) measures no training loss at
+// evaluated rounds (lua-api.md promises math.huge avoids that pass; it
+// cost a full pass over the data per evaluation since math.huge is not
+// +Inf); the default factor measures it.
+func TestMathHugeDivergenceSkipsTheLossPass(t *testing.T) {
+	for _, c := range []struct {
+		divergence float64
+		passes     bool
+	}{{0, true}, {math.Inf(1), false}, {math.MaxFloat64, false}} {
+		n := 0
+		p, err := NewProblem(sizes(2, 2), passCounter{passes: &n}, Penalty{Name: "none", Reg: zeroReg{}, Lambda: constant(1)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Run(p, &recorder{}, Settings{Rounds: 4, LocalSteps: 1, EvalEvery: 2, Divergence: c.divergence}, []Metric{})
+		if res.Status != Done || (n > 0) != c.passes {
+			t.Errorf("divergence %g: %s, %d full passes (want passes: %v)", c.divergence, res.Status, n, c.passes)
+		}
+	}
+}

@@ -37,7 +37,8 @@ type Settings struct {
 	// run diverges: at the first evaluated round r where F(w_r) is not
 	// finite or |F(w_r)| > Divergence·max(|F(w₀)|, 1), the run stops with
 	// status Diverged at r (see DefaultDivergence). 0 means
-	// DefaultDivergence; +Inf leaves only a NaN/Inf model as divergence.
+	// DefaultDivergence; +Inf or math.MaxFloat64 (Lua's math.huge) leaves
+	// only a NaN/Inf model as divergence, and no training-loss pass.
 	Divergence float64
 	// DivergenceBase, if > 0, replaces max(|F(w₀)|, 1) in that test (a
 	// pipeline stage measures against the pipeline's start, not its own).
