@@ -1,8 +1,6 @@
 package losses
 
 import (
-	"math"
-
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/gemm32"
 )
@@ -123,31 +121,11 @@ func (e *cnnEval32) forward(x []float32, m int) {
 // it returns 0 and a zero gradient.
 func (e *cnnEval32) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
 	e.check(w, d, grad)
-	if grad != nil {
-		clear(grad[:e.dim])
-	}
-	n := rows(d, idx)
-	if n == 0 {
-		return 0
-	}
-	e.load(w)
-	clear(e.g32)
-	inv := 1 / float64(n)
-	sum := 0.0
-	for start := 0; start < n; start += cnnChunk {
-		m := min(cnnChunk, n-start)
-		x := e.input(d, idx, start, m)
-		e.forward(x, m)
-		sum += e.head.loss(d, idx, start, m, inv, grad != nil)
-		if grad != nil {
-			e.backward(x, m)
-		}
-	}
-	if grad != nil {
-		e.store(grad)
-	}
-	return sum * inv
+	return evalChunks(e, w, d, idx, grad, e.dim, cnnChunk)
 }
+
+// parts returns the dense head and the float32 gradient (see net32).
+func (e *cnnEval32) parts() (*dense32, []float32) { return &e.head, e.g32 }
 
 // backward adds the chunk's gradient to g32, starting from the logits'
 // gradient in head.delta[L].
@@ -194,15 +172,5 @@ func colGroup(g convGeom) int {
 // largest float32 logit (the first one on ties); NaN if d has no rows.
 func (e *cnnEval32) Accuracy(w []float64, d *core.Data) float64 {
 	e.check(w, d, nil)
-	if d.N == 0 {
-		return math.NaN()
-	}
-	e.load(w)
-	correct := 0
-	for start := 0; start < d.N; start += cnnChunk {
-		m := min(cnnChunk, d.N-start)
-		e.forward(e.input(d, nil, start, m), m)
-		correct += e.head.correct(d, start, m)
-	}
-	return float64(correct) / float64(d.N)
+	return accuracyChunks(e, w, d, cnnChunk)
 }

@@ -1,6 +1,8 @@
 package losses
 
 import (
+	"math"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/gemm32"
 )
@@ -144,3 +146,63 @@ func addColumnSums32(sum, x []float32) {
 
 // of32 is block b of the float32 vector w (core.Block.Of for float32).
 func of32(b core.Block, w []float32) []float32 { return w[b.Offset : b.Offset+b.Size()] }
+
+// net32 is a float32 network evaluated a chunk of rows at a time: the CNN
+// and the MLP share the driver below and differ in these steps.
+type net32 interface {
+	load(w []float64)                                      // the model, rounded to float32
+	input(d *core.Data, idx []int, start, m int) []float32 // a chunk's rows, rounded to float32
+	forward(x []float32, m int)                            // the chunk's logits, into the head
+	backward(x []float32, m int)                           // adds the chunk's gradient to the float32 gradient
+	store(grad []float64)                                  // the float32 gradient, written to grad
+	parts() (head *dense32, g32 []float32)
+}
+
+// evalChunks is the mean loss of net over the rows idx of d (all rows if
+// idx is nil), chunk rows at a time, with its gradient written to grad
+// (the first dim entries) when grad is not nil; 0 and a zero gradient with
+// no rows.
+func evalChunks(net net32, w []float64, d *core.Data, idx []int, grad []float64, dim, chunk int) float64 {
+	if grad != nil {
+		clear(grad[:dim])
+	}
+	n := rows(d, idx)
+	if n == 0 {
+		return 0
+	}
+	head, g32 := net.parts()
+	net.load(w)
+	clear(g32)
+	inv := 1 / float64(n)
+	sum := 0.0
+	for start := 0; start < n; start += chunk {
+		m := min(chunk, n-start)
+		x := net.input(d, idx, start, m)
+		net.forward(x, m)
+		sum += head.loss(d, idx, start, m, inv, grad != nil)
+		if grad != nil {
+			net.backward(x, m)
+		}
+	}
+	if grad != nil {
+		net.store(grad)
+	}
+	return sum * inv
+}
+
+// accuracyChunks is the fraction of rows of d that net classifies
+// correctly, chunk rows at a time; NaN if d has no rows.
+func accuracyChunks(net net32, w []float64, d *core.Data, chunk int) float64 {
+	if d.N == 0 {
+		return math.NaN()
+	}
+	head, _ := net.parts()
+	net.load(w)
+	correct := 0
+	for start := 0; start < d.N; start += chunk {
+		m := min(chunk, d.N-start)
+		net.forward(net.input(d, nil, start, m), m)
+		correct += head.correct(d, start, m)
+	}
+	return float64(correct) / float64(d.N)
+}

@@ -1,8 +1,6 @@
 package losses
 
 import (
-	"math"
-
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/gemm32"
 )
@@ -52,52 +50,33 @@ func (e *mlpEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 	return e.x[:m*F]
 }
 
+// forward computes the chunk's logits in the head.
+func (e *mlpEval32) forward(x []float32, m int) { e.head.forward(&e.gemm, e.w32, x, m) }
+
+// backward adds the chunk's gradient to g32.
+func (e *mlpEval32) backward(x []float32, m int) { e.head.backward(&e.gemm, e.w32, e.g32, x, m) }
+
+// store writes the float32 gradient to grad.
+func (e *mlpEval32) store(grad []float64) {
+	for i, v := range e.g32 {
+		grad[i] = float64(v)
+	}
+}
+
+// parts returns the dense head and the float32 gradient (see net32).
+func (e *mlpEval32) parts() (*dense32, []float32) { return &e.head, e.g32 }
+
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
 // and, if grad is not nil, overwrites grad with the gradient. With no rows
 // it returns 0 and a zero gradient.
 func (e *mlpEval32) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
 	e.check(w, d, grad)
-	if grad != nil {
-		clear(grad[:e.mlp.dim])
-	}
-	n := rows(d, idx)
-	if n == 0 {
-		return 0
-	}
-	e.load(w)
-	clear(e.g32)
-	inv := 1 / float64(n)
-	sum := 0.0
-	for start := 0; start < n; start += mlpChunk {
-		m := min(mlpChunk, n-start)
-		x := e.input(d, idx, start, m)
-		e.head.forward(&e.gemm, e.w32, x, m)
-		sum += e.head.loss(d, idx, start, m, inv, grad != nil)
-		if grad != nil {
-			e.head.backward(&e.gemm, e.w32, e.g32, x, m)
-		}
-	}
-	if grad != nil {
-		for i, v := range e.g32 {
-			grad[i] = float64(v)
-		}
-	}
-	return sum * inv
+	return evalChunks(e, w, d, idx, grad, e.mlp.dim, mlpChunk)
 }
 
 // Accuracy returns the fraction of rows of d whose label is the class of
 // largest float32 logit (the first one on ties); NaN if d has no rows.
 func (e *mlpEval32) Accuracy(w []float64, d *core.Data) float64 {
 	e.check(w, d, nil)
-	if d.N == 0 {
-		return math.NaN()
-	}
-	e.load(w)
-	correct := 0
-	for start := 0; start < d.N; start += mlpChunk {
-		m := min(mlpChunk, d.N-start)
-		e.head.forward(&e.gemm, e.w32, e.input(d, nil, start, m), m)
-		correct += e.head.correct(d, start, m)
-	}
-	return float64(correct) / float64(d.N)
+	return accuracyChunks(e, w, d, mlpChunk)
 }
