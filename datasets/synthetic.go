@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/hugepages"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -206,6 +207,7 @@ func GenerateShifted(s ShiftedSpec) (*core.Federated, [][]float64) {
 		f.Test = make([]*core.Data, s.Clients)
 	}
 	mus := make([][]float64, s.Clients)
+	train := hugepages.Floats(s.Clients * s.Samples * d) // one slab: huge pages (see internal/hugepages)
 	eachClient(s.Clients, func(m int) {
 		rng := newRNG(s.Seed, uint64(2*m+1))
 		mu := make([]float64, d)
@@ -213,9 +215,9 @@ func GenerateShifted(s ShiftedSpec) (*core.Federated, [][]float64) {
 			mu[i] = rng.NormFloat64()
 		}
 		mus[m] = mu
-		f.Train[m] = drawShifted(rng, mu, s.Weights, b, s.Samples, scale)
+		f.Train[m] = drawShifted(rng, mu, s.Weights, b, s.Samples, scale, train[m*s.Samples*d:(m+1)*s.Samples*d:(m+1)*s.Samples*d])
 		if s.TestSamples > 0 {
-			f.Test[m] = drawShifted(newRNG(s.Seed, uint64(2*m+2)), mu, s.Weights, b, s.TestSamples, scale)
+			f.Test[m] = drawShifted(newRNG(s.Seed, uint64(2*m+2)), mu, s.Weights, b, s.TestSamples, scale, nil)
 		}
 	})
 	return f, mus
@@ -237,10 +239,14 @@ func (s ShiftedSpec) truth() (truth []float64, b, scale float64) {
 	return truth, b, scale
 }
 
-// drawShifted draws n samples x = mu + δ, y = wᵀx + b + ε and scales x.
-func drawShifted(rng interface{ NormFloat64() float64 }, mu, w []float64, b float64, n int, scale float64) *core.Data {
+// drawShifted draws n samples x = mu + δ, y = wᵀx + b + ε and scales x,
+// writing the features into x (n·d values; allocated when nil).
+func drawShifted(rng interface{ NormFloat64() float64 }, mu, w []float64, b float64, n int, scale float64, x []float64) *core.Data {
 	d := len(mu)
-	out := &core.Data{X: make([]float64, n*d), Y: make([]float64, n), N: n, Features: d}
+	if x == nil {
+		x = make([]float64, n*d)
+	}
+	out := &core.Data{X: x, Y: make([]float64, n), N: n, Features: d}
 	for i := range n {
 		row := out.X[i*d : (i+1)*d]
 		y := b

@@ -127,6 +127,7 @@ func (e *logisticEval) Eval(w []float64, d *core.Data, idx []int, grad []float64
 func (e *logisticEval) rows(wk []float64, b float64, d *core.Data, idx []int, gk []float64, scale float64) (sum, gb float64) {
 	for k := range rows(d, idx) {
 		i := row(idx, k)
+		hintNext(d, idx, k)
 		l, dz := sampleLoss(dot(d, i, wk)+b, d.Y[i])
 		sum += l
 		if gk != nil {

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/prefetch"
 )
 
 // Block names used by every loss of this package.
@@ -139,6 +140,15 @@ func row(idx []int, k int) int {
 		return k
 	}
 	return idx[k]
+}
+
+// hintNext hints the memory of the row after the k-th of idx when d is
+// dense: a minibatch's rows come in random order, and each would otherwise
+// be read cold from main memory (internal/prefetch). It changes no value.
+func hintNext(d *core.Data, idx []int, k int) {
+	if idx != nil && d.Sparse == nil && k+1 < len(idx) {
+		prefetch.Floats(d.Row(idx[k+1]))
+	}
 }
 
 // dot returns xᵢᵀw for row i of d, in either storage.

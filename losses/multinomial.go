@@ -151,7 +151,8 @@ func (e *multinomialEval) Eval(w []float64, d *core.Data, idx []int, grad []floa
 			sum += e.sample(d.Row(i), d.Y[i], bias, hasGrad, inv)
 		}
 	} else {
-		for _, i := range idx {
+		for k, i := range idx {
+			hintNext(d, idx, k)
 			sum += e.sample(d.Row(i), d.Y[i], bias, hasGrad, inv)
 		}
 	}

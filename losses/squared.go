@@ -171,6 +171,7 @@ func (e *squaredEval) Eval(w []float64, d *core.Data, idx []int, grad []float64)
 func (e *squaredEval) rows(wk []float64, b float64, d *core.Data, idx []int, gk []float64, scale float64) (sum, gb float64) {
 	for k := range rows(d, idx) {
 		i := row(idx, k)
+		hintNext(d, idx, k)
 		ri := dot(d, i, wk) + b - d.Y[i]
 		sum += ri * ri
 		if gk != nil {
