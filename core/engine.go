@@ -50,14 +50,7 @@ type Result struct {
 // the run as diverged; the records end before that round.
 func Run(p *Problem, alg Algorithm, s Settings, metrics []Metric) (res *Result) {
 	start := time.Now()
-	res = &Result{Status: Done}
-	_, nodes := As[Nodes](alg)
-	for _, m := range metrics {
-		res.Metrics = append(res.Metrics, m.Name())
-		if nodes {
-			res.Metrics = append(res.Metrics, m.Name()+"_min", m.Name()+"_max")
-		}
-	}
+	res = newResult(alg, metrics)
 	defer func() {
 		if r := recover(); r != nil {
 			res.Status, res.Err = Failed, fmt.Sprint(r)
@@ -95,6 +88,8 @@ type engine struct {
 	dnShape    MessageShape
 	model      []float64
 	evalEv     Evaluator
+	evalEvs    []Evaluator // one per client worker, for a cohort's training-loss pass
+	trainLoss  *float64    // the next evaluation's training loss, measured by the cohort
 	up, down   int64
 	commRounds int
 	fixed      []int
@@ -169,8 +164,7 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 }
 
 func (e *engine) loop() {
-	s := e.s
-	workers := max(s.Workers, 1)
+	workers := max(e.s.Workers, 1)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	var failMu sync.Mutex
@@ -187,41 +181,20 @@ func (e *engine) loop() {
 						}
 						wg.Done()
 					}()
-					c := e.clients[e.round.Sampled[i]]
-					c.use(e.scratch[wk])
-					e.alg.ClientUpdate(&e.round, c, e.downMsg, e.ups[i])
-					if e.sys != nil {
-						e.processReply(e.round.R, i, c.ID)
-					}
+					e.updateClient(i, wk)
 				}()
 			}
 		}()
 	}
 	defer close(jobs)
 
-	e.alg.Model(e.model)
-	if e.evalAt[0] {
-		if e.evaluate(s.RoundOffset, s.RoundOffset) {
-			e.res.Model = append([]float64(nil), e.model...)
-			return
-		}
-	} else if e.tracking() && e.s.DivergenceBase == 0 {
-		ev := NewEval(e.p, e.evalEv, e.model, s.RoundOffset, e.p.Penalty.At(s.RoundOffset, e.p.Layout))
-		if e.diverged(s.RoundOffset, ev.TrainLoss()) {
-			e.res.Model = append([]float64(nil), e.model...)
-			return
-		}
+	if e.begin() {
+		e.keepModel()
+		return
 	}
-	for t := 0; t < s.Rounds; t++ {
-		r := s.RoundOffset + t
-		if s.Interrupt != nil && s.Interrupt() {
-			e.res.Status, e.res.Err = Interrupted, fmt.Sprintf("interrupted after %d of %d rounds", t, s.Rounds)
+	for t := 0; t < e.s.Rounds; t++ {
+		if e.startRound(t) {
 			return
-		}
-		e.prepareRound(r)
-		e.alg.Broadcast(&e.round, e.downMsg)
-		if e.sys != nil {
-			e.compressDown(r)
 		}
 		wg.Add(len(e.round.Sampled))
 		for i := range e.round.Sampled {
@@ -231,42 +204,111 @@ func (e *engine) loop() {
 		if failure != nil {
 			panic(failure)
 		}
-		e.averageReplies()
-		if e.sys != nil {
-			e.noiseMean(r)
-		}
-		if e.sys == nil || !e.sys.allDropped(&e.round) {
-			e.alg.Aggregate(&e.round, e.mean, e.ups[:len(e.round.Sampled)])
-		}
-		if !e.round.Local {
-			if e.gossip != nil {
-				e.up += e.gossip.EdgeFloats(&e.round)
-			} else {
-				n := int64(len(e.round.Sampled))
-				e.down += e.receivers() * e.dnShape.Floats(e.dim)
-				e.up += n * e.upShape.Floats(e.dim)
-				if e.sys != nil {
-					e.countSystemBits()
-				}
-			}
-			e.commRounds++
-		}
-		e.alg.Model(e.model)
-		if !finite(e.model) {
-			e.res.Status = Diverged
-			e.res.DivergedAt = r + 1
-			e.res.Err = fmt.Sprintf("diverged at round %d: the model has NaN or Inf entries", r+1)
+		if e.serverStep(t) || e.endRound(t) {
 			break
-		}
-		if e.evalAt[t+1] && e.evaluate(r+1, r) {
-			break
-		}
-		if s.Progress != nil {
-			s.Progress(t+1, s.Rounds)
 		}
 	}
-	e.res.Model = append([]float64(nil), e.model...)
+	e.keepModel()
 }
+
+// The steps of a run, in the order loop (one run) and RunCohort (runs in
+// lockstep) call them: begin; then per round t startRound, updateClient
+// for every sampled client, serverStep, endRound; then keepModel. A step
+// that returns true ended the run (its status says how); an interrupted
+// run keeps no model.
+
+// begin reads the initial model and measures round 0 (or, when round 0 is
+// not evaluated, the divergence test's scale); true: the run ended there.
+func (e *engine) begin() bool {
+	s := e.s
+	e.alg.Model(e.model)
+	if e.evalAt[0] {
+		return e.evaluate(s.RoundOffset, s.RoundOffset)
+	}
+	if e.tracking() && s.DivergenceBase == 0 {
+		ev := NewEval(e.p, e.evalEv, e.model, s.RoundOffset, e.p.Penalty.At(s.RoundOffset, e.p.Layout))
+		return e.diverged(s.RoundOffset, ev.TrainLoss())
+	}
+	return false
+}
+
+// startRound samples round t's clients and broadcasts; true: the run was
+// interrupted before it.
+func (e *engine) startRound(t int) bool {
+	s := e.s
+	r := s.RoundOffset + t
+	if s.Interrupt != nil && s.Interrupt() {
+		e.res.Status, e.res.Err = Interrupted, fmt.Sprintf("interrupted after %d of %d rounds", t, s.Rounds)
+		return true
+	}
+	e.prepareRound(r)
+	e.alg.Broadcast(&e.round, e.downMsg)
+	if e.sys != nil {
+		e.compressDown(r)
+	}
+	return false
+}
+
+// updateClient runs the update of the round's i-th sampled client with the
+// scratch of client worker wk.
+func (e *engine) updateClient(i, wk int) {
+	c := e.clients[e.round.Sampled[i]]
+	c.use(e.scratch[wk])
+	e.alg.ClientUpdate(&e.round, c, e.downMsg, e.ups[i])
+	if e.sys != nil {
+		e.processReply(e.round.R, i, c.ID)
+	}
+}
+
+// serverStep aggregates round t's replies, counts its communication and
+// reads the new model; true: the model is not finite (the run diverged).
+func (e *engine) serverStep(t int) bool {
+	r := e.s.RoundOffset + t
+	e.averageReplies()
+	if e.sys != nil {
+		e.noiseMean(r)
+	}
+	if e.sys == nil || !e.sys.allDropped(&e.round) {
+		e.alg.Aggregate(&e.round, e.mean, e.ups[:len(e.round.Sampled)])
+	}
+	if !e.round.Local {
+		if e.gossip != nil {
+			e.up += e.gossip.EdgeFloats(&e.round)
+		} else {
+			n := int64(len(e.round.Sampled))
+			e.down += e.receivers() * e.dnShape.Floats(e.dim)
+			e.up += n * e.upShape.Floats(e.dim)
+			if e.sys != nil {
+				e.countSystemBits()
+			}
+		}
+		e.commRounds++
+	}
+	e.alg.Model(e.model)
+	if !finite(e.model) {
+		e.res.Status = Diverged
+		e.res.DivergedAt = r + 1
+		e.res.Err = fmt.Sprintf("diverged at round %d: the model has NaN or Inf entries", r+1)
+		return true
+	}
+	return false
+}
+
+// endRound evaluates the model after round t when it is due and reports
+// progress; true: the run ended there (diverged or interrupted).
+func (e *engine) endRound(t int) bool {
+	r := e.s.RoundOffset + t
+	if e.evalAt[t+1] && e.evaluate(r+1, r) {
+		return true
+	}
+	if e.s.Progress != nil {
+		e.s.Progress(t+1, e.s.Rounds)
+	}
+	return false
+}
+
+// keepModel stores the final model in the result.
+func (e *engine) keepModel() { e.res.Model = append([]float64(nil), e.model...) }
 
 // prepareRound samples clients and fixes round r's penalty and weights.
 func (e *engine) prepareRound(r int) {
@@ -385,6 +427,7 @@ func DivergenceScale(p *Problem, w []float64) float64 {
 // the run diverged there (see diverged), which it reports.
 func (e *engine) evaluate(round, psiRound int) bool {
 	ev := NewEval(e.p, e.evalEv, e.model, round, e.p.Penalty.At(psiRound, e.p.Layout))
+	ev.trainLoss, e.trainLoss = e.trainLoss, nil
 	ev.stop = e.s.Interrupt
 	ev.Up, ev.Down, ev.CommRounds = e.up, e.down, e.commRounds
 	ev.Samples = e.s.Carry.Samples

@@ -156,18 +156,36 @@ func (p *Problem) smooth(ev Evaluator, w []float64, test bool, grad, scratch []f
 			if touched == nil {
 				touched = NewIndexed()
 			}
-			val += weights[m] * sparseGradient(se, d, w, grad, weights[m], touched)
+			val = addWeighted(val, weights[m], sparseGradient(se, d, w, grad, weights[m], touched))
 			continue
 		}
 		var g []float64
 		if grad != nil {
 			g = scratch
 		}
-		val += weights[m] * ev.Eval(w, d, nil, g)
+		val = addWeighted(val, weights[m], ev.Eval(w, d, nil, g))
 		if grad != nil {
 			for i, v := range scratch {
 				grad[i] += weights[m] * v
 			}
+		}
+	}
+	return val
+}
+
+// addWeighted returns val + weight·loss, the product rounded on its own
+// (never fused into one multiply-add), so that smooth and a cohort's
+// client-by-client pass (sumWeighted) round alike on every build.
+func addWeighted(val, weight, loss float64) float64 { return val + float64(weight*loss) }
+
+// sumWeighted is the training loss smooth computes, from the clients'
+// losses computed separately: Σ weights[m]·losses[m] over the clients
+// with data, in client order.
+func sumWeighted(weights, losses []float64, parts []*Data) float64 {
+	val := 0.0
+	for m, d := range parts {
+		if d.N > 0 {
+			val = addWeighted(val, weights[m], losses[m])
 		}
 	}
 	return val

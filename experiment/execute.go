@@ -2,7 +2,10 @@ package experiment
 
 import (
 	"context"
+	"math"
+	"reflect"
 	"runtime"
+	"slices"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -29,7 +32,19 @@ type Options struct {
 	// boundary with status core.Interrupted (Done is still called for
 	// them), and Execute returns context.Cause.
 	Context context.Context
+	// CohortBytes, if positive, lets up to MaxCohort runs that share a
+	// problem, engine settings and metrics execute together in lockstep
+	// (core.RunCohort), as long as their model-sized state (StateBytes)
+	// adds up to at most CohortBytes; a cohort takes the client workers of
+	// up to Jobs runs. Records are the same either way; a cohort reads
+	// each client's data once for all its runs. 0: runs execute one by one.
+	CohortBytes uint64
 }
+
+// MaxCohort is the most runs a cohort holds: an interruption (Ctrl-C,
+// --timeout) stops a cohort's runs together, so a larger cohort would put
+// more unfinished work at risk.
+const MaxCohort = 16
 
 // Execute runs the jobs and returns their runs in the order of the jobs.
 // Runs are started in that order, up to opts.Jobs at a time; each builds a
@@ -45,12 +60,13 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 	if len(jobs) == 0 {
 		return runs, nil
 	}
-	par := min(max(opts.Jobs, 1), len(jobs))
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = max(1, runtime.NumCPU()/par)
+	units := cohorts(jobs, opts.CohortBytes)
+	slots := min(max(opts.Jobs, 1), len(jobs))
+	perSlot := opts.Workers
+	if perSlot <= 0 {
+		perSlot = max(1, runtime.NumCPU()/slots)
 	}
-	solveReferences(jobs, par)
+	solveReferences(jobs, slots)
 	prog := opts.Progress
 	if prog != nil {
 		prog.begin(len(jobs), true)
@@ -60,26 +76,40 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 		i   int
 		res *core.Result
 	}
-	todo := make(chan int)
 	out := make(chan ended)
-	for range par {
+	start := func(u []int, workers int) {
 		go func() {
-			for i := range todo {
-				out <- ended{i, execute(opts.Context, &jobs[i], i, workers, prog)}
+			if len(u) == 1 {
+				out <- ended{u[0], execute(opts.Context, &jobs[u[0]], u[0], workers, prog)}
+				return
+			}
+			for k, res := range executeCohort(opts.Context, jobs, u, workers, prog) {
+				out <- ended{u[k], res}
 			}
 		}()
 	}
-	defer close(todo)
-	next, running := 0, 0
+	next, busy, running := 0, 0, 0 // units started, slots in use, runs running
 	var stop error
 	var done <-chan struct{}
 	if opts.Context != nil {
 		done = opts.Context.Done()
 	}
-	for (next < len(jobs) && stop == nil) || running > 0 {
-		var send chan int
-		if next < len(jobs) && stop == nil {
-			send = todo
+	need := func(u []int) int { return min(len(u), slots) } // a cohort takes up to all slots
+	for {
+		for next < len(units) && stop == nil && busy+need(units[next]) <= slots {
+			u := units[next]
+			busy += need(u)
+			running += len(u)
+			if prog != nil {
+				for range u {
+					prog.runStarted()
+				}
+			}
+			start(u, need(u)*perSlot)
+			next++
+		}
+		if running == 0 && (next == len(units) || stop != nil) {
+			break
 		}
 		select {
 		case <-done:
@@ -87,12 +117,6 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 				stop = context.Cause(opts.Context)
 			}
 			done = nil
-		case send <- next:
-			if prog != nil {
-				prog.runStarted()
-			}
-			next++
-			running++
 		case e := <-out:
 			running--
 			runs[e.i] = jobs[e.i].Run(e.res)
@@ -104,9 +128,94 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 					stop = err
 				}
 			}
+			if u := unitOf(units[:next], e.i); u != nil && allEnded(runs, u) {
+				busy -= need(u)
+			}
 		}
 	}
 	return runs, stop
+}
+
+// unitOf returns the unit among units that holds job i.
+func unitOf(units [][]int, i int) []int {
+	for _, u := range units {
+		if slices.Contains(u, i) {
+			return u
+		}
+	}
+	return nil
+}
+
+// allEnded reports whether every job of unit u has its run.
+func allEnded(runs []Run, u []int) bool {
+	for _, i := range u {
+		if runs[i].Result == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// cohorts groups the jobs into the units Execute starts, in the order of
+// their first job: cohorts of up to MaxCohort compatible jobs (see
+// cohortable) whose StateBytes add up to at most maxBytes, and every
+// other job alone. maxBytes = 0 puts every job alone.
+func cohorts(jobs []Job, maxBytes uint64) [][]int {
+	var units [][]int
+	var bytes []uint64
+	for i := range jobs {
+		placed := false
+		if maxBytes > 0 && jobs[i].Stages == nil {
+			b := jobs[i].StateBytes()
+			for k, u := range units {
+				if len(u) < MaxCohort && cohortable(&jobs[u[0]], &jobs[i]) && bytes[k]+b <= maxBytes {
+					units[k], bytes[k], placed = append(u, i), bytes[k]+b, true
+					break
+				}
+			}
+			if !placed && b <= maxBytes {
+				units, bytes, placed = append(units, []int{i}), append(bytes, b), true
+			}
+		}
+		if !placed {
+			units, bytes = append(units, []int{i}), append(bytes, math.MaxUint64) // alone for good
+		}
+	}
+	return units
+}
+
+// cohortable reports whether jobs a and b may run in one cohort: both
+// single algorithm runs on the same problem with the same engine settings
+// (seeds may differ) and the same metrics.
+func cohortable(a, b *Job) bool {
+	return a.Stages == nil && b.Stages == nil && a.Problem == b.Problem &&
+		len(a.Metrics) == len(b.Metrics) && (len(a.Metrics) == 0 || &a.Metrics[0] == &b.Metrics[0]) &&
+		reflect.DeepEqual(a.Settings, b.Settings)
+}
+
+// executeCohort runs the jobs u in one cohort (core.RunCohort) with the
+// given number of client workers; jobs whose algorithm fails to build fail
+// alone.
+func executeCohort(ctx context.Context, jobs []Job, u []int, workers int, prog *Progress) []*core.Result {
+	results := make([]*core.Result, len(u))
+	var members []core.Member
+	var at []int
+	for k, i := range u {
+		j := &jobs[i]
+		alg, err := registry.BuildArgs[core.Algorithm](j.Args)
+		if err != nil {
+			results[k] = &core.Result{Status: core.Failed, Err: err.Error()}
+			continue
+		}
+		members = append(members, core.Member{Alg: alg, Settings: settingsOf(ctx, j, i, workers, prog)})
+		at = append(at, k)
+	}
+	if len(members) > 0 {
+		for n, res := range core.RunCohort(jobs[u[0]].Problem, members, jobs[u[0]].Metrics) {
+			results[at[n]] = res
+		}
+	}
+	return results
 }
 
 // execute runs job j (index i) with the given number of client workers:
@@ -129,8 +238,20 @@ func execute(ctx context.Context, j *Job, i, workers int, prog *Progress) *core.
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
+	return core.Run(j.Problem, alg, settingsOf(ctx, j, i, workers, prog), j.Metrics)
+}
+
+// settingsOf returns the engine settings of job j (index i) run with the
+// given number of client workers, its progress reported to prog and
+// interrupted when ctx (if not nil) is done.
+func settingsOf(ctx context.Context, j *Job, i, workers int, prog *Progress) core.Settings {
 	s := j.Settings
-	s.Seed, s.Run, s.Workers, s.Progress = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)), progress // more workers than clients would idle
-	s.Interrupt = interrupt
-	return core.Run(j.Problem, alg, s, j.Metrics)
+	s.Seed, s.Run, s.Workers = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)) // more workers than clients would idle
+	if prog != nil {
+		s.Progress = func(done, total int) { prog.round(i, done, total) }
+	}
+	if ctx != nil {
+		s.Interrupt = func() bool { return ctx.Err() != nil }
+	}
+	return s
 }

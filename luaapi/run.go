@@ -32,10 +32,14 @@ type Options struct {
 	// the number of client workers per run (≤ 0: the CPUs shared among
 	// the runs at once).
 	Jobs, Workers int
-	Quiet         bool      // no progress lines
-	Unsafe        bool      // also open the os, io and package libraries, and keep dofile, loadfile and require
-	Stdout        io.Writer // print and fedlab.table output; nil = os.Stdout
-	Stderr        io.Writer // progress lines; nil = os.Stderr
+	// Solo executes runs one by one, never in cohorts (see
+	// experiment.Options.CohortBytes): the records are the same, and each
+	// run's elapsed time is its own.
+	Solo   bool
+	Quiet  bool      // no progress lines
+	Unsafe bool      // also open the os, io and package libraries, and keep dofile, loadfile and require
+	Stdout io.Writer // print and fedlab.table output; nil = os.Stdout
+	Stderr io.Writer // progress lines; nil = os.Stderr
 	// Args are the script's arguments, fedlab.args in Lua (fedlab run
 	// --set key=value; see ParseSet). A key the script does not read
 	// before its first run (nor declares with fedlab.params) is an error.
@@ -101,8 +105,13 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 		return rundir.Summary{}, err
 	}
 	inv := &rundir.Invocation{CommandLine: opts.CommandLine, WorkDir: workDir, Set: opts.ArgText}
+	limits := plan.NewLimits(opts.MaxMemory, opts.Jobs)
 	dopts := rundir.Options{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
-		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers, Context: g.ctx, Notices: opts.Stderr}
+		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers,
+		Context: g.ctx, Notices: opts.Stderr}
+	if !opts.Solo {
+		dopts.CohortBytes = limits.CohortBytes()
+	}
 	if !opts.Quiet {
 		dopts.Progress, dopts.Interactive = opts.Stderr, isTerminal(opts.Stderr)
 	}
@@ -113,7 +122,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), workDir: workDir, builder: plan.NewBuilder(), guard: g,
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
 	in.builder.Inputs = in.inputArgs
-	in.builder.Limits = plan.NewLimits(opts.MaxMemory, opts.Jobs)
+	in.builder.Limits = limits
 	in.builder.References, in.builder.Context = dir.ReferenceStore, g.ctx
 	defer in.L.Close()
 	in.install()

@@ -2,12 +2,10 @@ package plan
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/budget"
-	"github.com/fedlab/fedlab/registry"
 )
 
 // Bounds of the engine settings: a run checks for interruption (a signal,
@@ -42,6 +40,17 @@ func limitsOf(b budget.Budget, runsAtOnce int) *Limits {
 	return &Limits{budget: b, runsAtOnce: max(runsAtOnce, 1)}
 }
 
+// CohortBytes is the model-sized state a cohort of runs executed in
+// lockstep may hold (experiment.Options.CohortBytes): a sixteenth of the
+// ceiling, 64 MiB when no ceiling is known. It comes on top of the state
+// of the runs at once that States checks.
+func (l *Limits) CohortBytes() uint64 {
+	if l.budget.Limit == 0 {
+		return 64 << 20
+	}
+	return l.budget.Limit / 16
+}
+
 // Settings refuses settings beyond the bounds above, and records (one per
 // evaluated round, metrics plus counters) beyond the memory ceiling.
 func (l *Limits) Settings(s core.Settings, metrics int) error {
@@ -62,18 +71,6 @@ func (l *Limits) Settings(s core.Settings, metrics int) error {
 		need, "evaluate less often (eval_every) or run fewer rounds")
 }
 
-// replyVectors bounds the model-sized vectors a run keeps per sampled
-// client (its reply) and workerVectors those per client worker (scratch);
-// serverVectors are the server's (state, broadcast, mean, evaluation).
-// pipelineClientVectors is assumed per client for a multistage pipeline,
-// whose stages are not inspected: the most any algorithm keeps.
-const (
-	replyVectors          = 2
-	workerVectors         = 8
-	serverVectors         = 8
-	pipelineClientVectors = 5
-)
-
 // States refuses jobs whose runs' state would not fit under the ceiling:
 // for the runs executed at once, model-sized vectors for the server, the
 // client workers, the sampled clients' replies and, for algorithms that
@@ -84,7 +81,7 @@ func (l *Limits) States(jobs []experiment.Job) error {
 		if j.Problem == nil {
 			continue
 		}
-		if need := jobStateBytes(j); need > worst {
+		if need := j.StateBytes(); need > worst {
 			worst, worstJob = need, i
 		}
 	}
@@ -95,30 +92,4 @@ func (l *Limits) States(jobs []experiment.Job) error {
 	runs := min(l.runsAtOnce, len(jobs))
 	return l.budget.Check(fmt.Sprintf("the state of %d runs at once (%d clients, %d parameters)", runs, j.Problem.Data.Clients(), j.Problem.Dim()),
 		budget.Product(runs, int(min(worst, 1<<62))), "use fewer clients or a smaller model, or fewer runs at once (--jobs)")
-}
-
-// jobStateBytes estimates the bytes of one run's model-sized vectors (see
-// States).
-func jobStateBytes(j experiment.Job) uint64 {
-	clients, dim := j.Problem.Data.Clients(), j.Problem.Dim()
-	sampled := clients
-	if k := j.Settings.ClientsPerRound; k > 0 && k < clients {
-		sampled = k
-	}
-	workers := j.Settings.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	perClient := pipelineClientVectors
-	if j.Stages == nil {
-		perClient = 0
-		if alg, err := registry.BuildArgs[core.Algorithm](j.Args); err == nil {
-			if s, ok := core.As[core.ClientStateful](alg); ok {
-				perClient = s.ClientVectors()
-			}
-		}
-	}
-	vectors := budget.Sum(budget.Product(perClient, clients), budget.Product(replyVectors, sampled),
-		budget.Product(workerVectors, workers), serverVectors)
-	return budget.Product(int(min(vectors, 1<<62)), dim, 8)
 }

@@ -33,9 +33,11 @@ type Options struct {
 	Update bool
 	// Shard restricts the runs executed to one shard (see Shard).
 	Shard Shard
-	// Jobs and Workers size the run-level and client-level pools (see
+	// Jobs and Workers size the run-level and client-level pools, and
+	// CohortBytes bounds the runs executed together in lockstep (see
 	// experiment.Options).
 	Jobs, Workers int
+	CohortBytes   uint64
 	// Progress receives progress lines (nil keeps quiet); Interactive
 	// redraws them in place.
 	Progress    io.Writer
@@ -316,7 +318,7 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	if d.progress != nil {
 		prog = d.progress.Call(callTitle(len(d.m.Calls), call), len(planned), found)
 	}
-	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Progress: prog,
+	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, CohortBytes: d.opts.CohortBytes, Progress: prog,
 		Context: d.opts.Context, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
 	if d.interrupted() {
 		if werr := d.writeManifest(); werr != nil {

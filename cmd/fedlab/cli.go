@@ -11,7 +11,7 @@ import (
 )
 
 const usage = `usage:
-  fedlab run SCRIPT.lua [--out DIR] [--jobs N] [--workers N] [--fresh | --update]
+  fedlab run SCRIPT.lua [--out DIR] [--jobs N] [--workers N] [--solo] [--fresh | --update]
                         [--shard I/N] [--set KEY=VALUE]... [--quiet] [--unsafe] [--timeout D] [--max-memory M]
                           run a Lua experiment script into a run directory
   fedlab table DIR [--format text|md|latex|csv] [--call N] [--metric NAME]... [--round R]...
@@ -41,6 +41,10 @@ run options:
   --jobs N       runs executed at once (default: number of CPUs)
   --workers N    client worker goroutines per run (default: the CPUs divided among the
                  runs executing at once); results do not depend on --jobs or --workers
+  --solo         execute runs one by one; by default the runs of a call that share a
+                 problem and settings execute together in lockstep (a cohort), reading
+                 each client's data once for all of them: same records, and each run's
+                 elapsed time is then its share of the cohort's time
   --fresh        delete the directory's previous runs and start over
   --update       accept a changed script: keep the stored runs whose parameters did not
                  change (a changed script is refused otherwise)

@@ -27,6 +27,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&opts.Out, "out", "", "run directory")
 	fs.IntVar(&opts.Jobs, "jobs", 0, "runs executed at once")
 	fs.IntVar(&opts.Workers, "workers", 0, "client worker goroutines per run")
+	fs.BoolVar(&opts.Solo, "solo", false, "execute runs one by one, not in cohorts")
 	fs.BoolVar(&opts.Fresh, "fresh", false, "delete the directory's previous runs")
 	fs.BoolVar(&opts.Update, "update", false, "accept a changed script, keeping the runs that did not change")
 	fs.StringVar(&shard, "shard", "", "run shard i of n (i/n, 0 ≤ i < n)")

@@ -1,0 +1,320 @@
+package core
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Member is one run of a cohort: an algorithm and its settings.
+type Member struct {
+	Alg      Algorithm
+	Settings Settings
+}
+
+// RunCohort executes runs on the same problem in lockstep and returns, for
+// each, what Run would return for it alone, bit for bit: every run keeps its
+// own engine, state and random streams, and only the order of the work
+// changes. Round t of every run is computed before round t+1 of any, and
+// the client updates of a round are grouped by client, so a client's data
+// is read from memory once for all the runs that sampled it (runs with the
+// same seed sample the same clients); the training loss of an evaluated
+// round is measured the same way, client by client for all runs. This pays
+// where reading the data costs more than the arithmetic (linear models on
+// large dense data); see docs/architecture.md, "Cohorts".
+//
+// The runs share one pool of client workers: the Workers of the first
+// member's settings. A run that fails (a panic in one of its components),
+// diverges or is interrupted ends alone; the others go on. Each run's
+// Elapsed is its share of the cohort's wall-clock time, in proportion to
+// the time spent on its own steps, so that the Elapsed of all members add
+// up to the cohort's time; the member that reads a client's data first
+// (and pays for the cache misses) rotates from round to round.
+func RunCohort(p *Problem, members []Member, metrics []Metric) []*Result {
+	start := time.Now()
+	c := &cohort{p: p, workers: 1}
+	if len(members) > 0 {
+		c.workers = max(members[0].Settings.Workers, 1)
+	}
+	results := make([]*Result, len(members))
+	for k := range members {
+		m := &runner{res: newResult(members[k].Alg, metrics)}
+		results[k] = m.res
+		s := members[k].Settings
+		s.Workers = c.workers
+		m.step(func() bool {
+			if err := s.Check(); err != nil {
+				m.res.Status, m.res.Err = Failed, err.Error()
+				return true
+			}
+			e, err := newEngine(p, members[k].Alg, &s, metrics, m.res)
+			if err != nil {
+				m.res.Status, m.res.Err = Failed, err.Error()
+				return true
+			}
+			m.e = e
+			if e.begin() {
+				e.keepModel()
+				return true
+			}
+			return false
+		})
+		c.all = append(c.all, m)
+		if !m.ended {
+			c.active = append(c.active, m)
+		}
+	}
+	for t := 0; len(c.active) > 0; t++ {
+		c.round(t)
+	}
+	c.apportion(time.Since(start))
+	return results
+}
+
+// newResult returns a result with the metric columns of alg's records.
+func newResult(alg Algorithm, metrics []Metric) *Result {
+	res := &Result{Status: Done}
+	_, nodes := As[Nodes](alg)
+	for _, m := range metrics {
+		res.Metrics = append(res.Metrics, m.Name())
+		if nodes {
+			res.Metrics = append(res.Metrics, m.Name()+"_min", m.Name()+"_max")
+		}
+	}
+	return res
+}
+
+// cohort is the state of RunCohort.
+type cohort struct {
+	p       *Problem
+	workers int
+	all     []*runner // every member, in order
+	active  []*runner // members that have not ended
+}
+
+// runner is one member of a cohort.
+type runner struct {
+	e     *engine
+	res   *Result
+	ended bool
+	busy  time.Duration // time spent on its own steps (see apportion)
+	mu    sync.Mutex    // guards busy and failure during a parallel phase
+	// failure is the first panic of one of its client updates in the
+	// current round.
+	failure any
+}
+
+// step runs f, one sequential step of the member, timed; true from f, or a
+// panic (the run failed, as in Run), ends the member.
+func (m *runner) step(f func() bool) {
+	begin := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			m.res.Status, m.res.Err, m.res.Model = Failed, fmt.Sprint(r), nil
+			m.ended = true
+		}
+		m.busy += time.Since(begin)
+	}()
+	if f() {
+		m.ended = true
+	}
+}
+
+// stepKeeping is step for the steps after which a run that ended keeps
+// its model (it diverged or was interrupted in an evaluation), as in Run.
+func (m *runner) stepKeeping(f func() bool) {
+	m.step(func() bool {
+		if f() {
+			m.e.keepModel()
+			return true
+		}
+		return false
+	})
+}
+
+// work is the part of a parallel phase that belongs to one client: the
+// members that sampled it, each with its slot in its round.
+type work struct {
+	client int
+	runs   []*runner
+	slots  []int
+}
+
+// round advances every active member by round t. Every phase runs on the
+// client workers: the members' own steps (each member on one worker), then
+// the client updates grouped by client, the server steps, the training
+// losses of the members that evaluate, and the evaluations.
+func (c *cohort) round(t int) {
+	for _, m := range c.active {
+		if t >= m.e.s.Rounds {
+			m.step(func() bool { m.e.keepModel(); return true })
+		}
+	}
+	c.each(func(m *runner) { m.step(func() bool { return m.e.startRound(t) }) })
+	var works []*work
+	byClient := map[int]*work{}
+	for _, m := range c.active {
+		if m.ended {
+			continue
+		}
+		for i, id := range m.e.round.Sampled {
+			w := byClient[id]
+			if w == nil {
+				w = &work{client: id}
+				byClient[id] = w
+				works = append(works, w)
+			}
+			w.runs, w.slots = append(w.runs, m), append(w.slots, i)
+		}
+	}
+	// The largest groups first, so that the workers finish together.
+	slices.SortFunc(works, func(a, b *work) int {
+		return cmp.Or(cmp.Compare(len(b.runs), len(a.runs)), cmp.Compare(a.client, b.client))
+	})
+	c.parallel(len(works), func(j, wk int) {
+		w := works[j]
+		n := len(w.runs)
+		for q := range n {
+			k := (q + t + w.client) % n // rotate who reads the client's data first
+			m := w.runs[k]
+			m.timed(func() { m.e.updateClient(w.slots[k], wk) })
+		}
+	})
+	c.each(func(m *runner) {
+		if m.failure != nil {
+			m.res.Status, m.res.Err, m.res.Model = Failed, fmt.Sprint(m.failure), nil
+			m.ended = true
+			return
+		}
+		m.stepKeeping(func() bool { return m.e.serverStep(t) })
+	})
+	var evaluating []*runner
+	for _, m := range c.active {
+		if !m.ended && m.e.evalAt[t+1] && m.e.tracking() && m.e.nodes == nil {
+			evaluating = append(evaluating, m)
+		}
+	}
+	c.trainLosses(evaluating)
+	c.each(func(m *runner) { m.stepKeeping(func() bool { return m.e.endRound(t) }) })
+}
+
+// each calls f for every active member that has not ended, on the client
+// workers, then drops the members that have ended from the active ones.
+func (c *cohort) each(f func(m *runner)) {
+	live := c.active[:0]
+	for _, m := range c.active {
+		if !m.ended {
+			live = append(live, m)
+		}
+	}
+	c.active = live
+	c.parallel(len(live), func(k, _ int) { f(live[k]) })
+	live = c.active[:0]
+	for _, m := range c.active {
+		if !m.ended {
+			live = append(live, m)
+		}
+	}
+	c.active = live
+}
+
+// timed runs f, a part of a parallel phase that belongs to m: a panic is
+// kept as m's failure.
+func (m *runner) timed(f func()) {
+	begin := time.Now()
+	defer func() {
+		r := recover()
+		m.mu.Lock()
+		if r != nil && m.failure == nil {
+			m.failure = r
+		}
+		m.busy += time.Since(begin)
+		m.mu.Unlock()
+	}()
+	f()
+}
+
+// parallel calls f(j, worker) for j in [0, n) on the cohort's client
+// workers and waits for them.
+func (c *cohort) parallel(n int, f func(j, wk int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for wk := range min(c.workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				f(j, wk)
+			}
+		}()
+	}
+	for j := range n {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+}
+
+// trainLosses measures the training loss of the members about to evaluate,
+// client by client for all of them, and hands each its value (see
+// engine.evaluate): the per-client losses are the evaluator's, and they are
+// summed in client order with the client weights, exactly as
+// Problem.smooth sums them. A member whose loss is not measured here (the
+// run is being interrupted) measures it itself.
+func (c *cohort) trainLosses(ms []*runner) {
+	if len(ms) == 0 {
+		return
+	}
+	parts := c.p.Data.Train
+	losses := make([][]float64, len(ms))
+	for k, m := range ms {
+		losses[k] = make([]float64, len(parts))
+		for len(m.e.evalEvs) < c.workers {
+			m.e.evalEvs = append(m.e.evalEvs, c.p.Loss.NewEvaluator(c.p.Layout))
+		}
+	}
+	c.parallel(len(parts), func(client, wk int) {
+		d := parts[client]
+		if d.N == 0 {
+			return
+		}
+		n := len(ms)
+		for q := range n {
+			k := (q + client) % n
+			m := ms[k]
+			if m.e.s.Interrupt != nil && m.e.s.Interrupt() {
+				continue
+			}
+			m.timed(func() { losses[k][client] = m.e.evalEvs[wk].Eval(m.e.model, d, nil, nil) })
+		}
+	})
+	weights := c.p.ClientWeights()
+	for k, m := range ms {
+		if m.failure != nil {
+			m.res.Status, m.res.Err, m.res.Model = Failed, fmt.Sprint(m.failure), nil
+			m.ended = true
+			continue
+		}
+		if m.e.s.Interrupt != nil && m.e.s.Interrupt() {
+			continue
+		}
+		v := sumWeighted(weights, losses[k], parts)
+		m.e.trainLoss = &v
+	}
+}
+
+// apportion sets each member's Elapsed to its share of the cohort's wall
+// time wall, in proportion to its busy time.
+func (c *cohort) apportion(wall time.Duration) {
+	var total time.Duration
+	for _, m := range c.all {
+		total += m.busy
+	}
+	for _, m := range c.all {
+		if total > 0 {
+			m.res.Elapsed = time.Duration(float64(wall) * float64(m.busy) / float64(total))
+		}
+	}
+}
