@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -134,12 +135,45 @@ func (m *runner) stepKeeping(f func() bool) {
 	})
 }
 
-// work is the part of a parallel phase that belongs to one client: the
-// members that sampled it, each with its slot in its round.
+// work is the part of a parallel phase that belongs to one client: an
+// item per member that uses the client's data, with the member's slot (its
+// index of the client among the round's sampled ones, or of the member
+// among those evaluated).
 type work struct {
 	client int
-	runs   []*runner
-	slots  []int
+	items  []item
+}
+
+type item struct {
+	m    *runner
+	slot int
+}
+
+// balance orders works for the workers: split, the largest first, until
+// there are at least two per worker or each holds one item (a round that
+// samples fewer clients than there are workers still keeps them all busy),
+// then the largest first, so that the workers finish together.
+func balance(works []*work, workers int) []*work {
+	bySize := func(a, b *work) int {
+		return cmp.Or(cmp.Compare(len(b.items), len(a.items)), cmp.Compare(a.client, b.client))
+	}
+	slices.SortStableFunc(works, bySize)
+	for len(works) < 2*workers && len(works) > 0 && len(works[0].items) > 1 {
+		w := works[0]
+		half := len(w.items) / 2
+		works = append(works[1:], &work{client: w.client, items: w.items[:half]}, &work{client: w.client, items: w.items[half:]})
+		slices.SortStableFunc(works, bySize)
+	}
+	return works
+}
+
+// run does the work's items in turn, rotating who begins with offset (the
+// one that reads the client's data first and pays for the cache misses).
+func (w *work) run(offset int, do func(it item)) {
+	n := len(w.items)
+	for q := range n {
+		do(w.items[(q+offset)%n])
+	}
 }
 
 // round advances every active member by round t. Every phase runs on the
@@ -156,9 +190,6 @@ func (c *cohort) round(t int) {
 	var works []*work
 	byClient := map[int]*work{}
 	for _, m := range c.active {
-		if m.ended {
-			continue
-		}
 		for i, id := range m.e.round.Sampled {
 			w := byClient[id]
 			if w == nil {
@@ -166,21 +197,14 @@ func (c *cohort) round(t int) {
 				byClient[id] = w
 				works = append(works, w)
 			}
-			w.runs, w.slots = append(w.runs, m), append(w.slots, i)
+			w.items = append(w.items, item{m, i})
 		}
 	}
-	// The largest groups first, so that the workers finish together.
-	slices.SortFunc(works, func(a, b *work) int {
-		return cmp.Or(cmp.Compare(len(b.runs), len(a.runs)), cmp.Compare(a.client, b.client))
-	})
+	works = balance(works, c.workers)
 	c.parallel(len(works), func(j, wk int) {
-		w := works[j]
-		n := len(w.runs)
-		for q := range n {
-			k := (q + t + w.client) % n // rotate who reads the client's data first
-			m := w.runs[k]
-			m.timed(func() { m.e.updateClient(w.slots[k], wk) })
-		}
+		works[j].run(t+works[j].client, func(it item) {
+			it.m.timed(func() { it.m.e.updateClient(it.slot, wk) })
+		})
 	})
 	c.each(func(m *runner) {
 		if m.failure != nil {
@@ -237,23 +261,26 @@ func (m *runner) timed(f func()) {
 }
 
 // parallel calls f(j, worker) for j in [0, n) on the cohort's client
-// workers and waits for them.
+// workers and waits for them. The calling goroutine is worker 0, and the
+// workers take the next j from a counter: handing each j over a channel
+// kept a third goroutine runnable beside the two workers on two cores, and
+// the workers waited for the processor (a quarter of the wall time).
 func (c *cohort) parallel(n int, f func(j, wk int)) {
-	next := make(chan int)
+	var next atomic.Int64
+	work := func(wk int) {
+		for j := int(next.Add(1) - 1); j < n; j = int(next.Add(1) - 1) {
+			f(j, wk)
+		}
+	}
 	var wg sync.WaitGroup
-	for wk := range min(c.workers, n) {
+	for wk := 1; wk < min(c.workers, n); wk++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range next {
-				f(j, wk)
-			}
+			work(wk)
 		}()
 	}
-	for j := range n {
-		next <- j
-	}
-	close(next)
+	work(0)
 	wg.Wait()
 }
 
@@ -275,20 +302,27 @@ func (c *cohort) trainLosses(ms []*runner) {
 			m.e.evalEvs = append(m.e.evalEvs, c.p.Loss.NewEvaluator(c.p.Layout))
 		}
 	}
-	c.parallel(len(parts), func(client, wk int) {
-		d := parts[client]
+	var works []*work
+	for client, d := range parts {
 		if d.N == 0 {
-			return
+			continue
 		}
-		n := len(ms)
-		for q := range n {
-			k := (q + client) % n
-			m := ms[k]
-			if m.e.s.Interrupt != nil && m.e.s.Interrupt() {
-				continue
+		w := &work{client: client}
+		for k, m := range ms {
+			w.items = append(w.items, item{m, k})
+		}
+		works = append(works, w)
+	}
+	works = balance(works, c.workers)
+	c.parallel(len(works), func(j, wk int) {
+		w := works[j]
+		d := parts[w.client]
+		w.run(w.client, func(it item) {
+			if it.m.e.s.Interrupt != nil && it.m.e.s.Interrupt() {
+				return
 			}
-			m.timed(func() { losses[k][client] = m.e.evalEvs[wk].Eval(m.e.model, d, nil, nil) })
-		}
+			it.m.timed(func() { losses[it.slot][w.client] = it.m.e.evalEvs[wk].Eval(it.m.e.model, d, nil, nil) })
+		})
 	})
 	weights := c.p.ClientWeights()
 	for k, m := range ms {

@@ -107,6 +107,7 @@ func TestCohortEqualsRunsAlone(t *testing.T) {
 		{"grows", func() Algorithm { return &growing{factor: 10} }, with(func(s *Settings) { s.Seed = 1 })},
 		{"5 rounds", func() Algorithm { return &localSGD{eta: 0.1} }, with(func(s *Settings) { s.Seed = 1; s.Rounds = 5 })},
 		{"no divergence test", func() Algorithm { return &localSGD{eta: 0.1} }, with(func(s *Settings) { s.Seed = 3; s.Divergence = math.Inf(1) })},
+		{"one client per round", func() Algorithm { return &localSGD{eta: 0.1} }, with(func(s *Settings) { s.Seed = 4; s.ClientsPerRound = 1 })},
 		{"epochs, full participation", func() Algorithm { return &localSGD{eta: 0.05} }, with(func(s *Settings) { s.Seed = 1; s.ClientsPerRound = 0; s.LocalEpochs = 1 })},
 	}
 	metrics := []Metric{objectiveMetric{}, trainLoss{}}
@@ -154,6 +155,40 @@ func TestCohortStopsForInterrupt(t *testing.T) {
 	for k, r := range got {
 		if r.Status != Interrupted || r.Err != "interrupted after 3 of 20 rounds" || len(r.Records) != 4 {
 			t.Fatalf("member %d: %s (%q), %d records; want interrupted after 3 rounds with 4 records", k, r.Status, r.Err, len(r.Records))
+		}
+	}
+}
+
+// TestBalanceSplitsTheWork: the client groups of a round are split until
+// every worker has two, largest first, and no item is lost or repeated.
+func TestBalanceSplitsTheWork(t *testing.T) {
+	runners := make([]*runner, 5)
+	for k := range runners {
+		runners[k] = &runner{}
+	}
+	one := &work{client: 3}
+	for k, m := range runners {
+		one.items = append(one.items, item{m, k})
+	}
+	two := &work{client: 1, items: []item{{runners[0], 9}}}
+	got := balance([]*work{two, one}, 2)
+	var sizes []int
+	seen := map[item]int{}
+	for _, w := range got {
+		sizes = append(sizes, len(w.items))
+		for _, it := range w.items {
+			seen[it]++
+		}
+	}
+	if !slices.Equal(sizes, []int{2, 2, 1, 1}) {
+		t.Fatalf("work sizes %v, want [2 2 1 1]: client 3's 5 items split into 2, 2 and 1, largest first", sizes)
+	}
+	if len(seen) != 6 {
+		t.Fatalf("%d distinct items after balancing, want 6", len(seen))
+	}
+	for it, n := range seen {
+		if n != 1 {
+			t.Fatalf("item %+v appears %d times", it, n)
 		}
 	}
 }

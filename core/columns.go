@@ -1,6 +1,10 @@
 package core
 
-import "gonum.org/v1/gonum/floats"
+import (
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/fedlab/fedlab/internal/hugepages"
+)
 
 // columns is a column-major copy of the pooled training rows, each row i
 // scaled by s[i]: dense data as an n×d column-major array, sparse data in
@@ -23,7 +27,7 @@ func newColumns(f *Federated, s []float64) columns {
 	n, d := f.Samples(), f.Features
 	c := columns{n: n}
 	if !f.IsSparse() {
-		c.dense = make([]float64, n*d)
+		c.dense = hugepages.Floats(n * d)
 		i := 0
 		for _, part := range f.Train {
 			// Transpose in blocks of transposeRows rows, so that the rows

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -164,30 +165,6 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 }
 
 func (e *engine) loop() {
-	workers := max(e.s.Workers, 1)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var failMu sync.Mutex
-	var failure any
-	for wk := range workers {
-		go func() {
-			for i := range jobs {
-				func() {
-					defer func() {
-						if r := recover(); r != nil {
-							failMu.Lock()
-							failure = r
-							failMu.Unlock()
-						}
-						wg.Done()
-					}()
-					e.updateClient(i, wk)
-				}()
-			}
-		}()
-	}
-	defer close(jobs)
-
 	if e.begin() {
 		e.keepModel()
 		return
@@ -196,19 +173,57 @@ func (e *engine) loop() {
 		if e.startRound(t) {
 			return
 		}
-		wg.Add(len(e.round.Sampled))
-		for i := range e.round.Sampled {
-			jobs <- i
-		}
-		wg.Wait()
-		if failure != nil {
-			panic(failure)
-		}
+		e.updateClients()
 		if e.serverStep(t) || e.endRound(t) {
 			break
 		}
 	}
 	e.keepModel()
+}
+
+// updateClients runs the round's client updates on the run's client
+// workers: the calling goroutine is worker 0 (alone, it runs them in
+// turn), and each worker takes the next client from a counter. A panic in
+// an update is raised again here once the workers are done.
+func (e *engine) updateClients() {
+	n := len(e.round.Sampled)
+	workers := min(max(e.s.Workers, 1), n)
+	if workers <= 1 {
+		for i := range n {
+			e.updateClient(i, 0)
+		}
+		return
+	}
+	var next atomic.Int64
+	var failMu sync.Mutex
+	var failure any
+	work := func(wk int) {
+		defer func() {
+			if r := recover(); r != nil {
+				failMu.Lock()
+				if failure == nil {
+					failure = r
+				}
+				failMu.Unlock()
+			}
+		}()
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			e.updateClient(i, wk)
+		}
+	}
+	var wg sync.WaitGroup
+	for wk := 1; wk < workers; wk++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(wk)
+		}()
+	}
+	work(0)
+	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
 }
 
 // The steps of a run, in the order loop (one run) and RunCohort (runs in
