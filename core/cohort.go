@@ -71,6 +71,9 @@ func RunCohort(p *Problem, members []Member, metrics []Metric) []*Result {
 		c.round(t)
 	}
 	c.apportion(time.Since(start))
+	for _, r := range results {
+		r.Cohort = len(members)
+	}
 	return results
 }
 

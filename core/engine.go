@@ -42,6 +42,10 @@ type Result struct {
 	Err        string // why a run failed or diverged
 	Model      []float64
 	Elapsed    time.Duration
+	// Cohort is the number of runs executed in lockstep with this one,
+	// itself included (RunCohort), whose wall time Elapsed is a share of;
+	// 0 for a run executed alone.
+	Cohort int
 }
 
 // Run executes alg on p for s.Rounds rounds and measures metrics. It never

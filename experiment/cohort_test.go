@@ -91,7 +91,7 @@ func TestCohortsGiveTheRunsOfOneByOne(t *testing.T) {
 		t.Fatalf("statuses %v: want 2 diverged runs and the others done", statuses)
 	}
 	for _, o := range []experiment.Options{{Jobs: 1, Workers: 1}, {Jobs: 2, Workers: 1}, {Jobs: 2, Workers: 2}, {Jobs: 1}} {
-		o.CohortBytes = 1 << 30
+		o.Cohorts = experiment.Cohorts{MaxState: 1 << 30}
 		runs, err := experiment.Execute(jobs, o)
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func TestCohortsStopForTheContext(t *testing.T) {
 	jobs := cohortJobs(t, 1_000_000)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	runs, err := experiment.Execute(jobs, experiment.Options{Jobs: 2, CohortBytes: 1 << 30, Context: ctx})
+	runs, err := experiment.Execute(jobs, experiment.Options{Jobs: 2, Cohorts: experiment.Cohorts{MaxState: 1 << 30}, Context: ctx})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Execute returned %v, want the context's deadline", err)
 	}

@@ -32,19 +32,33 @@ type Options struct {
 	// boundary with status core.Interrupted (Done is still called for
 	// them), and Execute returns context.Cause.
 	Context context.Context
-	// CohortBytes, if positive, lets up to MaxCohort runs that share a
-	// problem, engine settings and metrics execute together in lockstep
-	// (core.RunCohort), as long as their model-sized state (StateBytes)
-	// adds up to at most CohortBytes; a cohort takes the client workers of
-	// up to Jobs runs. Records are the same either way; a cohort reads
-	// each client's data once for all its runs. 0: runs execute one by one.
-	CohortBytes uint64
+	// Cohorts lets runs execute together in lockstep (see Cohorts); the
+	// zero value executes them one by one.
+	Cohorts Cohorts
+}
+
+// Cohorts says which runs Execute runs together in lockstep
+// (core.RunCohort): up to MaxCohort runs that share a problem, engine
+// settings and metrics, when the problem's training data is at least
+// MinData bytes and the runs' model-sized state (Job.StateBytes) adds up
+// to at most MaxState. A cohort takes the slots and client workers of up
+// to Options.Jobs runs. Records are the same either way; a cohort reads
+// each client's data once for all its runs.
+type Cohorts struct {
+	MaxState uint64 // 0: no cohorts
+	MinData  uint64
 }
 
 // MaxCohort is the most runs a cohort holds: an interruption (Ctrl-C,
 // --timeout) stops a cohort's runs together, so a larger cohort would put
 // more unfinished work at risk.
 const MaxCohort = 16
+
+// CohortMinData is the MinData fedlab run uses: training data smaller than
+// this stays in the processor's cache, and a cohort would only add
+// synchronization (scripts/liang_topology.lua, 10 MB of data, ran 11 %
+// slower in cohorts).
+const CohortMinData = 16 << 20
 
 // Execute runs the jobs and returns their runs in the order of the jobs.
 // Runs are started in that order, up to opts.Jobs at a time; each builds a
@@ -60,7 +74,7 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 	if len(jobs) == 0 {
 		return runs, nil
 	}
-	units := cohorts(jobs, opts.CohortBytes)
+	units := cohorts(jobs, opts.Cohorts)
 	slots := min(max(opts.Jobs, 1), len(jobs))
 	perSlot := opts.Workers
 	if perSlot <= 0 {
@@ -157,24 +171,29 @@ func allEnded(runs []Run, u []int) bool {
 }
 
 // cohorts groups the jobs into the units Execute starts, in the order of
-// their first job: cohorts of up to MaxCohort compatible jobs (see
-// cohortable) whose StateBytes add up to at most maxBytes, and every
-// other job alone. maxBytes = 0 puts every job alone.
-func cohorts(jobs []Job, maxBytes uint64) [][]int {
+// their first job: cohorts of compatible jobs (see cohortable) within the
+// bounds of c, and every other job alone.
+func cohorts(jobs []Job, c Cohorts) [][]int {
 	var units [][]int
 	var bytes []uint64
+	large := map[*core.Problem]bool{}
 	for i := range jobs {
+		j := &jobs[i]
 		placed := false
-		if maxBytes > 0 && jobs[i].Stages == nil {
-			b := jobs[i].StateBytes()
-			for k, u := range units {
-				if len(u) < MaxCohort && cohortable(&jobs[u[0]], &jobs[i]) && bytes[k]+b <= maxBytes {
-					units[k], bytes[k], placed = append(u, i), bytes[k]+b, true
-					break
-				}
+		if c.MaxState > 0 && j.Stages == nil {
+			if _, ok := large[j.Problem]; !ok {
+				large[j.Problem] = dataBytes(j.Problem) >= c.MinData
 			}
-			if !placed && b <= maxBytes {
-				units, bytes, placed = append(units, []int{i}), append(bytes, b), true
+			if b := j.StateBytes(); large[j.Problem] && b <= c.MaxState {
+				for k, u := range units {
+					if len(u) < MaxCohort && cohortable(&jobs[u[0]], j) && bytes[k]+b <= c.MaxState {
+						units[k], bytes[k], placed = append(u, i), bytes[k]+b, true
+						break
+					}
+				}
+				if !placed {
+					units, bytes, placed = append(units, []int{i}), append(bytes, b), true
+				}
 			}
 		}
 		if !placed {
@@ -184,12 +203,36 @@ func cohorts(jobs []Job, maxBytes uint64) [][]int {
 	return units
 }
 
+// dataBytes is the memory of p's training data, counting data that
+// clients share (one design matrix for all, say) once.
+func dataBytes(p *core.Problem) uint64 {
+	seen := map[any]bool{}
+	var total uint64
+	for _, d := range p.Data.Train {
+		switch {
+		case d.Sparse != nil && len(d.Sparse.Val) > 0:
+			if !seen[&d.Sparse.Val[0]] {
+				seen[&d.Sparse.Val[0]] = true
+				total += uint64(len(d.Sparse.Val))*8 + uint64(len(d.Sparse.Ind))*4
+			}
+		case len(d.X) > 0:
+			if !seen[&d.X[0]] {
+				seen[&d.X[0]] = true
+				total += uint64(len(d.X)) * 8
+			}
+		}
+	}
+	return total
+}
+
 // cohortable reports whether jobs a and b may run in one cohort: both
 // single algorithm runs on the same problem with the same engine settings
-// (seeds may differ) and the same metrics.
+// (seeds may differ) and metrics of the same identities (a sweep builds
+// them anew for each configuration; the cohort measures all its runs with
+// its first job's).
 func cohortable(a, b *Job) bool {
 	return a.Stages == nil && b.Stages == nil && a.Problem == b.Problem &&
-		len(a.Metrics) == len(b.Metrics) && (len(a.Metrics) == 0 || &a.Metrics[0] == &b.Metrics[0]) &&
+		len(a.Metrics) == len(b.Metrics) && reflect.DeepEqual(a.MetricIDs, b.MetricIDs) &&
 		reflect.DeepEqual(a.Settings, b.Settings)
 }
 

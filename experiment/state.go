@@ -24,7 +24,7 @@ const (
 // the server's, the client workers', the sampled clients' replies and, for
 // algorithms that keep state per client (core.ClientStateful), that state
 // for every client. The plan's limits (plan.Limits.States) and the cohorts
-// of Execute (Options.CohortBytes) are bounded with it.
+// of Execute (Cohorts.MaxState) are bounded with it.
 func (j *Job) StateBytes() uint64 {
 	clients, dim := j.Problem.Data.Clients(), j.Problem.Dim()
 	sampled := clients

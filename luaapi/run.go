@@ -33,7 +33,7 @@ type Options struct {
 	// the runs at once).
 	Jobs, Workers int
 	// Solo executes runs one by one, never in cohorts (see
-	// experiment.Options.CohortBytes): the records are the same, and each
+	// experiment.Cohorts): the records are the same, and each
 	// run's elapsed time is its own.
 	Solo   bool
 	Quiet  bool      // no progress lines
@@ -110,7 +110,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers,
 		Context: g.ctx, Notices: opts.Stderr}
 	if !opts.Solo {
-		dopts.CohortBytes = limits.CohortBytes()
+		dopts.Cohorts = experiment.Cohorts{MaxState: limits.CohortBytes(), MinData: experiment.CohortMinData}
 	}
 	if !opts.Quiet {
 		dopts.Progress, dopts.Interactive = opts.Stderr, isTerminal(opts.Stderr)

@@ -41,7 +41,7 @@ func limitsOf(b budget.Budget, runsAtOnce int) *Limits {
 }
 
 // CohortBytes is the model-sized state a cohort of runs executed in
-// lockstep may hold (experiment.Options.CohortBytes): a sixteenth of the
+// lockstep may hold (experiment.Cohorts.MaxState): a sixteenth of the
 // ceiling, 64 MiB when no ceiling is known. It comes on top of the state
 // of the runs at once that States checks.
 func (l *Limits) CohortBytes() uint64 {

@@ -34,10 +34,10 @@ type Options struct {
 	// Shard restricts the runs executed to one shard (see Shard).
 	Shard Shard
 	// Jobs and Workers size the run-level and client-level pools, and
-	// CohortBytes bounds the runs executed together in lockstep (see
+	// Cohorts says which runs execute together in lockstep (see
 	// experiment.Options).
 	Jobs, Workers int
-	CohortBytes   uint64
+	Cohorts       experiment.Cohorts
 	// Progress receives progress lines (nil keeps quiet); Interactive
 	// redraws them in place.
 	Progress    io.Writer
@@ -318,7 +318,7 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	if d.progress != nil {
 		prog = d.progress.Call(callTitle(len(d.m.Calls), call), len(planned), found)
 	}
-	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, CohortBytes: d.opts.CohortBytes, Progress: prog,
+	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Cohorts: d.opts.Cohorts, Progress: prog,
 		Context: d.opts.Context, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
 	if d.interrupted() {
 		if werr := d.writeManifest(); werr != nil {
@@ -418,7 +418,7 @@ const manifestInterval = time.Second
 // entry is the manifest entry of a completed run.
 func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 	e := &Entry{Identity: j.Identity, Status: string(st.res.Status), DivergedAt: st.res.DivergedAt, Error: st.res.Err,
-		Started: &st.started, Finished: &st.finished, Elapsed: st.res.Elapsed.Seconds()}
+		Started: &st.started, Finished: &st.finished, Elapsed: st.res.Elapsed.Seconds(), Cohort: st.res.Cohort}
 	if d.path != "" {
 		e.Result, e.ResultSHA256 = resultPath(j.Key), st.sum
 		if st.res.Model != nil {

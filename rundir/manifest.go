@@ -136,7 +136,11 @@ type Entry struct {
 	Started    *time.Time `json:"started,omitempty"`
 	Finished   *time.Time `json:"finished,omitempty"`
 	Elapsed    float64    `json:"elapsed_seconds,omitempty"`
-	Result     string     `json:"result,omitempty"` // path of the result file, relative to the directory
+	// Cohort is the number of runs executed in lockstep with this one
+	// (itself included), whose time Elapsed is a share of; absent for a
+	// run executed alone.
+	Cohort int    `json:"cohort,omitempty"`
+	Result string `json:"result,omitempty"` // path of the result file, relative to the directory
 	// ResultSHA256 is the SHA-256 (hex) of the result file, verified by
 	// every command that reads it (absent in directories written before
 	// fedlab recorded it: then the file's own checksums are verified).

@@ -37,6 +37,7 @@ type resultFile struct {
 	Started       time.Time `json:"started"`
 	Finished      time.Time `json:"finished"`
 	Elapsed       float64   `json:"elapsed_seconds"`
+	Cohort        int       `json:"cohort,omitempty"` // core.Result.Cohort
 }
 
 // record is one core.Record.
@@ -111,7 +112,7 @@ func save(dir string, run experiment.Run, st stored) (string, error) {
 	res := run.Result
 	f := resultFile{Format: resultFormat, Key: run.Key, Status: res.Status, DivergedAt: res.DivergedAt, Error: res.Err,
 		Metrics: res.Metrics, Records: make([]record, len(res.Records)),
-		Started: st.started, Finished: st.finished, Elapsed: res.Elapsed.Seconds()}
+		Started: st.started, Finished: st.finished, Elapsed: res.Elapsed.Seconds(), Cohort: res.Cohort}
 	for i, r := range res.Records {
 		f.Records[i] = record{Round: r.Round, Up: r.Up, Down: r.Down, CommRounds: r.CommRounds, Samples: r.Samples, Values: r.Values}
 	}
@@ -184,7 +185,7 @@ func load(dir, key, want string) (st stored, problem string, err error) {
 		}
 	}
 	res := &core.Result{Metrics: f.Metrics, Status: f.Status, DivergedAt: f.DivergedAt, Err: f.Error,
-		Elapsed: time.Duration(f.Elapsed * float64(time.Second)), Records: make([]core.Record, len(f.Records))}
+		Elapsed: time.Duration(f.Elapsed * float64(time.Second)), Cohort: f.Cohort, Records: make([]core.Record, len(f.Records))}
 	for i, r := range f.Records {
 		res.Records[i] = core.Record{Round: r.Round, Up: r.Up, Down: r.Down, CommRounds: r.CommRounds, Samples: r.Samples, Values: r.Values}
 	}

@@ -13,7 +13,7 @@
 -- diverged, next to FedDualAvg at (0.001, 10): the same product η_c·η_s = 0.01, and the best
 -- configuration of our 7×7 grid (scripts/fco_lasso_sweep.lua, docs/reproductions.md).
 --
--- Usage: go run ./cmd/fedlab run scripts/fco_lasso.lua [--out DIR]     (27 s wall, 50 s CPU on a quiet 2-core machine: docs/performance.md)
+-- Usage: go run ./cmd/fedlab run scripts/fco_lasso.lua [--out DIR]     (18.5 s wall, 29 s CPU on a quiet 2-core machine: docs/performance.md)
 
 local variants = {
   { name = "I",   lambda = 0.3 },
