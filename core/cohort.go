@@ -43,6 +43,11 @@ func RunCohort(p *Problem, members []Member, metrics []Metric) []*Result {
 	for k := range members {
 		m := &runner{res: newResult(members[k].Alg, metrics)}
 		results[k] = m.res
+		c.all = append(c.all, m)
+	}
+	// Each member's engine and its round 0, one member per worker.
+	c.parallel(len(members), func(k, _ int) {
+		m := c.all[k]
 		s := members[k].Settings
 		s.Workers = c.workers
 		m.step(func() bool {
@@ -62,7 +67,8 @@ func RunCohort(p *Problem, members []Member, metrics []Metric) []*Result {
 			}
 			return false
 		})
-		c.all = append(c.all, m)
+	})
+	for _, m := range c.all {
 		if !m.ended {
 			c.active = append(c.active, m)
 		}
@@ -147,6 +153,7 @@ type work struct {
 	items  []item
 }
 
+// item is one member's share of a work: the member and its slot.
 type item struct {
 	m    *runner
 	slot int
@@ -267,7 +274,7 @@ func (m *runner) timed(f func()) {
 // workers and waits for them. The calling goroutine is worker 0, and the
 // workers take the next j from a counter: handing each j over a channel
 // kept a third goroutine runnable beside the two workers on two cores, and
-// the workers waited for the processor (a quarter of the wall time).
+// an execution trace showed the workers waiting for a processor.
 func (c *cohort) parallel(n int, f func(j, wk int)) {
 	var next atomic.Int64
 	work := func(wk int) {

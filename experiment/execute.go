@@ -61,8 +61,9 @@ const MaxCohort = 16
 const CohortMinData = 16 << 20
 
 // Execute runs the jobs and returns their runs in the order of the jobs.
-// Runs are started in that order, up to opts.Jobs at a time; each builds a
-// fresh algorithm. A run whose algorithm fails to build, fails or diverges
+// Runs are started in that order, up to opts.Jobs at a time, a cohort of
+// runs executed in lockstep (opts.Cohorts) counting as up to opts.Jobs
+// runs; each run builds a fresh algorithm. A run whose algorithm fails to build, fails or diverges
 // is recorded as such and the others still run. If opts.Done stops the
 // execution, the runs never started have a nil Result.
 //

@@ -4,7 +4,8 @@
 // engine settings, metrics. Jobs builds the jobs of one algorithm (and one
 // sweep configuration) over the seeds; Execute runs jobs in parallel on a
 // run-level pool, giving each run a share of the client workers so that the
-// cores are not oversubscribed; Select picks the best configuration of a
+// cores are not oversubscribed, or runs that share a problem together in
+// lockstep (Cohorts); Select picks the best configuration of a
 // sweep per algorithm by a list of rules.
 //
 // Every job has an Identity (everything that determines its numbers, in a
