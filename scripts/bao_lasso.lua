@@ -3,7 +3,7 @@
 -- y = xᵀw* + ε, w* = (1_512, 0); loss (1/2N)Σ(y − xᵀw)² + λ‖w‖₁ with λ = 0.5⁵ (no intercept).
 -- 10 clients per round, 10 local steps of batch 10, 2000 rounds (the authors' code), a random
 -- N(0, I) start shared by all methods (the authors' code), hyperparameters of App. F.
--- See docs/reproductions.md (Bao et al.). Run time: 77 s CPU, ≈ 0.7 min wall on 2 idle cores (table "Run times" in docs/reproductions.md).
+-- See docs/reproductions.md (Bao et al.). Run time: 55 s CPU, 32 s wall on 2 idle cores (table "Run times" in docs/reproductions.md).
 
 local data = fedlab.data.sparse_ar1{ dim = 1024, support = 512, clients = 64, samples = 128,
   rho = 0.5, test_samples = 0, seed = 1 }

@@ -10,7 +10,7 @@
 -- own run, reused from the run directory, not run again.
 --
 -- Usage: go run ./cmd/fedlab run scripts/fco_lasso_sweep.lua [--out DIR] [--jobs N]
---        (98 + 4 runs, 11–13 s wall, 22–25 s CPU (table "Run times" in docs/reproductions.md); --shard i/n and fedlab merge split it across machines)
+--        (98 + 4 runs, 8.3 s wall, 13 s CPU (table "Run times" in docs/reproductions.md); --shard i/n and fedlab merge split it across machines)
 
 local data = fedlab.data.lasso{ variant = "I", seed = 1 }
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{ half = false },

@@ -3,7 +3,7 @@
 -- chain, ring, 4×4 torus and complete graph over M = 16 nodes, with the
 -- step sizes that won the Fig. 1 grid (η_c = 0.2 for DFedDA-GT, 0.1 for
 -- DFedDA, halved every R/4 rounds). See docs/reproductions.md (Liang et al.).
--- Run time: 32 s wall (table "Run times" in docs/reproductions.md).
+-- Run time: 16 s wall, 30 s CPU (table "Run times" in docs/reproductions.md).
 --
 --   fedlab run scripts/liang_topology.lua --out out/liang
 
