@@ -19,8 +19,9 @@ import (
 // the baselines whose state differs most (per-client control variates,
 // proximal local solvers, skipped communication, one model per node over
 // a ring, with all clients in every round), plus a configuration that
-// diverges, with 2 seeds, and the same algorithms with uplink compression
-// and client dropout; rounds rounds each.
+// diverges, with 2 seeds, and the paper algorithms with uplink compression,
+// client dropout and client-level differential privacy (server and local
+// noise); rounds rounds each.
 func cohortJobs(t *testing.T, rounds int) []experiment.Job {
 	t.Helper()
 	b := plan.NewBuilder()
@@ -60,6 +61,7 @@ func cohortJobs(t *testing.T, rounds int) []experiment.Job {
 	compare.System = plan.System{
 		CompressUp:   &plan.Component{Kind: registry.Compressor, Name: "top_k", Params: map[string]any{"k": 5, "error_feedback": true}},
 		Availability: &plan.Component{Kind: registry.Availability, Name: "dropout", Params: map[string]any{"p": 0.3}},
+		Privacy:      &plan.Component{Kind: registry.Privacy, Name: "gaussian", Params: map[string]any{"clip": 1, "noise": 0.5, "local_noise": 0.1}},
 	}
 	compare.Algorithms = algorithms[:4]
 	more, err := b.Compare(compare)
