@@ -39,6 +39,10 @@ func RunCohort(p *Problem, members []Member, metrics []Metric) []*Result {
 	if len(members) > 0 {
 		c.workers = max(members[0].Settings.Workers, 1)
 	}
+	for range c.workers {
+		c.scratch = append(c.scratch, NewScratch(p))
+		c.evals = append(c.evals, p.Loss.NewEvaluator(p.Layout))
+	}
 	results := make([]*Result, len(members))
 	for k := range members {
 		m := &runner{res: newResult(members[k].Alg, metrics)}
@@ -46,7 +50,7 @@ func RunCohort(p *Problem, members []Member, metrics []Metric) []*Result {
 		c.all = append(c.all, m)
 	}
 	// Each member's engine and its round 0, one member per worker.
-	c.parallel(len(members), func(k, _ int) {
+	c.parallel(len(members), func(k, wk int) {
 		m := c.all[k]
 		s := members[k].Settings
 		s.Workers = c.workers
@@ -60,6 +64,8 @@ func RunCohort(p *Problem, members []Member, metrics []Metric) []*Result {
 				m.res.Status, m.res.Err = Failed, err.Error()
 				return true
 			}
+			e.scratch = c.scratch // a worker updates one client at a time, whichever member's
+			e.evalEv = c.evals[wk]
 			m.e = e
 			if e.begin() {
 				e.keepModel()
@@ -96,12 +102,17 @@ func newResult(alg Algorithm, metrics []Metric) *Result {
 	return res
 }
 
-// cohort is the state of RunCohort.
+// cohort is the state of RunCohort. Its members share one scratch and one
+// evaluator per client worker: scratch contents last for one client update
+// (see Client.Vec), so the members need no copies of their own, which for a
+// neural model's buffers would multiply the memory by the cohort's size.
 type cohort struct {
 	p       *Problem
 	workers int
-	all     []*runner // every member, in order
-	active  []*runner // members that have not ended
+	scratch []*Scratch  // per worker, for the client updates
+	evals   []Evaluator // per worker, for the training losses
+	all     []*runner   // every member, in order
+	active  []*runner   // members that have not ended
 }
 
 // runner is one member of a cohort.
@@ -196,7 +207,7 @@ func (c *cohort) round(t int) {
 			m.step(func() bool { m.e.keepModel(); return true })
 		}
 	}
-	c.each(func(m *runner) { m.step(func() bool { return m.e.startRound(t) }) })
+	c.each(func(m *runner, _ int) { m.step(func() bool { return m.e.startRound(t) }) })
 	var works []*work
 	byClient := map[int]*work{}
 	for _, m := range c.active {
@@ -216,7 +227,7 @@ func (c *cohort) round(t int) {
 			it.m.timed(func() { it.m.e.updateClient(it.slot, wk) })
 		})
 	})
-	c.each(func(m *runner) {
+	c.each(func(m *runner, _ int) {
 		if m.failure != nil {
 			m.res.Status, m.res.Err, m.res.Model = Failed, fmt.Sprint(m.failure), nil
 			m.ended = true
@@ -231,12 +242,16 @@ func (c *cohort) round(t int) {
 		}
 	}
 	c.trainLosses(evaluating)
-	c.each(func(m *runner) { m.stepKeeping(func() bool { return m.e.endRound(t) }) })
+	c.each(func(m *runner, wk int) {
+		m.e.evalEv = c.evals[wk] // the evaluations use the worker's evaluator
+		m.stepKeeping(func() bool { return m.e.endRound(t) })
+	})
 }
 
-// each calls f for every active member that has not ended, on the client
-// workers, then drops the members that have ended from the active ones.
-func (c *cohort) each(f func(m *runner)) {
+// each calls f for every active member that has not ended, with the
+// worker that runs it, then drops the members that have ended from the
+// active ones.
+func (c *cohort) each(f func(m *runner, wk int)) {
 	live := c.active[:0]
 	for _, m := range c.active {
 		if !m.ended {
@@ -244,7 +259,7 @@ func (c *cohort) each(f func(m *runner)) {
 		}
 	}
 	c.active = live
-	c.parallel(len(live), func(k, _ int) { f(live[k]) })
+	c.parallel(len(live), func(k, wk int) { f(live[k], wk) })
 	live = c.active[:0]
 	for _, m := range c.active {
 		if !m.ended {
@@ -306,11 +321,8 @@ func (c *cohort) trainLosses(ms []*runner) {
 	}
 	parts := c.p.Data.Train
 	losses := make([][]float64, len(ms))
-	for k, m := range ms {
+	for k := range ms {
 		losses[k] = make([]float64, len(parts))
-		for len(m.e.evalEvs) < c.workers {
-			m.e.evalEvs = append(m.e.evalEvs, c.p.Loss.NewEvaluator(c.p.Layout))
-		}
 	}
 	var works []*work
 	for client, d := range parts {
@@ -331,7 +343,7 @@ func (c *cohort) trainLosses(ms []*runner) {
 			if it.m.e.s.Interrupt != nil && it.m.e.s.Interrupt() {
 				return
 			}
-			it.m.timed(func() { losses[it.slot][w.client] = it.m.e.evalEvs[wk].Eval(it.m.e.model, d, nil, nil) })
+			it.m.timed(func() { losses[it.slot][w.client] = c.evals[wk].Eval(it.m.e.model, d, nil, nil) })
 		})
 	})
 	weights := c.p.ClientWeights()

@@ -93,8 +93,7 @@ type engine struct {
 	dnShape    MessageShape
 	model      []float64
 	evalEv     Evaluator
-	evalEvs    []Evaluator // one per client worker, for a cohort's training-loss pass
-	trainLoss  *float64    // the next evaluation's training loss, measured by the cohort
+	trainLoss  *float64 // the next evaluation's training loss, measured by a cohort
 	up, down   int64
 	commRounds int
 	fixed      []int
