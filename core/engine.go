@@ -232,8 +232,8 @@ func (e *engine) updateClients() {
 // The steps of a run, in the order loop (one run) and RunCohort (runs in
 // lockstep) call them: begin; then per round t startRound, updateClient
 // for every sampled client, serverStep, endRound; then keepModel. A step
-// that returns true ended the run (its status says how); an interrupted
-// run keeps no model.
+// that returns true ended the run (its status says how); a run
+// interrupted before a round (startRound) keeps no model.
 
 // begin reads the initial model and measures round 0 (or, when round 0 is
 // not evaluated, the divergence test's scale); true: the run ended there.

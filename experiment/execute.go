@@ -63,13 +63,15 @@ const CohortMinData = 16 << 20
 // Execute runs the jobs and returns their runs in the order of the jobs.
 // Runs are started in that order, up to opts.Jobs at a time, a cohort of
 // runs executed in lockstep (opts.Cohorts) counting as up to opts.Jobs
-// runs; each run builds a fresh algorithm. A run whose algorithm fails to build, fails or diverges
-// is recorded as such and the others still run. If opts.Done stops the
-// execution, the runs never started have a nil Result.
+// runs; each run builds a fresh algorithm. A run whose algorithm fails to
+// build, fails or diverges is recorded as such and the others still run.
+// If opts.Done stops the execution, the runs never started have a nil
+// Result.
 //
-// Results do not depend on opts.Jobs or opts.Workers: every run uses its
-// own random streams (Seed = the job's seed, Run = 0) and the engine's
-// results do not depend on its worker count.
+// Results do not depend on opts.Jobs, opts.Workers or opts.Cohorts: every
+// run uses its own random streams (Seed = the job's seed, Run = 0), the
+// engine's results do not depend on its worker count, and a cohort's runs
+// are each what they are alone (core.RunCohort).
 func Execute(jobs []Job, opts Options) ([]Run, error) {
 	runs := make([]Run, len(jobs))
 	if len(jobs) == 0 {
