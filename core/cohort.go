@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -286,28 +285,8 @@ func (m *runner) timed(f func()) {
 }
 
 // parallel calls f(j, worker) for j in [0, n) on the cohort's client
-// workers and waits for them. The calling goroutine is worker 0, and the
-// workers take the next j from a counter: handing each j over a channel
-// kept a third goroutine runnable beside the two workers on two cores, and
-// an execution trace showed the workers waiting for a processor.
-func (c *cohort) parallel(n int, f func(j, wk int)) {
-	var next atomic.Int64
-	work := func(wk int) {
-		for j := int(next.Add(1) - 1); j < n; j = int(next.Add(1) - 1) {
-			f(j, wk)
-		}
-	}
-	var wg sync.WaitGroup
-	for wk := 1; wk < min(c.workers, n); wk++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(wk)
-		}()
-	}
-	work(0)
-	wg.Wait()
-}
+// workers (forEach) and waits for them.
+func (c *cohort) parallel(n int, f func(j, wk int)) { forEach(c.workers, n, f) }
 
 // trainLosses measures the training loss of the members about to evaluate,
 // client by client for all of them, and hands each its value (see

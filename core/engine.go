@@ -185,22 +185,13 @@ func (e *engine) loop() {
 }
 
 // updateClients runs the round's client updates on the run's client
-// workers: the calling goroutine is worker 0 (alone, it runs them in
-// turn), and each worker takes the next client from a counter. A panic in
-// an update is raised again here once the workers are done.
+// workers (see forEach). A panic in an update is raised again here once
+// the workers are done.
 func (e *engine) updateClients() {
 	n := len(e.round.Sampled)
-	workers := min(max(e.s.Workers, 1), n)
-	if workers <= 1 {
-		for i := range n {
-			e.updateClient(i, 0)
-		}
-		return
-	}
-	var next atomic.Int64
 	var failMu sync.Mutex
 	var failure any
-	work := func(wk int) {
+	forEach(min(max(e.s.Workers, 1), n), n, func(i, wk int) {
 		defer func() {
 			if r := recover(); r != nil {
 				failMu.Lock()
@@ -210,12 +201,28 @@ func (e *engine) updateClients() {
 				failMu.Unlock()
 			}
 		}()
-		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-			e.updateClient(i, wk)
+		e.updateClient(i, wk)
+	})
+	if failure != nil {
+		panic(failure)
+	}
+}
+
+// forEach calls f(j, worker) for j in [0, n) on the given number of
+// workers and waits for them. The calling goroutine is worker 0 (alone, it
+// calls f in turn), and the workers take the next j from a counter: handing
+// each j over a channel kept a third goroutine runnable beside the two
+// workers on two cores, and an execution trace showed the workers waiting
+// for a processor.
+func forEach(workers, n int, f func(j, wk int)) {
+	var next atomic.Int64
+	work := func(wk int) {
+		for j := int(next.Add(1) - 1); j < n; j = int(next.Add(1) - 1) {
+			f(j, wk)
 		}
 	}
 	var wg sync.WaitGroup
-	for wk := 1; wk < workers; wk++ {
+	for wk := 1; wk < min(workers, n); wk++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -224,9 +231,6 @@ func (e *engine) updateClients() {
 	}
 	work(0)
 	wg.Wait()
-	if failure != nil {
-		panic(failure)
-	}
 }
 
 // The steps of a run, in the order loop (one run) and RunCohort (runs in
