@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"math"
 	"reflect"
 	"runtime"
 	"slices"
@@ -105,6 +104,14 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 			}
 		}()
 	}
+	unitOf := make([]int, len(jobs)) // job → its unit
+	left := make([]int, len(units))  // unit → its runs not ended
+	for k, u := range units {
+		for _, i := range u {
+			unitOf[i] = k
+		}
+		left[k] = len(u)
+	}
 	next, busy, running := 0, 0, 0 // units started, slots in use, runs running
 	var stop error
 	var done <-chan struct{}
@@ -145,32 +152,14 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 					stop = err
 				}
 			}
-			if u := unitOf(units[:next], e.i); u != nil && allEnded(runs, u) {
-				busy -= need(u)
+			k := unitOf[e.i]
+			left[k]--
+			if left[k] == 0 {
+				busy -= need(units[k])
 			}
 		}
 	}
 	return runs, stop
-}
-
-// unitOf returns the unit among units that holds job i.
-func unitOf(units [][]int, i int) []int {
-	for _, u := range units {
-		if slices.Contains(u, i) {
-			return u
-		}
-	}
-	return nil
-}
-
-// allEnded reports whether every job of unit u has its run.
-func allEnded(runs []Run, u []int) bool {
-	for _, i := range u {
-		if runs[i].Result == nil {
-			return false
-		}
-	}
-	return true
 }
 
 // cohorts groups the jobs into the units Execute starts, in the order of
@@ -178,30 +167,38 @@ func allEnded(runs []Run, u []int) bool {
 // bounds of c, and every other job alone.
 func cohorts(jobs []Job, c Cohorts) [][]int {
 	var units [][]int
-	var bytes []uint64
+	// open is a cohort that may still grow: its unit and its members' state.
+	type open struct {
+		unit  int
+		bytes uint64
+	}
+	var cohorts []open
 	large := map[*core.Problem]bool{}
 	for i := range jobs {
 		j := &jobs[i]
-		placed := false
-		if c.MaxState > 0 && j.Stages == nil {
-			if _, ok := large[j.Problem]; !ok {
-				large[j.Problem] = dataBytes(j.Problem) >= c.MinData
-			}
-			if b := j.StateBytes(); large[j.Problem] && b <= c.MaxState {
-				for k, u := range units {
-					if len(u) < MaxCohort && cohortable(&jobs[u[0]], j) && bytes[k]+b <= c.MaxState {
-						units[k], bytes[k], placed = append(u, i), bytes[k]+b, true
-						break
-					}
-				}
-				if !placed {
-					units, bytes, placed = append(units, []int{i}), append(bytes, b), true
-				}
-			}
+		if c.MaxState == 0 || j.Stages != nil {
+			units = append(units, []int{i})
+			continue
 		}
-		if !placed {
-			units, bytes = append(units, []int{i}), append(bytes, math.MaxUint64) // alone for good
+		if _, ok := large[j.Problem]; !ok {
+			large[j.Problem] = dataBytes(j.Problem) >= c.MinData
 		}
+		b := j.StateBytes()
+		if !large[j.Problem] || b > c.MaxState {
+			units = append(units, []int{i})
+			continue
+		}
+		k := slices.IndexFunc(cohorts, func(o open) bool {
+			u := units[o.unit]
+			return len(u) < MaxCohort && o.bytes+b <= c.MaxState && cohortable(&jobs[u[0]], j)
+		})
+		if k < 0 {
+			cohorts = append(cohorts, open{unit: len(units)})
+			units = append(units, nil)
+			k = len(cohorts) - 1
+		}
+		units[cohorts[k].unit] = append(units[cohorts[k].unit], i)
+		cohorts[k].bytes += b
 	}
 	return units
 }
