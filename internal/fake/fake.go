@@ -2,16 +2,18 @@
 // of the experiment, report and Lua layers, so those tests do not depend on
 // the real component packages. Import it only from _test.go files.
 //
-// Registered: dataset test_data, loss test_squared, regularizer test_l1,
-// algorithm test_gd, metrics test_objective and test_lambda, schedule
-// test_step.
+// Registered: datasets test_data and test_undeclared (the same without a
+// declared size), loss test_squared, regularizer test_l1, algorithm
+// test_gd, metrics test_objective and test_lambda, schedule test_step.
 package fake
 
 import (
+	"fmt"
 	"math"
 	"sync"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/sched"
 )
@@ -32,16 +34,15 @@ func Steps() []float64 {
 }
 
 func init() {
-	registry.Register[*core.Federated](registry.Dataset, registry.Spec{
-		Name: "test_data", Doc: "deterministic linear-regression data for tests",
-		Params: []registry.Param{
-			{Name: "clients", Type: registry.Int, Default: 4, Min: registry.Bound(1), Doc: "number of clients"},
-			{Name: "samples", Type: registry.Int, Default: 8, Min: registry.Bound(1), Doc: "samples per client"},
-			{Name: "features", Type: registry.Int, Default: 3, Min: registry.Bound(1), Doc: "number of features"},
-		},
-	}, func(a registry.Args) (*core.Federated, error) {
-		return dataset(a.Int("clients"), a.Int("samples"), a.Int("features")), nil
-	})
+	registry.Define(registry.Dataset, "test_data", "deterministic linear-regression data for tests",
+		dataParams{Clients: 4, Samples: 8, Features: 3},
+		func(p dataParams) (*core.Federated, error) { return dataset(p.Clients, p.Samples, p.Features), nil })
+	registry.Define(registry.Dataset, "test_undeclared",
+		"test_data without a declared size: the memory ceiling's watchdog must stop it",
+		undeclaredParams{Clients: 4, Samples: 8, Features: 3},
+		func(p undeclaredParams) (*core.Federated, error) {
+			return dataset(p.Clients, p.Samples, p.Features), nil
+		})
 	registry.Register[core.Loss](registry.Loss, registry.Spec{Name: "test_squared", Doc: "½(xᵀw − y)² without intercept"},
 		func(registry.Args) (core.Loss, error) { return squared{}, nil })
 	registry.Register[core.Penalty](registry.Regularizer, registry.Spec{
@@ -77,6 +78,25 @@ func init() {
 		return step{a.Float("start"), a.Float("factor"), a.Int("every")}, nil
 	})
 }
+
+// dataParams are test_data's parameters.
+type dataParams struct {
+	Clients  int `param:"clients" min:"1" doc:"number of clients"`
+	Samples  int `param:"samples" min:"1" doc:"samples per client"`
+	Features int `param:"features" min:"1" doc:"number of features"`
+}
+
+// Memory declares test_data's memory, as the built-in generators do, so
+// that a plan refuses a size over the memory ceiling before building it.
+func (p dataParams) Memory() (uint64, string) {
+	cells := budget.Product(p.Clients, p.Samples, p.Features+1)
+	return budget.Product(int(min(cells, 1<<62)), 8),
+		fmt.Sprintf("clients = %d, samples = %d, features = %d", p.Clients, p.Samples, p.Features)
+}
+
+// undeclaredParams are test_undeclared's: test_data's fields without its
+// methods, so it declares no size.
+type undeclaredParams dataParams
 
 // dataset makes y = xᵀ(1, −1, 0, …) + small deterministic noise.
 func dataset(clients, samples, features int) *core.Federated {
