@@ -28,16 +28,18 @@ func newColumns(f *Federated, s []float64) columns {
 	c := columns{n: n}
 	if !f.IsSparse() {
 		c.dense = hugepages.Floats(n * d)
+		buf := make([]float64, 0, transposeRows*d) // 8-bit rows decoded (Data.Rows)
 		i := 0
 		for _, part := range f.Train {
 			// Transpose in blocks of transposeRows rows, so that the rows
 			// read stay in cache while each column's stretch is written.
 			for r0 := 0; r0 < part.N; r0 += transposeRows {
 				rows := min(transposeRows, part.N-r0)
+				x := part.Rows(r0, rows, buf[:rows*d])
 				for j := range d {
 					col := c.dense[j*n+i : j*n+i+rows]
 					for r := range col {
-						col[r] = s[i+r] * part.X[(r0+r)*d+j]
+						col[r] = s[i+r] * x[r*d+j]
 					}
 				}
 				i += rows

@@ -80,11 +80,11 @@ func (d *Data) ToSparse() *Data {
 	if d.Sparse != nil {
 		return d
 	}
-	return NewSparseData(d.X, d.Y, d.N, d.Features)
+	return NewSparseData(d.Float64().X, d.Y, d.N, d.Features)
 }
 
-// ToDense returns d stored densely (d itself if it is already dense). It
-// needs N×Features floats.
+// ToDense returns d stored densely (d itself if it is already dense, in
+// float64s or bytes). It needs N×Features floats.
 func (d *Data) ToDense() *Data {
 	if d.Sparse == nil {
 		return d
@@ -105,6 +105,9 @@ func (d *Data) Nonzeros() int {
 	if d.Sparse != nil {
 		return len(d.Sparse.Val)
 	}
+	if d.Levels != nil {
+		return len(d.X8)
+	}
 	return len(d.X)
 }
 
@@ -119,6 +122,15 @@ func (d *Data) Subset(idx []int) *Data {
 		out.Sparse = &CSR{Ptr: make([]int, 1, len(idx)+1), Ind: make([]int32, 0, nnz), Val: make([]float64, 0, nnz)}
 		for _, i := range idx {
 			out.Sparse.AppendRow(d.Sparse.Row(i))
+			out.Y = append(out.Y, d.Y[i])
+		}
+		return out
+	}
+	if d.Levels != nil {
+		out.Levels = d.Levels
+		out.X8 = make([]uint8, 0, len(idx)*d.Features)
+		for _, i := range idx {
+			out.X8 = append(out.X8, d.X8[i*d.Features:(i+1)*d.Features]...)
 			out.Y = append(out.Y, d.Y[i])
 		}
 		return out
@@ -141,6 +153,12 @@ func (d *Data) Dot(i int, w []float64) float64 {
 		}
 		return s
 	}
+	if lv := d.Levels; lv != nil {
+		for j, b := range d.X8[i*d.Features : (i+1)*d.Features] {
+			s += lv[b] * w[j]
+		}
+		return s
+	}
 	for j, v := range d.Row(i) {
 		s += v * w[j]
 	}
@@ -153,6 +171,12 @@ func (d *Data) AddRow(dst []float64, a float64, i int) {
 		ind, val := d.Sparse.Row(i)
 		for k, j := range ind {
 			dst[j] += a * val[k]
+		}
+		return
+	}
+	if lv := d.Levels; lv != nil {
+		for j, b := range d.X8[i*d.Features : (i+1)*d.Features] {
+			dst[j] += a * lv[b]
 		}
 		return
 	}

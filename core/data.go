@@ -5,12 +5,17 @@ import (
 	"math"
 )
 
-// Data is one client's samples: a design matrix, stored densely (row-major
-// X) or in compressed rows (Sparse), and labels (regression targets, or
-// class indices 0..Classes-1 stored as floats). Exactly one of X and Sparse
-// is used: Sparse != nil marks sparse data, whose memory is O(nonzeros).
+// Data is one client's samples: a design matrix, stored densely as float64s
+// (row-major X), densely as bytes (row-major X8, read through Levels: see
+// data8.go) or in compressed rows (Sparse), and labels (regression
+// targets, or class indices 0..Classes-1 stored as floats). Exactly one of
+// X, X8 and Sparse is used: Sparse != nil marks sparse data, whose memory
+// is O(nonzeros); Levels != nil marks 8-bit data, one byte per feature.
+// Code that reads dense rows in either dense storage uses Rows.
 type Data struct {
-	X        []float64 // N×Features, row-major; nil for sparse data
+	X        []float64 // N×Features, row-major; nil for sparse or 8-bit data
+	X8       []uint8   // N×Features bytes, row-major; nil unless 8-bit
+	Levels   *Levels   // value of each byte of X8; nil unless 8-bit
 	Sparse   *CSR      // compressed rows; nil for dense data
 	Y        []float64 // N labels
 	N        int
@@ -18,8 +23,14 @@ type Data struct {
 }
 
 // Row returns sample i's features; only for dense data (see Dot and AddRow
-// for code that handles both formats).
-func (d *Data) Row(i int) []float64 { return d.X[i*d.Features : (i+1)*d.Features] }
+// for code that handles every format). For float64 storage it is a view of
+// X; for 8-bit storage a fresh decoded copy (loops use Rows with a buffer).
+func (d *Data) Row(i int) []float64 {
+	if d.Levels != nil {
+		return d.Rows(i, 1, make([]float64, d.Features))
+	}
+	return d.X[i*d.Features : (i+1)*d.Features]
+}
 
 // Check verifies the shapes and that every value is finite.
 func (d *Data) Check() error {
@@ -34,6 +45,9 @@ func (d *Data) Check() error {
 			return fmt.Errorf("data shape mismatch: %d samples but %d labels", d.N, len(d.Y))
 		}
 		return d.Sparse.check(d.N, d.Features)
+	}
+	if d.Levels != nil {
+		return d.check8()
 	}
 	if len(d.X) != d.N*d.Features || len(d.Y) != d.N {
 		return fmt.Errorf("data shape mismatch: %d features × %d samples but %d values and %d labels", d.Features, d.N, len(d.X), len(d.Y))
@@ -87,18 +101,36 @@ func (f *Federated) Pooled(test bool) *Data {
 	if len(parts) > 0 && parts[0].Sparse != nil {
 		out.Sparse = &CSR{Ptr: []int{0}}
 	}
+	if len(parts) > 0 && parts[0].Levels != nil && sameLevels(parts) {
+		out.Levels = parts[0].Levels
+	}
 	for _, d := range parts {
-		if out.Sparse != nil {
+		switch {
+		case out.Sparse != nil:
 			for i := range d.N {
 				out.Sparse.AppendRow(d.Sparse.Row(i))
 			}
-		} else {
+		case out.Levels != nil:
+			out.X8 = append(out.X8, d.X8...)
+		case d.Levels != nil:
+			out.X = append(out.X, d.Rows(0, d.N, make([]float64, len(d.X8)))...)
+		default:
 			out.X = append(out.X, d.X...)
 		}
 		out.Y = append(out.Y, d.Y...)
 		out.N += d.N
 	}
 	return out
+}
+
+// sameLevels reports whether every part is 8-bit with the same levels.
+func sameLevels(parts []*Data) bool {
+	for _, d := range parts {
+		if d.Levels == nil || *d.Levels != *parts[0].Levels {
+			return false
+		}
+	}
+	return true
 }
 
 // IsSparse reports whether the clients' data are stored in compressed rows.
@@ -126,10 +158,13 @@ func (f *Federated) Check() error {
 	return nil
 }
 
-// format names the storage of d ("sparse" or "dense").
+// format names the storage of d ("sparse", "8-bit dense" or "dense").
 func format(d *Data) string {
-	if d.Sparse != nil {
+	switch {
+	case d.Sparse != nil:
 		return "sparse"
+	case d.Levels != nil:
+		return "8-bit dense"
 	}
 	return "dense"
 }

@@ -25,9 +25,15 @@ type scaling struct {
 // training samples only, then applied to both; unit_norm acts row by row.
 // Features that are constant zero (maxabs) or constant (standardize) are
 // left unscaled. standardize refuses sparse data, since centering fills
-// every zero.
+// every zero. 8-bit data (core.Data.Levels) are first stored as float64s:
+// scaled values are no longer bytes.
 func Scale(f *core.Federated, method string) error {
 	all := append(append([]*core.Data(nil), f.Train...), f.Test...)
+	if method != ScaleNone && method != "" {
+		for _, d := range all {
+			*d = *d.Float64()
+		}
+	}
 	switch method {
 	case ScaleNone, "":
 		return nil

@@ -429,10 +429,10 @@ func (e *cnnEval) convForward(w []float64, li, s int, in []float64) {
 func (e *cnnEval) input(d *core.Data, idx []int, start, n int) []float64 {
 	F := e.geo[0].inSize()
 	if idx == nil {
-		return d.X[start*F : (start+n)*F]
+		return d.Rows(start, n, e.x)
 	}
 	for r, i := range idx[start : start+n] {
-		copy(e.x[r*F:(r+1)*F], d.Row(i))
+		gatherRow(e.x[r*F:(r+1)*F], d, i)
 	}
 	return e.x[:n*F]
 }

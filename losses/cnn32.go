@@ -86,7 +86,14 @@ func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 	F, plane := g.inSize(), g.h*g.w
 	for r := range m {
 		img := e.x[r*F : (r+1)*F]
-		for j, v := range d.Row(mlpRow(idx, start+r)) {
+		i := mlpRow(idx, start+r)
+		if lv := d.Levels; lv != nil {
+			for j, b := range d.X8[i*F : (i+1)*F] {
+				img[(j%plane)*g.cin+j/plane] = float32(lv[b])
+			}
+			continue
+		}
+		for j, v := range d.Row(i) {
 			img[(j%plane)*g.cin+j/plane] = float32(v)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
@@ -58,8 +57,7 @@ func (e *logisticEval) margins(wk []float64, b float64, d *core.Data) []float64 
 	n, F := d.N, e.features
 	e.z = grow(e.z, n)
 	z := e.z
-	X := blas64.General{Rows: n, Cols: F, Stride: F, Data: d.X[:n*F]}
-	blas64.Gemv(blas.NoTrans, 1, X, blas64.Vector{N: F, Inc: 1, Data: wk}, 0, blas64.Vector{N: n, Inc: 1, Data: z})
+	e.gemv(blas.NoTrans, 1, d, wk[:F], 0, z)
 	if b != 0 {
 		floats.AddConst(b, z)
 	}
@@ -108,9 +106,7 @@ func (e *logisticEval) Eval(w []float64, d *core.Data, idx []int, grad []float64
 			gb += z[i]
 		}
 		if grad != nil {
-			F := e.features
-			X := blas64.General{Rows: n, Cols: F, Stride: F, Data: d.X[:n*F]}
-			blas64.Gemv(blas.Trans, 1, X, blas64.Vector{N: n, Inc: 1, Data: z}, 0, blas64.Vector{N: F, Inc: 1, Data: gk})
+			e.gemv(blas.Trans, 1, d, z, 0, gk[:e.features])
 		}
 	} else {
 		sum, gb = e.rows(wk, b, d, idx, gk, inv)
@@ -128,10 +124,10 @@ func (e *logisticEval) rows(wk []float64, b float64, d *core.Data, idx []int, gk
 	for k := range rows(d, idx) {
 		i := row(idx, k)
 		hintNext(d, idx, k)
-		l, dz := sampleLoss(dot(d, i, wk)+b, d.Y[i])
+		l, dz := sampleLoss(e.dot(d, i, wk)+b, d.Y[i])
 		sum += l
 		if gk != nil {
-			addRow(gk, dz*scale, d, i)
+			e.addRow(gk, dz*scale, d, i)
 			gb += dz * scale
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
@@ -43,6 +45,7 @@ type model struct {
 	bias    core.Block
 	hasBias bool
 	dim     int
+	x       []float64 // scratch: 8-bit rows decoded (dense, gemv)
 }
 
 // readModel reads the kernel and optional bias blocks of l. A layout without
@@ -143,29 +146,98 @@ func row(idx []int, k int) int {
 }
 
 // hintNext hints the memory of the row after the k-th of idx when d is
-// dense: a minibatch's rows come in random order, and each would otherwise
-// be read cold from main memory (internal/prefetch). It changes no value.
+// stored in float64s: a minibatch's rows come in random order, and each
+// would otherwise be read cold from main memory (internal/prefetch). It
+// changes no value.
 func hintNext(d *core.Data, idx []int, k int) {
-	if idx != nil && d.Sparse == nil && k+1 < len(idx) {
+	if idx != nil && d.Sparse == nil && d.Levels == nil && k+1 < len(idx) {
 		prefetch.Floats(d.Row(idx[k+1]))
 	}
 }
 
-// dot returns xᵢᵀw for row i of d, in either storage.
-func dot(d *core.Data, i int, w []float64) float64 {
+// dense returns row i of dense d in float64s: a view of X, or the 8-bit
+// row decoded into the scratch m.x (valid until the next decoding). The
+// linear losses read dense rows only through it (and gemv), so both dense
+// storages give the same values to the same kernels.
+func (m *model) dense(d *core.Data, i int) []float64 {
+	if d.Levels != nil {
+		m.x = grow(m.x, d.Features)
+	}
+	return d.Rows(i, 1, m.x)
+}
+
+// dot returns xᵢᵀw for row i of d, in any storage.
+func (m *model) dot(d *core.Data, i int, w []float64) float64 {
 	if d.Sparse != nil {
 		return d.Dot(i, w)
 	}
-	return floats.Dot(d.Row(i), w)
+	return floats.Dot(m.dense(d, i), w)
 }
 
-// addRow adds a·xᵢ to dst for row i of d, in either storage.
-func addRow(dst []float64, a float64, d *core.Data, i int) {
+// addRow adds a·xᵢ to dst for row i of d, in any storage.
+func (m *model) addRow(dst []float64, a float64, d *core.Data, i int) {
 	if d.Sparse != nil {
 		d.AddRow(dst, a, i)
 		return
 	}
-	floats.AddScaled(dst, a, d.Row(i))
+	floats.AddScaled(dst, a, m.dense(d, i))
+}
+
+// gatherRow writes row i of dense d (either storage) into dst.
+func gatherRow(dst []float64, d *core.Data, i int) {
+	if d.Levels != nil {
+		d.Rows(i, 1, dst)
+		return
+	}
+	copy(dst, d.Row(i))
+}
+
+// row32 writes row i of dense d (either storage) into dst, rounded to
+// float32 (the float32 of the float64 value, in both storages).
+func row32(dst []float32, d *core.Data, i int) {
+	F := d.Features
+	if lv := d.Levels; lv != nil {
+		for j, b := range d.X8[i*F : (i+1)*F] {
+			dst[j] = float32(lv[b])
+		}
+		return
+	}
+	for j, v := range d.Row(i) {
+		dst[j] = float32(v)
+	}
+}
+
+// gemvChunk is the number of 8-bit rows gemv decodes at a time: a multiple
+// of 4, so that gonum's kernels, which work on groups of 4 rows, add the
+// same terms in the same order as over the whole matrix.
+const gemvChunk = 64
+
+// gemv computes y = alpha·X·x + beta·y (t = NoTrans; y has N entries) or
+// y = alpha·Xᵀx + beta·y (t = Trans; y has Features entries), where X is
+// every row of dense d: one gonum call on float64 storage, and on 8-bit
+// storage one call per gemvChunk rows decoded into m.x, with bit-identical
+// results (tested in TestBytesStorageRecordsEqual).
+func (m *model) gemv(t blas.Transpose, alpha float64, d *core.Data, x []float64, beta float64, y []float64) {
+	n, F := d.N, d.Features
+	if d.Levels == nil {
+		X := blas64.General{Rows: n, Cols: F, Stride: F, Data: d.X[:n*F]}
+		blas64.Gemv(t, alpha, X, blas64.Vector{N: len(x), Inc: 1, Data: x}, beta, blas64.Vector{N: len(y), Inc: 1, Data: y})
+		return
+	}
+	m.x = grow(m.x, gemvChunk*F)
+	for s := 0; s < n; s += gemvChunk {
+		c := min(gemvChunk, n-s)
+		X := blas64.General{Rows: c, Cols: F, Stride: F, Data: d.Rows(s, c, m.x)}
+		if t == blas.NoTrans {
+			blas64.Gemv(t, alpha, X, blas64.Vector{N: F, Inc: 1, Data: x}, beta, blas64.Vector{N: c, Inc: 1, Data: y[s : s+c]})
+			continue
+		}
+		b := beta
+		if s > 0 {
+			b = 1
+		}
+		blas64.Gemv(t, alpha, X, blas64.Vector{N: c, Inc: 1, Data: x[s : s+c]}, b, blas64.Vector{N: F, Inc: 1, Data: y})
+	}
 }
 
 // support touches in g the kernel entries (Cols per feature, consecutive

@@ -184,10 +184,10 @@ func (e *mlpEval) check(w []float64, d *core.Data, grad []float64) {
 func (e *mlpEval) input(d *core.Data, idx []int, start, n int) []float64 {
 	F := e.sizes[0]
 	if idx == nil {
-		return d.X[start*F : (start+n)*F]
+		return d.Rows(start, n, e.x)
 	}
 	for r, i := range idx[start : start+n] {
-		copy(e.x[r*F:(r+1)*F], d.Row(i))
+		gatherRow(e.x[r*F:(r+1)*F], d, i)
 	}
 	return e.x[:n*F]
 }

@@ -43,9 +43,7 @@ func (e *mlpEval32) load(w []float64) {
 func (e *mlpEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 	F := e.mlp.sizes[0]
 	for r := range m {
-		for j, v := range d.Row(mlpRow(idx, start+r)) {
-			e.x[r*F+j] = float32(v)
-		}
+		row32(e.x[r*F:(r+1)*F], d, mlpRow(idx, start+r))
 	}
 	return e.x[:m*F]
 }

@@ -148,12 +148,12 @@ func (e *multinomialEval) Eval(w []float64, d *core.Data, idx []int, grad []floa
 	sum := 0.0
 	if idx == nil {
 		for i := range d.N {
-			sum += e.sample(d.Row(i), d.Y[i], bias, hasGrad, inv)
+			sum += e.sample(e.dense(d, i), d.Y[i], bias, hasGrad, inv)
 		}
 	} else {
 		for k, i := range idx {
 			hintNext(d, idx, k)
-			sum += e.sample(d.Row(i), d.Y[i], bias, hasGrad, inv)
+			sum += e.sample(e.dense(d, i), d.Y[i], bias, hasGrad, inv)
 		}
 	}
 	if hasGrad {
@@ -195,7 +195,7 @@ func (e *multinomialEval) Accuracy(w []float64, d *core.Data) float64 {
 	}
 	correct := 0
 	for i := range d.N {
-		z := e.logits(d.Row(i), bias)
+		z := e.logits(e.dense(d, i), bias)
 		if floats.MaxIdx(z) == e.label(d.Y[i]) {
 			correct++
 		}

@@ -73,7 +73,7 @@ func (e *quadraticEval) Eval(w []float64, d *core.Data, idx []int, grad []float6
 			i = idx[j]
 		}
 		s := d.Y[i]
-		for k, x := range d.Row(i) {
+		for k, x := range e.dense(d, i) {
 			r := wk[k] - x
 			sum += s * r * r / 2
 			if gk != nil {

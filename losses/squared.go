@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
@@ -146,14 +145,13 @@ func (e *squaredEval) Eval(w []float64, d *core.Data, idx []int, grad []float64)
 		e.r = grow(e.r, n)
 		r := e.r
 		copy(r, d.Y[:n])
-		X := blas64.General{Rows: n, Cols: F, Stride: F, Data: d.X[:n*F]}
-		blas64.Gemv(blas.NoTrans, 1, X, blas64.Vector{N: F, Inc: 1, Data: wk}, -1, blas64.Vector{N: n, Inc: 1, Data: r})
+		e.gemv(blas.NoTrans, 1, d, wk[:F], -1, r)
 		if b != 0 {
 			floats.AddConst(b, r)
 		}
 		sum = floats.Dot(r, r)
 		if grad != nil {
-			blas64.Gemv(blas.Trans, scale, X, blas64.Vector{N: n, Inc: 1, Data: r}, 0, blas64.Vector{N: F, Inc: 1, Data: gk})
+			e.gemv(blas.Trans, scale, d, r, 0, gk[:F])
 			gb = scale * floats.Sum(r)
 		}
 	} else {
@@ -172,10 +170,10 @@ func (e *squaredEval) rows(wk []float64, b float64, d *core.Data, idx []int, gk 
 	for k := range rows(d, idx) {
 		i := row(idx, k)
 		hintNext(d, idx, k)
-		ri := dot(d, i, wk) + b - d.Y[i]
+		ri := e.dot(d, i, wk) + b - d.Y[i]
 		sum += ri * ri
 		if gk != nil {
-			addRow(gk, scale*ri, d, i)
+			e.addRow(gk, scale*ri, d, i)
 			gb += scale * ri
 		}
 	}

@@ -1,0 +1,249 @@
+package losses
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/regularizers"
+	"github.com/fedlab/fedlab/sched"
+)
+
+// imagesLike builds a Fashion-MNIST-like dataset in 8-bit storage: M
+// clients of n side×side grey images (bytes with many zeros and many 255s,
+// like clothing on a black background) and labels 0..classes−1, with test
+// sets; n is not a multiple of the chunk sizes, so partial chunks are read.
+func imagesLike(seed uint64, M, n, side, classes int) *core.Federated {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	lv := core.PixelLevels()
+	F := side * side
+	part := func(n int) *core.Data {
+		x, y := make([]uint8, n*F), make([]float64, n)
+		for i := range n {
+			y[i] = float64(rng.IntN(classes))
+			for j := range F {
+				switch u := rng.Float64(); {
+				case u < 0.4:
+				case u < 0.5:
+					x[i*F+j] = 255
+				default:
+					x[i*F+j] = uint8(rng.IntN(256))
+				}
+			}
+		}
+		return core.NewBytesData(x, lv, y, n, F)
+	}
+	f := &core.Federated{Name: "images", Features: F, Classes: classes}
+	for m := range M {
+		f.Train = append(f.Train, part(n+m))
+		f.Test = append(f.Test, part(n/2+m))
+	}
+	return f
+}
+
+// asFloat64 is f (8-bit pixels) with every client's pixels held as
+// float64(b)/255, as the float64 storage held them, computed here without
+// the code under test.
+func asFloat64(f *core.Federated) *core.Federated {
+	g := *f
+	conv := func(parts []*core.Data) []*core.Data {
+		var out []*core.Data
+		for _, d := range parts {
+			x := make([]float64, len(d.X8))
+			for k, b := range d.X8 {
+				x[k] = float64(b) / 255
+			}
+			out = append(out, &core.Data{X: x, Y: d.Y, N: d.N, Features: d.Features})
+		}
+		return out
+	}
+	g.Train, g.Test = conv(f.Train), conv(f.Test)
+	return &g
+}
+
+// imageLosses are the losses that read images, and the linear losses on
+// two classes (whose full batches go through gemv).
+func imageLosses(binary bool) map[string]core.Loss {
+	if binary {
+		return map[string]core.Loss{
+			"logistic": Logistic{Intercept: true},
+			"squared":  Squared{Intercept: true},
+		}
+	}
+	lenet := func(f32 bool) CNN {
+		return CNN{InChannels: 1, Height: 12, Width: 12, Channels: []int{3, 4}, Kernel: 3, Padding: []int{1, 0}, Pool: 2, Dense: []int{10}, Float32: f32}
+	}
+	return map[string]core.Loss{
+		"multinomial": Multinomial{Bias: true},
+		"mlp":         MLP{Hidden: []int{16}},
+		"mlp32":       MLP{Hidden: []int{16}, Float32: true},
+		"cnn":         lenet(false),
+		"cnn32":       lenet(true),
+	}
+}
+
+func sameBits(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
+
+// Every loss that reads dense rows computes the same loss, gradient and
+// accuracy bit for bit on 8-bit data as on the same values held as
+// float64s: full batches (gemv in chunks, the neural chunks), minibatches
+// (rows gathered) and accuracy.
+func TestBytesStorageEvaluatesEqual(t *testing.T) {
+	for _, binary := range []bool{false, true} {
+		classes := 10
+		if binary {
+			classes = 2
+		}
+		f8 := imagesLike(3, 1, 203, 12, classes)
+		f64 := asFloat64(f8)
+		d8, d64 := f8.Train[0], f64.Train[0]
+		if !d8.Is8Bit() || d64.Is8Bit() || d64.X == nil {
+			t.Fatal("the two storages are not 8-bit and float64")
+		}
+		for name, loss := range imageLosses(binary) {
+			lay, err := loss.Layout(f8)
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			rng := rand.New(rand.NewPCG(5, 5))
+			w := make([]float64, lay.Dim())
+			for i := range w {
+				w[i] = 0.1 * rng.NormFloat64()
+			}
+			e8, e64 := loss.NewEvaluator(lay), loss.NewEvaluator(lay)
+			batch := rng.Perm(d8.N)[:37]
+			for _, idx := range [][]int{nil, batch} {
+				g8, g64 := make([]float64, lay.Dim()), make([]float64, lay.Dim())
+				l8, l64 := e8.Eval(w, d8, idx, g8), e64.Eval(w, d64, idx, g64)
+				if math.Float64bits(l8) != math.Float64bits(l64) || !sameBits(g8, g64) {
+					t.Fatalf("%s (batch %v): 8-bit loss %v, float64 %v; gradients equal: %v", name, idx != nil, l8, l64, sameBits(g8, g64))
+				}
+				if l8 == 0 || slices.Max(g8) == 0 {
+					t.Fatalf("%s: loss %g, largest gradient entry %g: the comparison reads nothing", name, l8, slices.Max(g8))
+				}
+			}
+			if p8, ok := e8.(core.Predictor); ok {
+				a8, a64 := p8.Accuracy(w, d8), e64.(core.Predictor).Accuracy(w, d64)
+				if math.Float64bits(a8) != math.Float64bits(a64) {
+					t.Fatalf("%s: accuracy %v on 8-bit data, %v on float64", name, a8, a64)
+				}
+			} else if name != "squared" {
+				t.Fatalf("%s does not predict classes", name)
+			}
+		}
+	}
+}
+
+// localSteps runs Steps minibatch gradient steps from the broadcast model
+// on each client and averages the clients' models.
+type localSteps struct {
+	eta float64
+	w   []float64
+}
+
+func (a *localSteps) Init(env *core.Env) error { a.w = slices.Clone(env.W0); return nil }
+func (a *localSteps) Shape() (core.MessageShape, core.MessageShape) {
+	return core.MessageShape{Vecs: 1}, core.MessageShape{Vecs: 1}
+}
+func (a *localSteps) Broadcast(_ *core.Round, down *core.Message) { copy(down.Vecs[0], a.w) }
+func (a *localSteps) ClientUpdate(_ *core.Round, c *core.Client, down, up *core.Message) {
+	w, g := up.Vecs[0], c.Vec(0)
+	copy(w, down.Vecs[0])
+	for range c.Steps {
+		c.Gradient(w, g)
+		for i := range w {
+			w[i] -= a.eta * g[i]
+		}
+	}
+}
+func (a *localSteps) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message) {
+	copy(a.w, mean.Vecs[0])
+}
+func (a *localSteps) Model(dst []float64) { copy(dst, a.w) }
+
+// metric is a named measurement of the evaluated model.
+type metric struct {
+	name string
+	f    func(e *core.Eval) float64
+}
+
+func (m metric) Name() string              { return m.name }
+func (m metric) Eval(e *core.Eval) float64 { return m.f(e) }
+
+// accuracyOf is the accuracy of e's model on the pooled training or test data.
+func accuracyOf(e *core.Eval, test bool) float64 {
+	return e.Evaluator().(core.Predictor).Accuracy(e.W, e.Problem.Data.Pooled(test))
+}
+
+// A run's records — training and test loss, training and test accuracy at
+// every round, and the final model — are the same bit for bit whether the
+// images are held as bytes or as float64s, for every loss that reads
+// images (two workers, partial participation, minibatches).
+func TestBytesStorageRecordsEqual(t *testing.T) {
+	losses := []core.Metric{
+		metric{"train_loss", func(e *core.Eval) float64 { return e.TrainLoss() }},
+		metric{"test_loss", func(e *core.Eval) float64 { return e.TestLoss() }},
+	}
+	accuracies := append(slices.Clone(losses),
+		metric{"train_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, false) }},
+		metric{"test_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, true) }})
+	for _, binary := range []bool{false, true} {
+		classes := 10
+		if binary {
+			classes = 2
+		}
+		f8 := imagesLike(11, 4, 70, 12, classes)
+		f64 := asFloat64(f8)
+		for name, loss := range imageLosses(binary) {
+			metrics := accuracies
+			if name == "squared" {
+				metrics = losses
+			}
+			var res [2]*core.Result
+			for k, f := range []*core.Federated{f8, f64} {
+				p, err := core.NewProblem(f, loss, core.Penalty{Name: "none", Reg: regularizers.None{}, Lambda: sched.Constant(0)}, nil)
+				if err != nil {
+					t.Fatal(name, err)
+				}
+				s := core.Settings{Rounds: 4, ClientsPerRound: 3, LocalSteps: 3, Batch: 16, EvalEvery: 1, Seed: 9,
+					Workers: 2, Init: "normal", InitScale: 0.1}
+				res[k] = core.Run(p, &localSteps{eta: 0.05}, s, metrics)
+				if res[k].Status != core.Done {
+					t.Fatalf("%s: run %s: %s", name, res[k].Status, res[k].Err)
+				}
+			}
+			if len(res[0].Records) != 5 || !sameBits(res[0].Model, res[1].Model) {
+				t.Fatalf("%s: %d records; final models equal: %v", name, len(res[0].Records), sameBits(res[0].Model, res[1].Model))
+			}
+			for i, r := range res[0].Records {
+				if !sameBits(r.Values, res[1].Records[i].Values) {
+					t.Fatalf("%s: round %d: 8-bit records %v, float64 %v", name, r.Round, r.Values, res[1].Records[i].Values)
+				}
+			}
+			if first, last := res[0].Records[0].Values[0], res[0].Records[4].Values[0]; first == last {
+				t.Fatalf("%s: the training loss did not move (%g): the runs compare nothing", name, first)
+			}
+		}
+	}
+}
+
+// PixelLevels holds float64(b)/255 for every byte, the value the float64
+// storage of pixels has always held; AffineLevels holds b·scale + offset.
+func TestLevels(t *testing.T) {
+	px, af := core.PixelLevels(), core.AffineLevels(2.0/255, -1)
+	for b := range 256 {
+		if math.Float64bits(px[b]) != math.Float64bits(float64(b)/255) {
+			t.Fatalf("PixelLevels[%d] = %v, want %v", b, px[b], float64(b)/255)
+		}
+		if math.Float64bits(af[b]) != math.Float64bits(float64(b)*(2.0/255)-1) {
+			t.Fatalf("AffineLevels[%d] = %v", b, af[b])
+		}
+	}
+	if px[0] != 0 || px[255] != 1 || af[0] != -1 || af[255] != 1 {
+		t.Fatalf("ends: pixel %g %g, affine %g %g", px[0], px[255], af[0], af[255])
+	}
+}
