@@ -34,6 +34,10 @@ type Options struct {
 	// Cohorts lets runs execute together in lockstep (see Cohorts); the
 	// zero value executes them one by one.
 	Cohorts Cohorts
+	// DryRun computes nothing: every job gets its placeholder result
+	// (see Placeholder), reported to Done in order, and the first job
+	// whose algorithm fails to build stops Execute with a *PlanError.
+	DryRun bool
 }
 
 // Cohorts says which runs Execute runs together in lockstep
@@ -72,6 +76,9 @@ const CohortMinData = 16 << 20
 // engine's results do not depend on its worker count, and a cohort's runs
 // are each what they are alone (core.RunCohort).
 func Execute(jobs []Job, opts Options) ([]Run, error) {
+	if opts.DryRun {
+		return planAll(jobs, opts.Done)
+	}
 	runs := make([]Run, len(jobs))
 	if len(jobs) == 0 {
 		return runs, nil
@@ -214,6 +221,11 @@ func dataBytes(p *core.Problem) uint64 {
 			if !seen[&d.Sparse.Val[0]] {
 				seen[&d.Sparse.Val[0]] = true
 				total += uint64(len(d.Sparse.Val))*8 + uint64(len(d.Sparse.Ind))*4
+			}
+		case len(d.X8) > 0:
+			if !seen[&d.X8[0]] {
+				seen[&d.X8[0]] = true
+				total += uint64(len(d.X8))
 			}
 		case len(d.X) > 0:
 			if !seen[&d.X[0]] {

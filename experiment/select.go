@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/fedlab/fedlab/internal/stats"
 	"math"
+	"slices"
 
 	"github.com/fedlab/fedlab/core"
 )
@@ -42,8 +43,13 @@ func (r Rule) String() string {
 // Score returns the run's score under the rule; ok is false if the run did
 // not finish (diverged, failed or not run), has no such metric or no
 // record, or the score is NaN. The window mean sums the records in order.
+// A dry run's placeholder (status Planned) that has the metric scores NaN
+// with ok true: a sweep of placeholders selects its first configuration.
 func (r Rule) Score(run Run) (score float64, ok bool) {
 	res := run.Result
+	if res != nil && res.Status == Planned {
+		return math.NaN(), slices.Contains(res.Metrics, r.Metric)
+	}
 	if res == nil || res.Status != core.Done || len(res.Records) == 0 {
 		return 0, false
 	}

@@ -3,6 +3,9 @@ package luaapi
 import (
 	"fmt"
 	"io"
+	"math"
+
+	"github.com/fedlab/fedlab/experiment"
 
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/report"
@@ -35,8 +38,15 @@ func (in *interp) fnTable(L *lua.LState) (int, error) {
 	}
 	text := opts
 	text.Format = ""
-	if err := report.Table(in.opts.Stdout, runs, text); err != nil {
+	shown := in.opts.Stdout
+	if in.dry != nil { // checked, not shown: the numbers are placeholders
+		shown = io.Discard
+	}
+	if err := report.Table(shown, runs, text); err != nil {
 		return 0, fmt.Errorf("fedlab.table: %w", err)
+	}
+	if in.dry != nil {
+		in.dryNote("fedlab.table at %s: %s, no numbers (nothing was computed)", in.where(), count(len(runs), "run"))
 	}
 	if file == "" {
 		return 0, nil
@@ -47,6 +57,11 @@ func (in *interp) fnTable(L *lua.LState) (int, error) {
 	}
 	if opts.Format == "" {
 		opts.Format = report.FormatOf(path)
+	}
+	if in.dry != nil {
+		in.dryOutput("fedlab.table", path)
+		L.Push(lua.LString(path))
+		return 1, nil
 	}
 	if err := report.SaveTable(path, runs, opts); err != nil {
 		return 0, fmt.Errorf("fedlab.table: %w", err)
@@ -66,6 +81,11 @@ func (in *interp) fnCSV(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if in.dry != nil {
+		in.dryOutput("fedlab.csv", path)
+		L.Push(lua.LString(path))
+		return 1, nil
+	}
 	if err := report.WriteCSV(path, runs); err != nil {
 		return 0, fmt.Errorf("fedlab.csv: %w", err)
 	}
@@ -84,6 +104,11 @@ func (in *interp) fnSaveModel(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if in.dry != nil {
+		in.dryOutput("fedlab.save_model", path)
+		L.Push(lua.LString(path))
+		return 1, nil
+	}
 	if err := report.SaveModel(path, run); err != nil {
 		return 0, fmt.Errorf("fedlab.save_model: %w", err)
 	}
@@ -96,6 +121,14 @@ func (in *interp) fnModel(L *lua.LState) (int, error) {
 	run, err := in.single(L.Get(1), "fedlab.model")
 	if err != nil {
 		return 0, err
+	}
+	if run.Result.Status == experiment.Planned { // a dry run's placeholder: NaN, never a model
+		model := make([]float64, run.Layout.Dim())
+		for i := range model {
+			model[i] = math.NaN()
+		}
+		L.Push(in.numbers(model))
+		return 1, nil
 	}
 	if run.Result.Model == nil {
 		return 0, fmt.Errorf("fedlab.model: run %s (seed %d) has no model: %s", run.Label, run.Seed, run.Result.Err)
@@ -136,8 +169,15 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 	}
 	text := opts
 	text.Format = ""
-	if err := report.SweepTable(in.opts.Stdout, s.sels, s.rules, text); err != nil {
+	shown := in.opts.Stdout
+	if in.dry != nil { // checked, not shown: the scores are placeholders
+		shown = io.Discard
+	}
+	if err := report.SweepTable(shown, s.sels, s.rules, text); err != nil {
 		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)
+	}
+	if in.dry != nil {
+		in.dryNote("fedlab.sweep_table at %s: %s, no scores (nothing was computed; the first configuration stands as the best)", in.where(), count(len(s.runs), "run"))
 	}
 	if file == "" {
 		return 0, nil
@@ -148,6 +188,11 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 	}
 	if opts.Format == "" {
 		opts.Format = report.FormatOf(path)
+	}
+	if in.dry != nil {
+		in.dryOutput("fedlab.sweep_table", path)
+		L.Push(lua.LString(path))
+		return 1, nil
 	}
 	if err := atomicfile.Write(path, func(w io.Writer) error { return report.SweepTable(w, s.sels, s.rules, opts) }); err != nil {
 		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)

@@ -66,7 +66,22 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	paths, err := plot.Save(base, runs, opts, formats)
+	var paths []string
+	if in.dry != nil { // the lines are built, to check the metrics and the axis, and not drawn: their values are NaN
+		for _, m := range append([]string{opts.Metric}, opts.Metrics...) {
+			if m != "" && err == nil {
+				_, err = plot.Lines(runs, m, opts)
+			}
+		}
+		if err == nil {
+			paths, err = dryFigures(base, formats)
+		}
+		if err == nil {
+			in.dryOutput("fedlab.plot", paths...)
+		}
+	} else {
+		paths, err = plot.Save(base, runs, opts, formats)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("fedlab.plot: %w", err)
 	}

@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -97,6 +98,15 @@ func (in *interp) fnOptimum(L *lua.LState) (int, error) {
 	cp, err := in.coreProblem(p, 1)
 	if err != nil {
 		return 0, err
+	}
+	if in.dry != nil {
+		in.dryNote("fedlab.optimum at %s: the reference solve is skipped (objective, lambda NaN; iters 0)", in.where())
+		t := L.NewTable()
+		t.RawSetString("objective", lua.LNumber(math.NaN()))
+		t.RawSetString("lambda", lua.LNumber(math.NaN()))
+		t.RawSetString("iters", lua.LNumber(0))
+		L.Push(t)
+		return 1, nil
 	}
 	ref, err := cp.Reference()
 	if err != nil {

@@ -54,6 +54,15 @@ type Options struct {
 	CommandLine []string
 	// MaxMemory is the memory ceiling in bytes (0: the memory available; see sandbox.go).
 	MaxMemory uint64
+	// DryRun runs the script with every run planned but not computed
+	// (see docs/lua-api.md, Dry run): each call is checked (components,
+	// keys, metrics, data files, the memory bounds) and printed on Stdout
+	// with its runs and rounds, runs get placeholder results (status
+	// "planned", every metric NaN), a sweep selects its first
+	// configuration, fedlab.optimum skips its solve, tables print no
+	// numbers and no file is written: Out only places the output paths
+	// the script names, and no run directory is opened.
+	DryRun bool
 }
 
 // interp is the state of one script.
@@ -72,6 +81,7 @@ type interp struct {
 	// against which paths typed on the command line resolve (paths.go)
 	scriptDir, workDir string
 	guard              *guard        // interruption and memory ceiling (sandbox.go)
+	dry                *dryRun       // the dry run's account; nil when runs are computed (dryrun.go)
 	raised             raised        // the last non-string error value and its line (sandbox.go)
 	threads            []*lua.LState // idle threads of pcall (sandbox.go)
 }
@@ -108,19 +118,26 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	limits := plan.NewLimits(opts.MaxMemory, opts.Jobs)
 	dopts := rundir.Options{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
 		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers,
-		Context: g.ctx, Notices: opts.Stderr}
+		Context: g.ctx, Notices: opts.Stderr, DryRun: opts.DryRun}
 	if !opts.Solo {
 		dopts.Cohorts = experiment.Cohorts{MaxState: limits.CohortBytes(), MinData: experiment.CohortMinData}
 	}
 	if !opts.Quiet {
 		dopts.Progress, dopts.Interactive = opts.Stderr, isTerminal(opts.Stderr)
 	}
-	dir, err := rundir.Open(opts.Out, dopts)
+	out := opts.Out
+	if opts.DryRun {
+		out = ""
+	}
+	dir, err := rundir.Open(out, dopts)
 	if err != nil {
 		return rundir.Summary{}, err
 	}
 	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), workDir: workDir, builder: plan.NewBuilder(), guard: g,
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
+	if opts.DryRun {
+		in.dry = &dryRun{planned: map[string]bool{}}
+	}
 	in.builder.Inputs = in.inputArgs
 	in.builder.Limits = limits
 	in.builder.References, in.builder.Context = dir.ReferenceStore, g.ctx
@@ -128,6 +145,9 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	in.install()
 	in.confine()
 	runErr := g.interruption(filepath.Base(path), in.run(filepath.Base(path), src))
+	if in.dry != nil && runErr == nil {
+		in.dryTotal(filepath.Base(path))
+	}
 	summary, err := dir.Finish(runErr)
 	return summary, errors.Join(runErr, err)
 }

@@ -177,6 +177,9 @@ func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs 
 		in.stop = storageError(fn, where, err)
 		return nil, in.stop
 	}
+	if in.dry != nil {
+		in.planned(fn, where, name, jobs)
+	}
 	return runs, nil
 }
 

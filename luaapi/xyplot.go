@@ -62,7 +62,14 @@ func (in *interp) fnXYPlot(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	paths, err := plot.SaveXY(base, lines, opts, xlabel, formats)
+	var paths []string
+	if in.dry != nil { // the values come from placeholders: nothing to draw
+		if paths, err = dryFigures(base, formats); err == nil {
+			in.dryOutput("fedlab.xyplot", paths...)
+		}
+	} else {
+		paths, err = plot.SaveXY(base, lines, opts, xlabel, formats)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("fedlab.xyplot: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/registry"
 )
 
 // Run runs the pipeline with the given seed and run index (Settings.Seed
@@ -36,25 +35,12 @@ func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func
 	start := time.Now()
 	res := &core.Result{Status: core.Done}
 	defer func() { res.Elapsed = time.Since(start) }()
-	algs := make([]core.Algorithm, len(p.stages))
-	nodes := false
-	for i, st := range p.stages {
-		alg, err := registry.BuildArgs[core.Algorithm](st.args)
-		if err != nil {
-			res.Status, res.Err = core.Failed, fmt.Sprintf("stage %d: %v", i+1, err)
-			return res
-		}
-		algs[i] = alg
-		_, ok := core.As[core.Nodes](alg)
-		nodes = nodes || ok
+	algs, nodes, err := p.algorithms()
+	if err != nil {
+		res.Status, res.Err = core.Failed, err.Error()
+		return res
 	}
-	res.Metrics = []string{StageMetric}
-	for _, m := range p.spec.Metrics {
-		res.Metrics = append(res.Metrics, m.Name())
-		if nodes {
-			res.Metrics = append(res.Metrics, m.Name()+"_min", m.Name()+"_max")
-		}
-	}
+	res.Metrics = p.columns(nodes)
 	if progress == nil {
 		progress = p.spec.Settings.Progress
 	}

@@ -51,6 +51,11 @@ type Options struct {
 	// stored result that is missing or altered and runs again (nil
 	// discards them; fedlab run gives standard error).
 	Notices io.Writer
+	// DryRun computes no run: each gets its placeholder result
+	// (experiment.Placeholder) and no progress is shown. A dry run keeps
+	// memory only (Open refuses a path), so it leaves no directory that
+	// could be taken for results.
+	DryRun bool
 }
 
 // Dir is a session on a run directory: it executes the runs of the
@@ -140,6 +145,9 @@ func (s *Stopped) Error() string {
 // Nothing is written until the script executes its first call or writes a
 // file there, so a script that fails early leaves no directory behind.
 func Open(path string, opts Options) (*Dir, error) {
+	if opts.DryRun && path != "" {
+		return nil, fmt.Errorf("a dry run keeps no run directory, got %s", path)
+	}
 	d := &Dir{path: path, opts: opts, memory: map[string]stored{}, m: newManifest(opts.Script, StatusRunning)}
 	if opts.Progress != nil {
 		name := "plan" // a plan built in Go has no script file
@@ -315,11 +323,11 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 		return nil, err
 	}
 	var prog *experiment.Progress
-	if d.progress != nil {
+	if d.progress != nil && !d.opts.DryRun {
 		prog = d.progress.Call(callTitle(len(d.m.Calls), call), len(planned), found)
 	}
 	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Cohorts: d.opts.Cohorts, Progress: prog,
-		Context: d.opts.Context, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
+		Context: d.opts.Context, DryRun: d.opts.DryRun, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
 	if d.interrupted() {
 		if werr := d.writeManifest(); werr != nil {
 			return nil, werr
@@ -392,7 +400,9 @@ func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
 	end := time.Now().UTC().Truncate(time.Millisecond)
 	st := stored{res: r.Result, started: end.Add(-r.Result.Elapsed).Truncate(time.Millisecond), finished: end}
 	d.memory[j.Key] = st
-	d.ran++
+	if r.Result.Status != experiment.Planned {
+		d.ran++
+	}
 	if d.path != "" {
 		sum, err := save(d.path, r, st)
 		if err != nil {
