@@ -21,18 +21,27 @@ import (
 // under the ceiling before it allocates; table.concat and string.format
 // are checked the same way (see confine).
 
-// concatGlobal is the global the compiled `..` calls.
-const concatGlobal = "__fedlab_concat"
+// concatGlobal is the global the compiled `..` calls; concatPartGlobal
+// the one that collects the operands of a long chain.
+const (
+	concatGlobal     = "__fedlab_concat"
+	concatPartGlobal = "__fedlab_concat_part"
+)
 
 // checkedSize is the result size from which concatenations are checked
 // (smaller ones cannot matter, and skip the measurement).
 const checkedSize = 1 << 20
 
 // compile parses and compiles a chunk with its concatenations checked.
+// A reader that ends early (see ctxReader) leaves a chunk that is not
+// compiled.
 func compile(r io.Reader, name string) (*lua.FunctionProto, error) {
 	chunk, err := parse.Parse(r, name)
 	if err != nil {
 		return nil, err
+	}
+	if c, ok := r.(*ctxReader); ok && c.ctx.Err() != nil {
+		return nil, c.ctx.Err()
 	}
 	for _, s := range chunk {
 		guardStmt(s)
@@ -51,9 +60,16 @@ func load(L *lua.LState, r io.Reader, name string) (*lua.LFunction, error) {
 }
 
 // guardedLoadString is loadstring(s [, name]) compiling with checked
-// concatenations.
+// concatenations, under the script's context, a chunk of at most
+// maxChunk bytes (see luacaps.go).
 func guardedLoadString(L *lua.LState) int {
-	fn, err := load(L, strings.NewReader(L.CheckString(1)), L.OptString(2, "<string>"))
+	src := L.CheckString(1)
+	if len(src) > maxChunk {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(chunkTooLong(len(src))))
+		return 2
+	}
+	fn, err := compileLoaded(L, src, L.OptString(2, "<string>"))
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
@@ -64,7 +80,8 @@ func guardedLoadString(L *lua.LState) int {
 }
 
 // guardedLoad is load(reader [, name]) compiling with checked
-// concatenations: reader is called until it returns nil or "".
+// concatenations: reader is called until it returns nil or "", or the
+// pieces pass maxChunk bytes.
 func guardedLoad(L *lua.LState) int {
 	reader := L.CheckFunction(1)
 	name := L.OptString(2, "?")
@@ -82,11 +99,16 @@ func guardedLoad(L *lua.LState) int {
 			L.Push(lua.LString("reader function must return a string"))
 			return 2
 		}
-		if s := lua.LVAsString(piece); s != "" {
-			b.WriteString(s)
-			continue
+		s := lua.LVAsString(piece)
+		if s == "" {
+			break
 		}
-		break
+		if b.Len()+len(s) > maxChunk {
+			L.Push(lua.LNil)
+			L.Push(lua.LString(chunkTooLong(b.Len() + len(s))))
+			return 2
+		}
+		b.WriteString(s)
 	}
 	L.Replace(1, lua.LString(b.String()))
 	L.Replace(2, lua.LString(name))
@@ -94,27 +116,89 @@ func guardedLoad(L *lua.LState) int {
 	return guardedLoadString(L)
 }
 
-// concat is a .. b with the result's size checked against the memory left
-// under the ceiling b (held: what the process holds against it now).
-func concat(lim budget.Budget, held func() uint64, raw *lua.LFunction) lua.LGFunction {
+// concatPart holds the operands of a long `..` chain evaluated so far
+// (see guardChain); it lives only between the calls of one chain.
+type concatPart struct{ terms []lua.LValue }
+
+// concatPartial collects the operands of a long chain: its first argument
+// is nil (a new chain) or the part so far, the others the next operands.
+func concatPartial(L *lua.LState) int {
+	p, _ := partOf(L.Get(1))
+	if p == nil {
+		p = &concatPart{}
+	}
+	for i := 2; i <= L.GetTop(); i++ {
+		p.terms = append(p.terms, L.Get(i))
+	}
+	ud := L.NewUserData()
+	ud.Value = p
+	L.Push(ud)
+	return 1
+}
+
+// partOf returns the part a value holds, if it is one.
+func partOf(v lua.LValue) (*concatPart, bool) {
+	if ud, ok := v.(*lua.LUserData); ok {
+		p, ok := ud.Value.(*concatPart)
+		return p, ok
+	}
+	return nil, false
+}
+
+// concat is the chain t1 .. t2 .. … .. tn (its arguments; the first may be
+// the part of a long chain collected by concatPartial) computed as Lua
+// computes it: from the right, runs of strings and numbers joined at once
+// with the result's size checked against the memory left under the
+// ceiling lim (held: what the process holds against it now), a __concat
+// metamethod called on the operand and the result to its right.
+func concat(lim budget.Budget, held func() uint64) lua.LGFunction {
 	return func(L *lua.LState) int {
-		a, b := L.Get(1), L.Get(2)
-		if !lua.LVCanConvToString(a) || !lua.LVCanConvToString(b) {
-			if L.GetMetaField(a, "__concat") == lua.LNil && L.GetMetaField(b, "__concat") == lua.LNil {
-				L.RaiseError("cannot perform concat operation between %s and %s", a.Type(), b.Type())
+		var terms []lua.LValue
+		first := 1
+		if p, ok := partOf(L.Get(1)); ok {
+			terms, first = p.terms, 2
+		}
+		for i := first; i <= L.GetTop(); i++ {
+			terms = append(terms, L.Get(i))
+		}
+		rhs := terms[len(terms)-1]
+		for i := len(terms) - 2; i >= 0; {
+			lhs := terms[i]
+			if !lua.LVCanConvToString(lhs) || !lua.LVCanConvToString(rhs) {
+				op := L.GetMetaField(lhs, "__concat")
+				if op == lua.LNil {
+					op = L.GetMetaField(rhs, "__concat")
+				}
+				if op.Type() != lua.LTFunction {
+					L.RaiseError("cannot perform concat operation between %s and %s", lhs.Type(), rhs.Type())
+				}
+				L.Push(op)
+				L.Push(lhs)
+				L.Push(rhs)
+				L.Call(2, 1)
+				rhs = L.Get(-1)
+				L.Pop(1)
+				i--
+				continue
 			}
-			// a metamethod: the interpreter's own `..` calls it
-			L.Push(raw)
-			L.Push(a)
-			L.Push(b)
-			L.Call(2, 1)
-			return 1
+			j := i
+			need := uint64(len(lua.LVAsString(rhs)))
+			for ; j >= 0 && lua.LVCanConvToString(terms[j]); j-- {
+				need += uint64(len(lua.LVAsString(terms[j])))
+			}
+			if err := fits(lim, held, "the concatenation (..)", need); err != nil {
+				L.RaiseError("%s", err)
+			}
+			var b strings.Builder
+			b.Grow(int(need))
+			for k := j + 1; k <= i; k++ {
+				b.WriteString(lua.LVAsString(terms[k]))
+			}
+			b.WriteString(lua.LVAsString(rhs))
+			rhs = lua.LString(b.String())
+			i = j
 		}
-		sa, sb := lua.LVAsString(a), lua.LVAsString(b)
-		if err := fits(lim, held, "the concatenation (..)", uint64(len(sa))+uint64(len(sb))); err != nil {
-			L.RaiseError("%s", err)
-		}
-		L.Push(lua.LString(sa + sb))
+		L.Push(rhs)
 		return 1
 	}
 }
@@ -139,19 +223,24 @@ func fits(lim budget.Budget, held func() uint64, op string, need uint64) error {
 		op, budget.Format(need), budget.Format(h), budget.Format(lim.Limit), lim.Source)
 }
 
-// stringFormat is string.format with its result's size bounded before it
-// is made: the format's length plus every string argument's (a number
-// takes at most 64 bytes; widths are Lua's, at most 99); the original
+// stringFormat is string.format with Lua 5.1's limits on a format (flags
+// given at most once each, a width and a precision of at most two digits:
+// `%1000000d` is refused as Lua refuses it) and its result's size bounded
+// before it is made: the format's length plus every argument's (a string's
+// length and its width, a number at most formatMax bytes); the original
 // does the work.
 func stringFormat(lim budget.Budget, held func() uint64, orig *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		n := L.GetTop()
-		need := uint64(len(L.CheckString(1)))
+		format := L.CheckString(1)
+		if err := checkFormat(format); err != nil {
+			L.RaiseError("%s", err)
+		}
+		need := uint64(len(format))
 		for i := 2; i <= n; i++ {
+			need += formatMax
 			if v, ok := L.Get(i).(lua.LString); ok {
-				need += uint64(len(v)) + 99
-			} else {
-				need += 99
+				need += uint64(len(v))
 			}
 		}
 		if err := fits(lim, held, "string.format", need); err != nil {
@@ -160,6 +249,52 @@ func stringFormat(lim budget.Budget, held func() uint64, orig *lua.LFunction) lu
 		return callOriginal(L, orig, n)
 	}
 }
+
+// formatMax bounds the bytes one conversion of a number takes (a width
+// of 99, or 309 digits of a float64 and a precision of 99).
+const formatMax = 512
+
+// formatFlags are the flags of a conversion (Lua 5.1's FLAGS).
+const formatFlags = "-+ #0"
+
+// checkFormat refuses a format Lua 5.1's string.format refuses for its
+// flags, width or precision, with Lua's messages.
+func checkFormat(format string) error {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(format) && format[i] == '%' {
+			continue
+		}
+		flags := i
+		for i < len(format) && strings.IndexByte(formatFlags, format[i]) >= 0 {
+			i++
+		}
+		if i-flags >= len(formatFlags)+1 {
+			return fmt.Errorf("invalid format (repeated flags)")
+		}
+		i = skipDigits(format, i, 2)
+		if i < len(format) && format[i] == '.' {
+			i = skipDigits(format, i+1, 2)
+		}
+		if i < len(format) && isDigit(format[i]) {
+			return fmt.Errorf("invalid format (width or precision too long)")
+		}
+	}
+	return nil
+}
+
+// skipDigits returns i moved past at most n decimal digits of s.
+func skipDigits(s string, i, n int) int {
+	for ; n > 0 && i < len(s) && isDigit(s[i]); n-- {
+		i++
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // callOriginal calls orig with the n arguments of L's frame and returns
 // its one result.
@@ -194,6 +329,60 @@ func tableConcat(lim budget.Budget, held func() uint64, orig *lua.LFunction) lua
 		}
 		return callOriginal(L, orig, L.GetTop())
 	}
+}
+
+// chainGroup is the number of operands of a `..` chain passed in one call:
+// a chain of n operands compiles to one call of n+1 registers up to it (Lua
+// itself spends n), and longer chains are collected by concatPartial in
+// groups of it, so that a chain takes at most chainGroup+2 registers
+// beyond the depth of its groups' nesting.
+const chainGroup = 32
+
+// guardChain returns the chain t1 .. t2 .. … .. tn (a .. b .. c parses as
+// a .. (b .. c)) as __fedlab_concat(t1, …, tn), its operands guarded and
+// evaluated left to right as Lua evaluates them; a chain of more than
+// chainGroup operands as __fedlab_concat(__fedlab_concat_part(…(
+// __fedlab_concat_part(nil, t1, …, t32), …)), …, tn). The calls take the
+// chain's line, where Lua reports an error of the chain.
+func guardChain(x *ast.StringConcatOpExpr) ast.Expr {
+	var terms []ast.Expr
+	var e ast.Expr = x
+	for {
+		c, ok := e.(*ast.StringConcatOpExpr)
+		if !ok {
+			break
+		}
+		terms = append(terms, guardExpr(c.Lhs))
+		e = c.Rhs
+	}
+	terms = append(terms, guardExpr(e))
+	for _, t := range terms { // each operand gives one value, as in Lua
+		switch t := t.(type) {
+		case *ast.FuncCallExpr:
+			t.AdjustRet = true
+		case *ast.Comma3Expr:
+			t.AdjustRet = true
+		}
+	}
+	call := func(global string, args []ast.Expr) ast.Expr {
+		fn := &ast.IdentExpr{Value: global}
+		c := &ast.FuncCallExpr{Func: fn, Args: args, AdjustRet: true}
+		for _, n := range []ast.PositionHolder{fn, c} {
+			n.SetLine(x.Line())
+			n.SetLastLine(x.LastLine())
+		}
+		return c
+	}
+	if len(terms) <= chainGroup {
+		return call(concatGlobal, terms)
+	}
+	var part ast.Expr = &ast.NilExpr{}
+	part.SetLine(x.Line())
+	for len(terms) > chainGroup {
+		part = call(concatPartGlobal, append([]ast.Expr{part}, terms[:chainGroup]...))
+		terms = terms[chainGroup:]
+	}
+	return call(concatGlobal, append([]ast.Expr{part}, terms...))
 }
 
 // guardStmt rewrites the concatenations of a statement (see guardExpr).
@@ -246,18 +435,12 @@ func guardExprs(es []ast.Expr) {
 	}
 }
 
-// guardExpr returns e with every a .. b inside it replaced by
-// __fedlab_concat(a, b) at the same lines.
+// guardExpr returns e with every `..` chain inside it replaced by a call
+// of concatGlobal (see guardChain).
 func guardExpr(e ast.Expr) ast.Expr {
 	switch x := e.(type) {
 	case *ast.StringConcatOpExpr:
-		fn := &ast.IdentExpr{Value: concatGlobal}
-		call := &ast.FuncCallExpr{Func: fn, Args: []ast.Expr{guardExpr(x.Lhs), guardExpr(x.Rhs)}, AdjustRet: true}
-		for _, n := range []ast.PositionHolder{fn, call} {
-			n.SetLine(x.Line())
-			n.SetLastLine(x.LastLine())
-		}
-		return call
+		return guardChain(x)
 	case *ast.AttrGetExpr:
 		x.Object, x.Key = guardExpr(x.Object), guardExpr(x.Key)
 	case *ast.TableExpr:

@@ -37,7 +37,7 @@ func sandboxed(name string) string {
 // string, math), plus os, io and package if opts.Unsafe. print writes to
 // opts.Stdout.
 func newState(opts Options) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, RegistryMaxSize: registryMax})
 	libs := []struct {
 		name string
 		open lua.LGFunction
@@ -86,7 +86,7 @@ func newState(opts Options) *lua.LState {
 
 // reserved are the names fedlab keeps in a run directory; a script cannot
 // write them, even with --unsafe.
-var reserved = []string{rundir.ManifestFile, rundir.RecordsFile, rundir.ResultsDir, rundir.ModelsDir, rundir.LockFile, rundir.ScriptCopyFile}
+var reserved = rundir.Reserved()
 
 // output resolves a path that fn (e.g. "fedlab.csv") writes. Relative
 // paths resolve against the run directory (Options.Out; the current
@@ -319,11 +319,17 @@ func (g *guard) held() uint64 {
 // context between instructions (a signal, --timeout or the memory ceiling
 // stops `while true do end`), and string.rep refuses results above the
 // ceiling before allocating them. It also replaces pcall (see pcall) and
-// error, which remembers where it raised a value that is not a string (see
-// errorObject).
+// xpcall (see xpcall), both nested at most maxCCalls deep (see nested),
+// unpack (see unpack) and error, which remembers where it raised a value
+// that is not a string (see errorObject).
 func (in *interp) confine() {
 	in.L.SetContext(in.guard.ctx)
-	in.L.SetGlobal("pcall", in.L.NewFunction(in.pcall))
+	depth := new(int) // pcall and xpcall calls nested now (see nested)
+	in.L.SetGlobal("pcall", in.L.NewFunction(nested(depth, in.pcall)))
+	in.L.SetGlobal("xpcall", in.L.NewFunction(nested(depth, in.xpcall)))
+	if orig, ok := in.L.GetGlobal("unpack").(*lua.LFunction); ok {
+		in.L.SetGlobal("unpack", in.L.NewFunction(unpack(orig)))
+	}
 	in.L.SetGlobal("error", in.L.NewFunction(func(L *lua.LState) int {
 		obj, level := L.Get(1), L.OptInt(2, 1)
 		if _, ok := obj.(lua.LString); !ok && level > 0 {
@@ -334,11 +340,8 @@ func (in *interp) confine() {
 	}))
 	lim := in.guard.budget
 	// `..`, loadstring, load and table.concat check sizes (see concat.go)
-	raw, err := in.L.Load(strings.NewReader("local a, b = ...\nreturn a .. b"), "=concat")
-	if err != nil {
-		panic(err) // a constant chunk
-	}
-	in.L.SetGlobal(concatGlobal, in.L.NewFunction(concat(lim, in.guard.held, raw)))
+	in.L.SetGlobal(concatGlobal, in.L.NewFunction(concat(lim, in.guard.held)))
+	in.L.SetGlobal(concatPartGlobal, in.L.NewFunction(concatPartial))
 	in.L.SetGlobal("loadstring", in.L.NewFunction(guardedLoadString))
 	in.L.SetGlobal("load", in.L.NewFunction(guardedLoad))
 	if tbl, ok := in.L.GetGlobal("table").(*lua.LTable); ok {
@@ -347,11 +350,15 @@ func (in *interp) confine() {
 		}
 	}
 	str, ok := in.L.GetGlobal("string").(*lua.LTable)
-	if !ok || lim.Limit == 0 {
+	if !ok {
 		return
 	}
 	if orig, ok := str.RawGetString("format").(*lua.LFunction); ok {
 		str.RawSetString("format", in.L.NewFunction(stringFormat(lim, in.guard.held, orig)))
+	}
+	str.RawSetString("gsub", in.L.NewFunction(gsub(lim, in.guard.held)))
+	if lim.Limit == 0 {
+		return
 	}
 	rep := str.RawGetString("rep")
 	str.RawSetString("rep", in.L.NewFunction(func(L *lua.LState) int {
@@ -439,6 +446,23 @@ func (in *interp) pcall(L *lua.LState) int {
 		L.Push(lua.LString("attempt to call a " + fn.Type().String() + " value"))
 		return 2
 	}
+	return in.onThread(L, 1, L.GetTop()-1, nil)
+}
+
+// xpcall replaces Lua's xpcall for the reason of pcall: f runs on a
+// separate Lua thread, and handler is called with its error. Results and
+// errors are those of Lua's xpcall.
+func (in *interp) xpcall(L *lua.LState) int {
+	L.CheckFunction(1)
+	handler := L.CheckFunction(2)
+	return in.onThread(L, 1, 0, handler)
+}
+
+// onThread calls the function at index fn of L's frame with the nargs
+// values after it on a thread of its own (see pcall), handler (if not
+// nil) called with an error, and pushes true and its results, or false
+// and the error.
+func (in *interp) onThread(L *lua.LState, fn, nargs int, handler *lua.LFunction) int {
 	var co *lua.LState
 	if n := len(in.threads); n > 0 {
 		co, in.threads = in.threads[n-1], in.threads[:n-1]
@@ -446,12 +470,11 @@ func (in *interp) pcall(L *lua.LState) int {
 		co, _ = L.NewThread() // its context ends with the script's
 	}
 	defer func() { in.threads = append(in.threads, co) }()
-	nargs := L.GetTop() - 1
 	co.SetTop(0)
-	for i := 1; i <= nargs+1; i++ {
+	for i := fn; i <= fn+nargs; i++ {
 		co.Push(L.Get(i))
 	}
-	if err := co.PCall(nargs, lua.MultRet, nil); err != nil {
+	if err := co.PCall(nargs, lua.MultRet, handler); err != nil {
 		co.SetTop(0)
 		L.Push(lua.LFalse)
 		var ae *lua.ApiError
