@@ -60,20 +60,29 @@ type pooled struct {
 	where       func(i int) string // the place of row i in the files ("user \"f0001\" sample 3")
 }
 
-// data builds a client's data from the positions pos into rows: pixels
-// scaled to [0, 1] (float64(b)/255), values and labels copied.
+// pixelLevels are the values of pixel bytes, b/255 (float64(b)/255), shared
+// by every client of every pixel dataset.
+var pixelLevels = core.PixelLevels()
+
+// data builds a client's data from the positions pos into rows: pixels kept
+// as bytes in 8-bit storage, read as float64(b)/255 (core.PixelLevels),
+// values and labels copied.
 func (p *pooled) data(rows, pos []int) *core.Data {
 	F := p.features
-	d := &core.Data{N: len(pos), Features: F, X: make([]float64, len(pos)*F), Y: make([]float64, len(pos))}
+	y := make([]float64, len(pos))
+	if p.pix != nil {
+		x := make([]uint8, len(pos)*F)
+		for i, q := range pos {
+			r := rows[q]
+			copy(x[i*F:(i+1)*F], p.pix[r*F:(r+1)*F])
+			y[i] = p.y[r]
+		}
+		return core.NewBytesData(x, pixelLevels, y, len(pos), F)
+	}
+	d := &core.Data{N: len(pos), Features: F, X: make([]float64, len(pos)*F), Y: y}
 	for i, q := range pos {
 		r := rows[q]
-		if p.pix != nil {
-			for j, v := range p.pix[r*F : (r+1)*F] {
-				d.X[i*F+j] = float64(v) / 255
-			}
-		} else {
-			copy(d.X[i*F:(i+1)*F], p.x[r*F:(r+1)*F])
-		}
+		copy(d.X[i*F:(i+1)*F], p.x[r*F:(r+1)*F])
 		d.Y[i] = p.y[r]
 	}
 	return d
@@ -290,4 +299,11 @@ func (c *ceilingReader) Read(p []byte) (int, error) {
 // conversion (0 for readers that convert as they read).
 func sampleBytes(n, width int, raw uint64) uint64 {
 	return budget.Sum(budget.Product(n, width+1, 8), raw)
+}
+
+// pixelBytes is the memory of n images of width pixel bytes held in 8-bit
+// storage (a byte per pixel, a float64 label), plus raw bytes of the files
+// read before the clients' copies are made.
+func pixelBytes(n, width int, raw uint64) uint64 {
+	return budget.Sum(budget.Product(n, width), budget.Product(n, 8), raw)
 }

@@ -107,7 +107,7 @@ func (p cifarParams) Memory() (uint64, string) {
 		if k := []int{p.TrainSamples, p.TestSamples}[i]; k > 0 && k < n {
 			kept = k
 		}
-		s.bytes += sampleBytes(kept, CIFARPixels, uint64(n)*CIFARPixels)
+		s.bytes += pixelBytes(kept, CIFARPixels, uint64(n)*CIFARPixels)
 	}
 	return s.result()
 }

@@ -94,7 +94,7 @@ func TestCIFARErrors(t *testing.T) {
 		t.Errorf("truncated: %v", err)
 	}
 	a := mustValidate(t, "cifar", map[string]any{"dir": dir})
-	if got, what, _ := a.Spec().Size(a); got != 3*3073*8+3*3072 || what != "training images = 3" {
+	if got, what, _ := a.Spec().Size(a); got != 3*3072+3*8+3*3072 || what != "training images = 3" {
 		t.Errorf("declared %d (%q)", got, what)
 	}
 }

@@ -113,7 +113,7 @@ func TestFashionMNISTFixture(t *testing.T) {
 	}
 	again := build(t, "fashion_mnist", map[string]any{"dir": dir, "clients": 2, "train_samples": 40, "test_samples": 10})
 	for m := range 2 {
-		if !bytes.Equal(f64bytes(sub.Train[m].X), f64bytes(again.Train[m].X)) {
+		if !sub.Train[m].Is8Bit() || !bytes.Equal(sub.Train[m].X8, again.Train[m].X8) {
 			t.Fatal("same seed, different data")
 		}
 	}

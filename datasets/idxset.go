@@ -115,7 +115,7 @@ func idxMemory(train, test string, trainSamples, testSamples int) (uint64, strin
 			n = k
 		}
 		s.name(filepath.Base(path), fmt.Sprintf("%d×%d bytes", dims[0], width))
-		s.bytes += sampleBytes(n, width, uint64(total)+uint64(dims[0]))
+		s.bytes += pixelBytes(n, width, uint64(total)+uint64(dims[0]))
 	}
 	return s.result()
 }

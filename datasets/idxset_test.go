@@ -97,14 +97,15 @@ func TestIDXErrors(t *testing.T) {
 }
 
 // TestIDXDeclaresItsMemory: the size comes from the headers, before the
-// data are read: the float64 samples and labels plus the bytes read.
+// data are read: the samples in 8-bit storage (a byte per pixel, a float64
+// label) plus the bytes read.
 func TestIDXDeclaresItsMemory(t *testing.T) {
 	dir := t.TempDir()
 	tb, pix := byteTable(30, 6, 4, 0)
 	writeIDXTable(t, dir, "", pix, tb.y, 2, 3, true)
 	a := mustValidate(t, "idx", map[string]any{"dir": dir, "classes": 4})
 	got, what, ok := a.Spec().Size(a)
-	if want := uint64(30*7*8 + 30*6 + 30); !ok || got != want || what != "train-images-idx3-ubyte.gz = 30×6 bytes" {
+	if want := uint64(30*6 + 30*8 + 30*6 + 30); !ok || got != want || what != "train-images-idx3-ubyte.gz = 30×6 bytes" {
 		t.Errorf("declared %d (%q), want %d", got, what, want)
 	}
 }
