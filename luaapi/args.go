@@ -86,6 +86,31 @@ type scriptArgs struct {
 	read     map[string]bool // keys the script read (set or not)
 	declared string          // where fedlab.params was called, or ""
 	checked  bool            // the set keys were checked against the reads
+	refused  string          // the message of a --set key or value refused, or ""
+}
+
+// ArgError is a --set key or value the script refuses (a key it neither
+// reads nor declares, a value of the wrong type): a mistake in the
+// command line, not in the script; the CLI exits with status 2.
+type ArgError struct{ msg string }
+
+func (e *ArgError) Error() string { return e.msg }
+
+// refuse records err, the refusal of a --set key or value, and returns it
+// as an *ArgError: raised through the script, it loses its type, and
+// argMistake recognises it by its message.
+func (in *interp) refuse(err error) error {
+	in.args.refused = err.Error()
+	return &ArgError{err.Error()}
+}
+
+// argMistake is err, the error that ended the script, as an *ArgError
+// when it is the refusal of a --set key or value.
+func (in *interp) argMistake(err error) error {
+	if err != nil && in.args != nil && in.args.refused != "" && strings.HasSuffix(err.Error(), in.args.refused) {
+		return &ArgError{err.Error()}
+	}
+	return err
 }
 
 // argsTable builds fedlab.args: the --set values by key, read through a
@@ -181,18 +206,10 @@ func (in *interp) checkArgsRead(when string) error {
 		if when != "" {
 			reads += " " + when
 		}
-		return fmt.Errorf("--set %s=%s: the script does not read fedlab.args.%s%s (%s; a script can declare its parameters with fedlab.params)",
-			k, in.setText(k), k, quotedSuggestion(k, readKeys), reads)
+		return in.refuse(fmt.Errorf("--set %s=%s: the script does not read fedlab.args.%s%s (%s; a script can declare its parameters with fedlab.params)",
+			k, in.setText(k), k, registry.DidYouMean(k, readKeys), reads))
 	}
 	return nil
-}
-
-// quotedSuggestion is ` (did you mean "x"?)` for the closest of valid, or "".
-func quotedSuggestion(key string, valid []string) string {
-	if near := registry.Suggest(key, valid); near != "" {
-		return fmt.Sprintf(" (did you mean %q?)", near)
-	}
-	return ""
 }
 
 // fnParams is fedlab.params{ key = default, ... }: declares the script's
@@ -235,11 +252,11 @@ func (in *interp) fnParams(L *lua.LState) (int, error) {
 	for _, k := range slices.Sorted(maps.Keys(in.opts.Args)) {
 		def, ok := defaults[k]
 		if !ok {
-			return 0, fmt.Errorf("%s: --set %s=%s: the script has no parameter %q%s; its parameters: %s", fn, k, in.setText(k), k, quotedSuggestion(k, names), strings.Join(names, ", "))
+			return 0, in.refuse(fmt.Errorf("%s: --set %s=%s: the script has no parameter %q%s; its parameters: %s", fn, k, in.setText(k), k, registry.DidYouMean(k, names), strings.Join(names, ", ")))
 		}
 		v, err := in.typedArg(k, def)
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", fn, err)
+			return 0, in.refuse(fmt.Errorf("%s: %w", fn, err))
 		}
 		out.RawSetString(k, v)
 	}

@@ -121,11 +121,7 @@ func (c *callTable) readAs(name string, t *lua.LTable) *fields {
 
 // unknown is the error for an undeclared key.
 func (c *callTable) unknown(k string) error {
-	msg := fmt.Sprintf("%s: unknown key %q", c.Name, k)
-	if near := registry.Suggest(k, c.names()); near != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", near)
-	}
-	return fmt.Errorf("%s; valid keys: %s", msg, strings.Join(c.names(), ", "))
+	return fmt.Errorf("%s: unknown key %q%s; valid keys: %s", c.Name, k, registry.DidYouMean(k, c.names()), strings.Join(c.names(), ", "))
 }
 
 // Keys shared by several calls.
@@ -140,7 +136,7 @@ var (
 		{"batch", "integer ≥ 0", false, "minibatch size (0: the full local batch)"},
 		{"eval_every", "integer ≥ 0", false, "evaluate every N rounds, and at the first and last (0: first and last only)"},
 		{"metrics", "list of metric names or fedlab.metric.* values", false, `what to measure (default { "objective" })`},
-		{"init", `"zeros" or "normal"`, false, `initial model (default "zeros")`},
+		{"init", `"default", "zeros", "normal" or "kaiming_uniform"`, false, `initial model (default "default": the loss's own, zeros for linear models and Kaiming-uniform for networks with hidden layers; "zeros" is refused for those)`},
 		{"init_scale", "number ≥ 0", false, `standard deviation of init = "normal" (default 0.01)`},
 		{"divergence", "number > 1 or math.huge", false, "a run diverges at the first evaluated round whose training loss is not finite or exceeds divergence × max(|F(w₀)|, 1) (default 1e6; math.huge: only a NaN/Inf model)"},
 	}

@@ -103,7 +103,8 @@ func (in *interp) installComponents(fedlab *lua.LTable) {
 			t.RawSetString(spec.Name, in.protect(in.constructor(spec, "fedlab."+ns.field+"."+spec.Name)))
 		}
 		in.L.SetMetatable(t, in.strictIndex("fedlab."+ns.field, func(name string) error {
-			return fmt.Errorf("fedlab.%s.%s: unknown %s %q (known: %s)", ns.field, name, ns.kind, name, strings.Join(registry.Names(ns.kind), ", "))
+			names := registry.Names(ns.kind)
+			return fmt.Errorf("fedlab.%s.%s: unknown %s %q%s; known: %s", ns.field, name, ns.kind, name, registry.DidYouMean(name, names), strings.Join(names, ", "))
 		}))
 		fedlab.RawSetString(ns.field, t)
 	}

@@ -1,6 +1,13 @@
 package luaapi
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fedlab/fedlab/registry"
+	lua "github.com/yuin/gopher-lua"
+)
 
 // install sets the global `fedlab`: the generated component constructors
 // and the functions that build problems, run experiments and report.
@@ -29,8 +36,11 @@ func (in *interp) install() {
 	} {
 		fedlab.RawSetString(name, in.protect(f))
 	}
+	var fields []string
+	fedlab.ForEach(func(k, _ lua.LValue) { fields = append(fields, k.String()) })
+	slices.Sort(fields)
 	in.L.SetMetatable(fedlab, in.strictIndex("fedlab", func(name string) error {
-		return fmt.Errorf("fedlab has no field %q", name)
+		return fmt.Errorf("fedlab has no field %q%s; its fields: %s", name, registry.DidYouMean(name, fields), strings.Join(fields, ", "))
 	}))
 	in.L.SetGlobal("fedlab", fedlab)
 }

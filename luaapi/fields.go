@@ -97,7 +97,7 @@ func (f *fields) str(key, def string, choices ...string) string {
 		return def
 	case lua.LString:
 		if len(choices) > 0 && !slices.Contains(choices, string(v)) {
-			f.fail(fmt.Errorf("%s: %q is not one of %s", f.what(key), string(v), strings.Join(choices, ", ")))
+			f.fail(fmt.Errorf("%s: %q is not one of %s%s", f.what(key), string(v), strings.Join(choices, ", "), registry.DidYouMean(string(v), choices)))
 		}
 		return string(v)
 	default:

@@ -79,7 +79,7 @@ func TestParameterTypesAndRanges(t *testing.T) {
 		{`fedlab.algo.test_gd{ eta_c = {1, 2} }`, `expected a number, a schedule or a function of the round, got a list`},
 		{`fedlab.algo.test_gd{ eta_c = {a = 1} }`, `parameter "eta_c": expected a list, got a table with the key "a"`},
 		{`fedlab.algo.test_gd{ 0.1 }`, "parameters are named"},
-		{`fedlab.algo.nope{}`, `fedlab.algo.nope: unknown algorithm "nope" (known: test_gd)`},
+		{`fedlab.algo.nope{}`, `fedlab.algo.nope: unknown algorithm "nope"; known: test_gd`},
 		{`fedlab.compar{}`, `fedlab has no field "compar"`},
 		{`fedlab.algo.test_gd{ label = 3 }`, `key "label": expected a string`},
 		{`fedlab.algo.test_gd(1)`, "fedlab.algo.test_gd: expected a table of parameters, got the number 1"},

@@ -165,7 +165,7 @@ func (in *interp) run(name string, src []byte) error {
 		return in.stop
 	}
 	if err != nil {
-		return runtimeError(name, in.errorObject(err))
+		return in.argMistake(runtimeError(name, in.errorObject(err)))
 	}
 	if err := in.checkArgsRead(""); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -196,8 +196,8 @@ func (in *interp) derive(c *component, settings []setting) (*component, error) {
 	for _, s := range settings {
 		p, ok := c.spec.Param(s.param)
 		if !ok {
-			return nil, fmt.Errorf("swept key %q: %s has no parameter %q (valid keys: %s)",
-				s.key, c.spec.Title(), s.param, strings.Join(c.spec.ParamNames(), ", "))
+			return nil, fmt.Errorf("swept key %q: %s has no parameter %q%s; valid keys: %s",
+				s.key, c.spec.Title(), s.param, registry.DidYouMean(s.param, c.spec.ParamNames()), strings.Join(c.spec.ParamNames(), ", "))
 		}
 		v, err := paramValue(c.spec, p, s.value)
 		if err != nil {

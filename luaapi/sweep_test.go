@@ -59,7 +59,7 @@ func TestSweepErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{call(`grid = { eta_c = { 1 } }`), `missing required key "select"`},
 		{call(rule), "give grid = { key = { values... } } or configs"},
-		{call(`grid = { mu = { 1 } }, ` + rule), `swept key "mu": algorithm "test_gd" has no parameter "mu" (valid keys: eta_c, eta_s, fail)`},
+		{call(`grid = { mu = { 1 } }, ` + rule), `swept key "mu": algorithm "test_gd" has no parameter "mu"; valid keys: eta_c, eta_s, fail`},
 		{call(`grid = { ["foo.bar"] = { 1 } }, ` + rule), `"foo" is not a part of the problem`},
 		{call(`grid = { eta_c = {} }, ` + rule), `key "eta_c": the list of values is empty`},
 		{call(`grid = { eta_c = { -1 } }, ` + rule), `parameter "eta_c" = -1 is below its minimum 0`},

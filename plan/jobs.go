@@ -121,7 +121,7 @@ func (b *Builder) Sweep(s Sweep) ([]experiment.Job, error) {
 			return nil, err
 		}
 		if !slices.Contains(names, r.Metric) {
-			return nil, fmt.Errorf("selection metric %q is not measured (metrics: %v)", r.Metric, names)
+			return nil, fmt.Errorf("selection metric %q is not measured%s; metrics: %s", r.Metric, registry.DidYouMean(r.Metric, names), strings.Join(names, ", "))
 		}
 	}
 	var jobs []experiment.Job
@@ -142,8 +142,8 @@ func (b *Builder) Sweep(s Sweep) ([]experiment.Job, error) {
 			}
 			for _, k := range slices.Sorted(maps.Keys(c.algo)) {
 				if _, ok := spec.Param(k); !ok {
-					return nil, fmt.Errorf("swept key %q: %s has no parameter %q (valid keys: %s)",
-						k, spec.Title(), k, strings.Join(spec.ParamNames(), ", "))
+					return nil, fmt.Errorf("swept key %q: %s has no parameter %q%s; valid keys: %s",
+						k, spec.Title(), k, registry.DidYouMean(k, spec.ParamNames()), strings.Join(spec.ParamNames(), ", "))
 				}
 				da.Params[k] = c.algo[k]
 			}
@@ -212,8 +212,8 @@ func apply(p Problem, settings []Setting) (Problem, map[string]any, experiment.C
 		spec, ok := registry.Lookup(c.Kind, c.Name)
 		if ok {
 			if _, has := spec.Param(param); !has {
-				return p, nil, nil, fmt.Errorf("swept key %q: %s has no parameter %q (valid keys: %s)",
-					st.Key, spec.Title(), param, strings.Join(spec.ParamNames(), ", "))
+				return p, nil, nil, fmt.Errorf("swept key %q: %s has no parameter %q%s; valid keys: %s",
+					st.Key, spec.Title(), param, registry.DidYouMean(param, spec.ParamNames()), strings.Join(spec.ParamNames(), ", "))
 			}
 		}
 		c.Params[param] = st.Value

@@ -20,6 +20,7 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/stats"
 	"github.com/fedlab/fedlab/metrics"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // Axes the x values can come from, and their axis labels.
@@ -173,8 +174,8 @@ type AxisError struct {
 
 // Error names the valid values.
 func (e AxisError) Error() string {
-	return fmt.Sprintf(`key "x": %q is neither an axis (%s) nor a metric the runs measured (they have: %s)`,
-		e.X, strings.Join(XNames, ", "), strings.Join(e.Measured, ", "))
+	return fmt.Sprintf(`key "x": %q is neither an axis (%s) nor a metric the runs measured%s; they have: %s`,
+		e.X, strings.Join(XNames, ", "), registry.DidYouMean(e.X, append(slices.Clone(XNames), e.Measured...)), strings.Join(e.Measured, ", "))
 }
 
 // CheckX returns an AxisError unless x is "", one of XNames or a metric
@@ -316,7 +317,7 @@ func Lines(runs []experiment.Run, metric string, opts Options) ([]Series, error)
 		}
 	}
 	if !found {
-		return nil, fmt.Errorf("no metric %q in these runs (they have: %s)", metric, strings.Join(have, ", "))
+		return nil, fmt.Errorf("no metric %q in these runs%s; they have: %s", metric, registry.DidYouMean(metric, have), strings.Join(have, ", "))
 	}
 	for g := range out {
 		rounds := make([]int, 0, len(points[g]))

@@ -173,7 +173,7 @@ func TestMetricAsXAxis(t *testing.T) {
 		t.Fatalf("x = %v, want the bits column 0, 640, 1280", x)
 	}
 	if _, err := Lines([]experiment.Run{run}, "loss", Options{X: "epsilon"}); err == nil ||
-		!strings.Contains(err.Error(), `key "x": "epsilon" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured (they have: loss, bits)`) {
+		!strings.Contains(err.Error(), `key "x": "epsilon" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured; they have: loss, bits`) {
 		t.Fatalf("unknown x: %v", err)
 	}
 }

@@ -30,7 +30,3 @@ func BuildArgs[T any](a Args) (T, error) {
 	}
 	return t, nil
 }
-
-// Suggest returns the name among valid closest to key (within two edits),
-// or "": the "did you mean" of every strict decoder.
-func Suggest(key string, valid []string) string { return closest(key, valid) }

@@ -235,10 +235,7 @@ func (s *Spec) Validate(raw map[string]any) (Args, error) {
 }
 
 func (s *Spec) unknownKey(k string) error {
-	msg := fmt.Sprintf("%s: unknown parameter %q", s.Title(), k)
-	if near := closest(k, s.ParamNames()); near != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", near)
-	}
+	msg := fmt.Sprintf("%s: unknown parameter %q%s", s.Title(), k, DidYouMean(k, s.ParamNames()))
 	names := s.ParamNames()
 	if len(names) == 0 {
 		return fmt.Errorf("%s; it takes no parameters", msg)
@@ -281,7 +278,7 @@ func (s *Spec) convert(p Param, v any) (any, error) {
 			return nil, bad("expected a string, got %s", describe(v))
 		}
 		if len(p.Choices) > 0 && !slices.Contains(p.Choices, str) {
-			return nil, bad("%q is not one of %s", str, strings.Join(p.Choices, ", "))
+			return nil, bad("%q is not one of %s%s", str, strings.Join(p.Choices, ", "), DidYouMean(str, p.Choices))
 		}
 		return str, nil
 	case Sched:
@@ -386,37 +383,6 @@ func describe(v any) string {
 		return "a table"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-// closest returns the candidate within edit distance 2 of s, if any.
-func closest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // infiniteDefault reports whether p's default is ±∞ (FedPD's γ = ∞ turns

@@ -184,5 +184,5 @@ func unknownName(k Kind, name string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("unknown kind %q", k)
 	}
-	return fmt.Errorf("unknown %s %q (known: %s)", k, name, strings.Join(names, ", "))
+	return fmt.Errorf("unknown %s %q%s; known: %s", k, name, DidYouMean(name, names), strings.Join(names, ", "))
 }

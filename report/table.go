@@ -12,6 +12,7 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	metricsPkg "github.com/fedlab/fedlab/metrics"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // TableOptions choose what a table shows and how.
@@ -203,7 +204,7 @@ func chooseMetrics(runs []experiment.Run, want []string) ([]string, error) {
 	}
 	for _, m := range want {
 		if !slices.Contains(have, m) {
-			return nil, fmt.Errorf("no metric %q in these runs (they have: %s)", m, strings.Join(have, ", "))
+			return nil, fmt.Errorf("no metric %q in these runs%s; they have: %s", m, registry.DidYouMean(m, have), strings.Join(have, ", "))
 		}
 	}
 	return want, nil

@@ -2,136 +2,133 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/fedlab/fedlab/internal/escape"
+	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/registry"
 )
 
-const usage = `usage:
-  fedlab run SCRIPT.lua [--out DIR] [--jobs N] [--workers N] [--solo] [--fresh | --update]
-                        [--shard I/N] [--set KEY=VALUE]... [--quiet] [--unsafe] [--timeout D] [--max-memory M]
-                          run a Lua experiment script into a run directory
-  fedlab table DIR [--format text|md|latex|csv] [--call N] [--metric NAME]... [--round R]...
-                   [--bold] [--transpose] [--width W] [--out FILE]
-                          print or export the tables of a run directory
-  fedlab plot DIR [--metric NAME]... [--panels] [--x AXIS] [--call N] [--log | --linear] [--logx]
-                  [--xlim MIN,MAX] [--ylim MIN,MAX] [--skip-round0] [--width CM] [--height CM]
-                  [--font-size PT] [--title T] [--xlabel T] [--ylabel T] [--out DIR] [--format F]...
-                          draw the runs of a run directory (PNG and SVG)
-  fedlab report DIR [--out FILE] [--script FILE] [--x AXIS]
-                          write a self-contained HTML report of a run directory
-  fedlab merge DIR... --out DIR
-                          combine run directories (the shards of a script)
-  fedlab list [KIND]      list registered components (all kinds, or one)
-  fedlab describe NAME    show a component's documentation and parameters
-  fedlab docs             print the component reference (docs/components.md)
-  fedlab version          print the build's version and VCS revision (also --version)
-  fedlab help             show this help (also --help after any command)
+// command is one of fedlab's commands: how it is called, what its help
+// says and the function that runs it. A command's flags are not listed
+// here: its help reads them from the command's flag.FlagSet.
+type command struct {
+	name     string
+	args     string   // the arguments of its synopsis, e.g. "SCRIPT.lua"
+	summary  string   // one line for the list of commands
+	detail   string   // more text for its own help, or ""
+	examples []string // command lines shown in its help
+	run      func(args []string, stdout, stderr io.Writer) error
+}
 
-kinds: algorithm, loss, regularizer, mirror, dataset, metric, schedule, topology, optimizer, availability, compressor, privacy
-(or the Lua names algo, loss, reg, mirror, data, metric, schedule, topology, opt, availability, compressor, privacy)
+// exitStatus documents the exit statuses (README.md, "The command line").
+const exitStatus = "exit status: 0 success; 1 an error in the script, its data or a run directory; " +
+	"2 a command-line mistake (also a --set key or value the script refuses); " +
+	"fedlab run also: 3 the script completed but some runs failed, 124 --timeout, 130 Ctrl-C, 143 SIGTERM"
 
-run options:
-  --out DIR      run directory: manifest.json, records.csv, results/, models/ and the
-                 script's relative output paths (default runs/SCRIPT-YYYYMMDD-HHMMSS);
-                 running a script again into its directory resumes it
-  --jobs N       runs executed at once (default: number of CPUs)
-  --workers N    client worker goroutines per run (default: the CPUs divided among the
-                 runs executing at once); results do not depend on --jobs or --workers
-  --solo         execute runs one by one; by default the runs of a call that share a
-                 problem and settings execute together in lockstep (a cohort), reading
-                 each client's data once for all of them: same records, and each run's
-                 elapsed time is then its share of the cohort's time
-  --fresh        delete the directory's previous runs and start over
-  --update       accept a changed script: keep the stored runs whose parameters did not
-                 change (a changed script is refused otherwise)
-  --shard I/N    execute shard I (0 ≤ I < N) of the runs; the script stops at the first
-                 call that needs runs of other shards (merge the shards, then run the
-                 script into the merged directory)
-  --set K=V      script argument, fedlab.args.K in Lua (repeatable): numbers stay numbers,
-                 true/false are booleans, anything else a string; only the runs whose
-                 parameters it changes get new keys (no --update needed)
-  --quiet        no progress lines
-  --unsafe       give the script the os, io and package libraries, and let it write
-                 outside its run directory
-  --timeout D    stop after D (e.g. 90s, 2h): runs stop at a round boundary, the
-                 completed ones are kept, and running the script again resumes it
-  --max-memory M memory ceiling, e.g. 4GB (default: the tightest of half of MemAvailable or of
-                 the cgroup limit and a quarter of ulimit -v/-d, named in messages); data
-                 and state larger than the ceiling are refused before allocation
+// commands are fedlab's commands in the order of the help.
+var commands []command
 
-table options:
-  --format F     text (default), md (Markdown), latex (booktabs) or csv
-  --call N       only call N of the script (default every call)
-  --metric NAME  metric to show (repeatable; default every metric)
-  --round R      an evaluated round to show (repeatable; default six evenly spaced rounds)
-  --bold         the best value of each metric per round in bold (md, latex)
-  --transpose    rounds as columns, one table per metric
-  --width W      text tables wider than W columns wrap (0: the default, 100; else at least 20)
-  --out FILE     write to FILE instead of standard output
-
-plot options:
-  --metric NAME  metric to draw (repeatable; default every metric)
-  --panels       one figure per call with a panel per metric (default a figure per metric)
-  --x AXIS       round (default), comm (floats up + down), comm_rounds, samples, time
-                 (wall time, each run's time spread evenly over its rounds) or a metric the
-                 runs measured (e.g. bits)
-  --call N       draw only call N of the script (default every call)
-  --log, --linear  force the y scale (default: log for error, gap and norm metrics)
-  --logx         logarithmic x axis
-  --xlim, --ylim MIN,MAX  axis limits
-  --skip-round0  leave out round 0
-  --width, --height CM  figure size (default 16 × 10 per row of panels)
-  --font-size PT font size (default 10)
-  --title T      figure title (default: the call's place in the script, with the settings
-                 that tell calls at the same place apart)
-  --xlabel, --ylabel T  axis labels (default: the metrics' display names)
-  --out DIR      where to write the figures (default DIR/plots)
-  --format F     png, svg or pdf (repeatable; default png and svg)
-
-report options:
-  --out FILE     the HTML file (default DIR/report.html)
-  --script FILE  the script, if it is no longer where the manifest says
-  --x AXIS       x axis of the figures (as for plot)
-`
+func init() { // commands refer to help, which reads commands
+	kinds, names := make([]string, len(registry.Kinds)), make([]string, len(registry.Kinds))
+	for i, k := range registry.Kinds {
+		kinds[i], names[i] = string(k), luaapi.Namespace(k)
+	}
+	commands = []command{
+		{"run", "SCRIPT.lua", "run a Lua experiment script into a run directory",
+			"Flags may come before or after the script.\n" + exitStatus + ".",
+			[]string{"fedlab run scripts/quickstart.lua", "fedlab run scripts/libsvm_example.lua --out runs/heart --jobs 2 --set path=heart_scale --timeout 2h"},
+			runCmd},
+		{"table", "DIR", "print or export the tables of a run directory", "",
+			[]string{"fedlab table runs/quickstart --metric opt_gap --round 100 --round 200", "fedlab table runs/quickstart --format latex --bold --out table.tex"},
+			tableCmd},
+		{"plot", "DIR", "draw the runs of a run directory (PNG and SVG)",
+			"One figure per call and metric (mean ± std over seeds; a sweep's selected configurations), into DIR/plots.",
+			[]string{"fedlab plot runs/quickstart", "fedlab plot runs/quickstart --metric opt_gap --x comm --panels --format pdf"},
+			plotCmd},
+		{"report", "DIR", "write a self-contained HTML report of a run directory",
+			"The report holds the script, the parameters, the tables, the figures, the failures and the timing.",
+			[]string{"fedlab report runs/quickstart", "fedlab report runs/quickstart --out quickstart.html --x comm"},
+			func(args []string, stdout, _ io.Writer) error { return reportCmd(args, stdout) }},
+		{"merge", "DIR... --out DIR", "combine run directories (the shards of a script)",
+			"Then run the script into the merged directory to complete the calls that needed every shard.",
+			[]string{"fedlab merge runs/lasso-shard-0-of-2 runs/lasso-shard-1-of-2 --out runs/lasso", "fedlab merge runs/lasso-*-shard-* --out runs/lasso"},
+			mergeCmd},
+		{"list", "[KIND]", "list the registered components (of every kind, or of one)",
+			"kinds: " + strings.Join(kinds, ", ") + "\n(or the Lua names " + strings.Join(names, ", ") + ", or the plurals)",
+			[]string{"fedlab list", "fedlab list reg"},
+			listCmd},
+		{"describe", "NAME", "show a component's documentation and parameters",
+			"NAME may name the kind: l1, reg.l1 or fedlab.reg.l1. Descriptions wrap to $COLUMNS or the terminal's width (100 columns when not a terminal).",
+			[]string{"fedlab describe feddualavg", "fedlab describe reg.l1"},
+			describeCmd},
+		{"docs", "", "print the component reference (docs/components.md)", "",
+			[]string{"fedlab docs > docs/components.md", "fedlab docs | grep -A 12 'fedlab.reg.l1'"},
+			docsCmd},
+		{"version", "", "print the build's version and VCS revision (also --version)", "",
+			[]string{"fedlab version", "fedlab --version"},
+			versionCmd},
+		{"help", "[COMMAND]", "list the commands, or show one command's help (also COMMAND --help)", "",
+			[]string{"fedlab help", "fedlab help run"},
+			helpCmd},
+	}
+}
 
 // usageError is a mistake in the command line (exit status 2).
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// commands are fedlab's commands, for the "did you mean" of a misspelled one.
-var commands = []string{"run", "table", "plot", "report", "merge", "list", "describe", "docs", "version", "help"}
+// helpRequested is -h, -help or --help given to a command: its help is
+// printed on standard output and the exit status is 0. fs is the flag set
+// of the command that parsed it.
+type helpRequested struct{ fs *flag.FlagSet }
+
+func (h helpRequested) Error() string { return h.fs.Name() + ": help requested" }
+
+// wantsHelp reports whether args ask for help.
+func wantsHelp(args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" })
+}
 
 // cli runs the command line args and returns the exit status: 0, 1 for an
 // error, 2 for a usage mistake. A usage mistake prints its message and one
-// line pointing to the help (fedlab alone prints the whole usage).
+// line pointing to the help (fedlab alone prints the list of commands).
 func cli(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	var ue usageError
-	var help helpRequested
 	var xe exitError
+	var ae *luaapi.ArgError
+	var help helpRequested
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &help):
-		fmt.Fprint(stdout, usage)
+	case errors.As(err, &help): // --h, which wantsHelp does not look for
+		c, _ := lookupCommand(help.fs.Name())
+		if err := writeHelp(stdout, c); err != nil {
+			fmt.Fprintf(stderr, "fedlab: %s\n", err)
+			return 1
+		}
 		return 0
 	case errors.As(err, &xe):
 		fmt.Fprintf(stderr, "fedlab: %s\n", escape.Message(xe.msg))
 		return xe.code
 	case errors.As(err, &ue) && ue.msg == "":
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, globalHelp())
 		return 2
 	case errors.As(err, &ue):
 		helpCmd := "fedlab --help"
-		if slices.Contains(commands, args[0]) && args[0] != "help" {
-			helpCmd = "fedlab " + args[0] + " --help"
+		if c, ok := lookupCommand(args[0]); ok && c.name != "help" {
+			helpCmd = "fedlab " + c.name + " --help"
 		}
 		fmt.Fprintf(stderr, "fedlab: %s\nRun '%s' for usage.\n", escape.Message(ue.msg), helpCmd)
+		return 2
+	case errors.As(err, &ae): // a --set key or value the script refuses: its message lists what the script accepts
+		fmt.Fprintf(stderr, "fedlab: %s\n", escape.Message(err.Error()))
 		return 2
 	default:
 		fmt.Fprintf(stderr, "fedlab: %s\n", escape.Message(err.Error()))
@@ -139,59 +136,56 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// didYouMean is " (did you mean X?)" for the name among valid closest to
-// name, or "".
-func didYouMean(name string, valid []string, prefix string) string {
-	if near := registry.Suggest(name, valid); near != "" {
-		return fmt.Sprintf(" (did you mean %s%s?)", prefix, near)
+// commandNames are the names of the commands, for suggestions.
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
 	}
-	return ""
+	return names
 }
 
+// lookupCommand finds the command called name (-version and --version
+// are version).
+func lookupCommand(name string) (command, bool) {
+	if name == "-version" || name == "--version" {
+		name = "version"
+	}
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	if i < 0 {
+		return command{}, false
+	}
+	return commands[i], true
+}
+
+// unknownCommand is the usage error of a misspelled command.
+func unknownCommand(name string) error {
+	return usageError{fmt.Sprintf("unknown command %q%s", name, registry.DidYouMean(name, commandNames()))}
+}
+
+// dispatch runs the command of args.
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError{}
 	}
-	cmd, rest := args[0], args[1:]
-	if cmd != "help" && wantsHelp(rest) {
-		return helpRequested{cmd}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		return helpCmd(args[1:], stdout, stderr)
 	}
-	switch cmd {
-	case "run":
-		return runCmd(rest, stdout, stderr)
-	case "plot":
-		return plotCmd(rest, stdout, stderr)
-	case "table":
-		return tableCmd(rest, stdout, stderr)
-	case "report":
-		return reportCmd(rest, stdout)
-	case "version", "-version", "--version":
-		if len(rest) != 0 {
-			return usageError{"version takes no arguments"}
-		}
-		_, err := io.WriteString(stdout, versionText())
-		return err
-	case "merge":
-		return mergeCmd(rest, stdout, stderr)
-	case "list":
-		if len(rest) > 1 {
-			return usageError{"list takes at most one kind"}
-		}
-		return list(stdout, rest)
-	case "describe":
-		if len(rest) != 1 {
-			return usageError{"describe takes one component name"}
-		}
-		return describe(stdout, rest[0])
-	case "docs":
-		if len(rest) != 0 {
-			return usageError{"docs takes no arguments"}
-		}
-		_, err := io.WriteString(stdout, componentsMarkdown())
-		return err
-	case "help", "-h", "-help", "--help":
-		_, err := io.WriteString(stdout, usage)
+	c, ok := lookupCommand(args[0])
+	if !ok {
+		return unknownCommand(args[0])
+	}
+	if wantsHelp(args[1:]) {
+		return writeHelp(stdout, c)
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+// versionCmd is `fedlab version`.
+func versionCmd(args []string, stdout, _ io.Writer) error {
+	if err := noArguments(newFlagSet("version"), args); err != nil {
 		return err
 	}
-	return usageError{fmt.Sprintf("unknown command %q%s", cmd, didYouMean(cmd, commands, ""))}
+	_, err := io.WriteString(stdout, versionText())
+	return err
 }

@@ -17,7 +17,7 @@ import (
 func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	out := fs.String("out", "", "merged run directory")
+	out := fs.String("out", "", "write the merged run directory `DIR` (required)")
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/fedlab/fedlab/luaapi"
@@ -14,6 +15,15 @@ var kindTitles = map[registry.Kind]string{
 	registry.Mirror: "Mirror maps", registry.Dataset: "Datasets", registry.Metric: "Metrics", registry.Schedule: "Schedules",
 	registry.Topology: "Topologies", registry.Optimizer: "Server optimizers", registry.Availability: "Client availability",
 	registry.Compressor: "Compressors", registry.Privacy: "Client-level differential privacy",
+}
+
+// docsCmd is `fedlab docs`: prints docs/components.md.
+func docsCmd(args []string, stdout, _ io.Writer) error {
+	if err := noArguments(newFlagSet("docs"), args); err != nil {
+		return err
+	}
+	_, err := io.WriteString(stdout, componentsMarkdown())
+	return err
 }
 
 // componentsMarkdown renders the reference of every registered component,

@@ -8,10 +8,12 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// The help lists every registered kind under its Go and its Lua name, and
-// `fedlab list KIND` accepts both.
+// The help of fedlab list lists every registered kind under its Go and its
+// Lua name, and `fedlab list KIND` accepts both.
 func TestHelpListsEveryKind(t *testing.T) {
-	kinds, lua, _ := strings.Cut(usage[strings.Index(usage, "kinds: "):], "(or the Lua names ")
+	t.Setenv("COLUMNS", "1000") // one line each
+	_, help, _ := runCLI("help", "list")
+	kinds, lua, _ := strings.Cut(help[strings.Index(help, "kinds: "):], "(or the Lua names ")
 	lua, _, _ = strings.Cut(lua, ")")
 	for _, k := range registry.Kinds {
 		if !strings.Contains(kinds, string(k)) {

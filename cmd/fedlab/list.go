@@ -26,7 +26,31 @@ func parseKind(s string) (registry.Kind, error) {
 		names = append(names, string(k))
 		accepted = append(accepted, string(k), luaapi.Namespace(k))
 	}
-	return "", usageError{fmt.Sprintf("unknown kind %q%s (kinds: %s)", s, didYouMean(s, accepted, ""), strings.Join(names, ", "))}
+	return "", usageError{fmt.Sprintf("unknown kind %q%s; kinds: %s", s, registry.DidYouMean(s, accepted), strings.Join(names, ", "))}
+}
+
+// listCmd is `fedlab list [KIND]`.
+func listCmd(args []string, stdout, _ io.Writer) error {
+	kinds, err := parseArgs(newFlagSet("list"), args)
+	if err != nil {
+		return err
+	}
+	if len(kinds) > 1 {
+		return usageError{"list takes at most one kind"}
+	}
+	return list(stdout, kinds)
+}
+
+// describeCmd is `fedlab describe NAME`.
+func describeCmd(args []string, stdout, _ io.Writer) error {
+	names, err := parseArgs(newFlagSet("describe"), args)
+	if err != nil {
+		return err
+	}
+	if len(names) != 1 {
+		return usageError{"describe takes one component name"}
+	}
+	return describe(stdout, names[0])
 }
 
 // list prints the registered components of one kind, or of every kind, with
@@ -69,7 +93,7 @@ func lookup(name string) ([]*registry.Spec, error) {
 		if s, ok := registry.Lookup(k, short); ok {
 			return []*registry.Spec{s}, nil
 		}
-		return nil, fmt.Errorf("unknown %s %q%s (known: %s)", k, short, didYouMean(short, registry.Names(k), ""), strings.Join(registry.Names(k), ", "))
+		return nil, usageError{fmt.Sprintf("unknown %s %q%s; known: %s", k, short, registry.DidYouMean(short, registry.Names(k)), strings.Join(registry.Names(k), ", "))}
 	}
 	specs := registry.Find(name)
 	if len(specs) == 0 {
@@ -77,7 +101,7 @@ func lookup(name string) ([]*registry.Spec, error) {
 		for _, k := range registry.Kinds {
 			all = append(all, registry.Names(k)...)
 		}
-		return nil, fmt.Errorf("unknown component %q%s; run `fedlab list` to see them all", name, didYouMean(name, all, ""))
+		return nil, usageError{fmt.Sprintf("unknown component %q%s; run `fedlab list` to see them all", name, registry.DidYouMean(name, all))}
 	}
 	return specs, nil
 }
@@ -99,10 +123,7 @@ func describe(w io.Writer, name string) error {
 			fmt.Fprintln(w, "No parameters.")
 			continue
 		}
-		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone),
-			tablewriter.WithHeaderAlignment(tw.AlignLeft))
 		header := []string{"parameter", "type", "default", "range", "description"}
-		t.Header(header)
 		rows := make([][]string, len(s.Params))
 		used := 3*len(header) + 1 // "│ " before each column, " │" after the last
 		for j := range header[:4] {
@@ -115,8 +136,15 @@ func describe(w io.Writer, name string) error {
 			}
 			used += col
 		}
+		if width-used < minDescription {
+			paramList(w, rows, width)
+			continue
+		}
+		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft))
+		t.Header(header)
 		for _, row := range rows {
-			row[4] = wrap(row[4], max(minWidth, width-used)) // the description fits the terminal's width
+			row[4] = wrap(row[4], width-used) // the description fits the terminal's width
 			if err := t.Append(row); err != nil {
 				return err
 			}
@@ -126,6 +154,29 @@ func describe(w io.Writer, name string) error {
 		}
 	}
 	return nil
+}
+
+// minDescription is the narrowest description column of describe's
+// table; a narrower one reads badly, and the parameters are listed instead.
+const minDescription = 40
+
+// paramList prints the rows of describe's table (name, type, default,
+// range, description) as a list for a terminal too narrow for the table:
+// a line per parameter, its description below, indented and wrapped to
+// width.
+func paramList(w io.Writer, rows [][]string, width int) {
+	fmt.Fprintln(w, "parameters:")
+	for _, r := range rows {
+		head := fmt.Sprintf("%s: %s, default %s", r[0], r[1], r[2])
+		if r[2] == "required" {
+			head = fmt.Sprintf("%s: %s, required", r[0], r[1])
+		}
+		if r[3] != "" {
+			head += ", range " + r[3]
+		}
+		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(wrap(head, max(minWidth, width-2)), "\n", "\n    "))
+		fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(wrap(r[4], max(minWidth, width-6)), "\n", "\n      "))
+	}
 }
 
 // constructorExample shows the Lua call with the required parameters, e.g.

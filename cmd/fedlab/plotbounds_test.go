@@ -23,7 +23,7 @@ func TestPlotFlagsHaveRanges(t *testing.T) {
 		{[]string{"--font-size", "1e6"}, "font size 1e+06 pt is outside 4–36 pt (0: the default, 10 pt)"},
 		{[]string{"--title", strings.Repeat("t", 1<<20)}, "title of 1048576 characters: at most 300 fit a figure"},
 		{[]string{"--ylabel", strings.Repeat("y", 301)}, "ylabel of 301 characters: at most 300 fit a figure"},
-		{[]string{"--x", "nope"}, `--x: "nope" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured (they have: objective, l2_error, nnz)`},
+		{[]string{"--x", "nope"}, `--x: "nope" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured; they have: objective, l2_error, nnz`},
 	} {
 		code, stdout, stderr := runCLI(append([]string{"plot", out, "--out", t.TempDir()}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || stdout != "" {
@@ -37,7 +37,7 @@ func TestPlotFlagsHaveRanges(t *testing.T) {
 	}
 	html := filepath.Join(t.TempDir(), "r.html")
 	code, _, stderr := runCLI("report", out, "--out", html, "--x", "nope")
-	if code != 2 || !strings.Contains(stderr, `--x: "nope" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured (they have: objective, l2_error, nnz)`) {
+	if code != 2 || !strings.Contains(stderr, `--x: "nope" is neither an axis (round, comm, comm_rounds, samples, time) nor a metric the runs measured; they have: objective, l2_error, nnz`) {
 		t.Errorf("report --x nope: exit %d, stderr %q; want 2 naming the valid values", code, stderr)
 	}
 	if _, err := os.Stat(html); err == nil {

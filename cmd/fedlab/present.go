@@ -18,20 +18,10 @@ import (
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/report"
 	"github.com/fedlab/fedlab/rundir"
 )
-
-// helpRequested is -h, -help or --help given to a command: its usage is
-// printed on standard output and the exit status is 0.
-type helpRequested struct{ command string }
-
-func (h helpRequested) Error() string { return h.command + ": help requested" }
-
-// wantsHelp reports whether args ask for help.
-func wantsHelp(args []string) bool {
-	return slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" })
-}
 
 // versionText is the build's version: the module version, VCS revision
 // and "+dirty" as the Go toolchain recorded them, and the Go version.
@@ -46,14 +36,14 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	var metrics, rounds stringList
 	var opts report.TableOptions
-	fs.Var(&metrics, "metric", "metric to show (repeatable)")
-	fs.Var(&rounds, "round", "round to show (repeatable)")
-	fs.StringVar(&opts.Format, "format", "text", "text, md, latex or csv")
-	fs.BoolVar(&opts.Bold, "bold", false, "best value per round in bold (md, latex)")
+	fs.Var(&metrics, "metric", "show the metric `NAME` (repeatable; none: every metric)")
+	fs.Var(&rounds, "round", "show the evaluated round `R` (repeatable; none: six evenly spaced rounds)")
+	fs.StringVar(&opts.Format, "format", "text", "table format `F`: text, md (Markdown), latex (booktabs) or csv")
+	fs.BoolVar(&opts.Bold, "bold", false, "the best value of each metric per round in bold (md, latex)")
 	fs.BoolVar(&opts.Transpose, "transpose", false, "rounds as columns, one table per metric")
-	fs.IntVar(&opts.Width, "width", 0, "width text tables fit in (default 100)")
-	callNo := fs.Int("call", 0, "only this call (1-based)")
-	out := fs.String("out", "", "write to this file instead of standard output")
+	fs.IntVar(&opts.Width, "width", 0, "text tables wider than `W` columns wrap (0: 100; else at least 20)")
+	callNo := fs.Int("call", 0, "only call `N` of the script, counted from 1 (0: every call)")
+	out := fs.String("out", "", "write to `FILE` instead of standard output (empty: standard output)")
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -65,7 +55,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("--width %d: want 0 (the default, %d columns) or at least %d", opts.Width, defaultWidth, minWidth)}
 	}
 	if !slices.Contains(report.Formats, opts.Format) {
-		return usageError{fmt.Sprintf("--format %s: want one of %s", opts.Format, strings.Join(report.Formats, ", "))}
+		return usageError{fmt.Sprintf("--format %s: want one of %s%s", opts.Format, strings.Join(report.Formats, ", "), registry.DidYouMean(opts.Format, report.Formats))}
 	}
 	opts.Metrics = metrics
 	for _, r := range rounds {
@@ -152,10 +142,10 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 func reportCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	out := fs.String("out", "", "HTML file to write (default DIR/report.html)")
+	out := fs.String("out", "", "write the HTML page to `FILE` (empty: DIR/report.html)")
 	var opts htmlreport.Options
-	fs.StringVar(&opts.Script, "script", "", "the script file (default: the path in the manifest)")
-	fs.StringVar(&opts.X, "x", "round", "x axis of the figures")
+	fs.StringVar(&opts.Script, "script", "", "read the script from `FILE`, if it is no longer where the manifest says (empty: the manifest's path)")
+	fs.StringVar(&opts.X, "x", "round", "x axis `AXIS` of the figures, as for fedlab plot --x")
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err

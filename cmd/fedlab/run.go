@@ -24,20 +24,20 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	opts := luaapi.Options{Stdout: stdout, Stderr: stderr, CommandLine: append([]string{"fedlab", "run"}, args...)}
 	var shard string
-	fs.StringVar(&opts.Out, "out", "", "run directory")
-	fs.IntVar(&opts.Jobs, "jobs", 0, "runs executed at once")
-	fs.IntVar(&opts.Workers, "workers", 0, "client worker goroutines per run")
-	fs.BoolVar(&opts.Solo, "solo", false, "execute runs one by one, not in cohorts")
-	fs.BoolVar(&opts.Fresh, "fresh", false, "delete the directory's previous runs")
-	fs.BoolVar(&opts.Update, "update", false, "accept a changed script, keeping the runs that did not change")
-	fs.StringVar(&shard, "shard", "", "run shard i of n (i/n, 0 ≤ i < n)")
+	fs.StringVar(&opts.Out, "out", "", "write the runs into the run directory `DIR` (empty: runs/SCRIPT-YYYYMMDD-HHMMSS): manifest.json, records.csv, results/, models/ and the script's relative output paths; running a script again into its directory resumes it")
+	fs.IntVar(&opts.Jobs, "jobs", 0, "execute `N` runs at once (0: the number of CPUs, or as many runs as fill them when --workers is given)")
+	fs.IntVar(&opts.Workers, "workers", 0, "update the clients of a run on `N` worker goroutines (0: the CPUs divided among the runs executing at once); records do not depend on --jobs or --workers")
+	fs.BoolVar(&opts.Solo, "solo", false, "execute runs one by one; by default the runs of a call that share a problem and settings execute together in lockstep (a cohort), reading each client's data once for all of them: same records, and each run's elapsed time is its share of the cohort's time")
+	fs.BoolVar(&opts.Fresh, "fresh", false, "delete the directory's previous runs and start over")
+	fs.BoolVar(&opts.Update, "update", false, "accept a changed script: keep the stored runs whose parameters did not change (a changed script is refused otherwise)")
+	fs.StringVar(&shard, "shard", "", "execute shard `I/N` (0 ≤ I < N) of the runs (empty: all runs); the script stops at the first call that needs runs of other shards (merge the shards, then run the script into the merged directory)")
 	fs.BoolVar(&opts.Quiet, "quiet", false, "no progress lines")
-	fs.BoolVar(&opts.Unsafe, "unsafe", false, "open the os, io and package libraries")
+	fs.BoolVar(&opts.Unsafe, "unsafe", false, "give the script the os, io and package libraries, and let it write outside its run directory")
 	var sets stringList
-	fs.Var(&sets, "set", "script argument key=value, fedlab.args.key in Lua (repeatable)")
+	fs.Var(&sets, "set", "pass `K=V` to the script as fedlab.args.K (repeatable): numbers stay numbers, true/false are booleans, anything else a string; a key the script does not read is refused; only the runs whose parameters it changes get new keys")
 	var timeout durationFlag
-	fs.Var(&timeout, "timeout", "stop the run after this long (resumable); 0 = no limit")
-	maxMemory := fs.String("max-memory", "", "memory ceiling, e.g. 4GB")
+	fs.Var(&timeout, "timeout", "stop after `D` (e.g. 90s, 2h; 0: no limit): runs stop at a round boundary, the completed ones are kept, and running the script again resumes it")
+	maxMemory := fs.String("max-memory", "", "keep data and state under the memory ceiling `M`, e.g. 4GB (empty: the tightest of half of MemAvailable or of the cgroup limit and a quarter of ulimit -v/-d, named in messages); larger ones are refused before allocation")
 	scripts, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -153,35 +153,4 @@ func defaultOut(script string, s rundir.Shard, t time.Time) string {
 		name += fmt.Sprintf("-shard-%d-of-%d", s.Index, s.Count)
 	}
 	return filepath.Join("runs", name)
-}
-
-// flagError is the usage error of a flag fs refused: an unknown flag is
-// named with the closest known one.
-func flagError(fs *flag.FlagSet, err error) error {
-	name, unknown := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
-	if !unknown {
-		return usageError{err.Error()}
-	}
-	name = strings.TrimLeft(name, "-")
-	var known []string
-	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
-	return usageError{fmt.Sprintf("%s has no flag --%s%s", fs.Name(), name, didYouMean(name, known, "--"))}
-}
-
-// parseArgs parses flags placed before, between or after the positional
-// arguments, and returns the positional arguments.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-			return nil, helpRequested{fs.Name()}
-		} else if err != nil {
-			return nil, flagError(fs, err)
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
