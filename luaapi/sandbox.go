@@ -86,7 +86,7 @@ func newState(opts Options) *lua.LState {
 
 // reserved are the names fedlab keeps in a run directory; a script cannot
 // write them, even with --unsafe.
-var reserved = []string{rundir.ManifestFile, rundir.RecordsFile, rundir.ResultsDir, rundir.ModelsDir, rundir.LockFile, rundir.ScriptCopyFile}
+var reserved = rundir.Reserved()
 
 // output resolves a path that fn (e.g. "fedlab.csv") writes. Relative
 // paths resolve against the run directory (Options.Out; the current

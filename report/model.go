@@ -57,8 +57,14 @@ func ReadModel(path string) ([]float64, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ParseModel(f, path)
+}
+
+// ParseModel reads a model written by SaveModel from r, whose name (a
+// path) messages give.
+func ParseModel(r io.Reader, path string) ([]float64, error) {
 	var w []float64
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), math.MaxInt) // header lines hold labels of any length
 	for line := 1; sc.Scan(); line++ {
 		s := strings.TrimSpace(sc.Text())

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fedlab/fedlab/core"
@@ -88,6 +89,9 @@ type Dir struct {
 	nextName string
 	// nextRung is the rung of the next call Execute records (RungOfNextCall).
 	nextRung *Rung
+	// mu guards m.Optima and the notices, which the optimum store uses
+	// from run goroutines.
+	mu sync.Mutex
 }
 
 // NameNextCall gives the next call Execute records a name (the script's
@@ -212,6 +216,7 @@ func (d *Dir) check() error {
 			d.path, old.Status, unfinishedCause(d.lock.previous))
 	}
 	d.m.MergedFrom = old.MergedFrom // a merged directory stays documented as such
+	d.m.Optima = old.Optima         // the stored optima stay (their files are not deleted but with --fresh)
 	d.previous = old.Runs
 	if filepath.Base(old.Script.Path) == filepath.Base(d.opts.Script.Path) {
 		d.prunable = map[string]bool{}
@@ -369,11 +374,7 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 	if d.path == "" {
 		return stored{}, false, nil
 	}
-	want := ""
-	if e := d.previous[key]; e != nil {
-		want = e.ResultSHA256
-	}
-	st, problem, err := load(d.path, key, want)
+	st, problem, err := load(d.path, key, d.previous[key].resultSum())
 	if err != nil {
 		return stored{}, false, err
 	}
@@ -430,7 +431,7 @@ func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 	e := &Entry{Identity: j.Identity, Status: string(st.res.Status), DivergedAt: st.res.DivergedAt, Error: st.res.Err,
 		Started: &st.started, Finished: &st.finished, Elapsed: st.res.Elapsed.Seconds(), Cohort: st.res.Cohort}
 	if d.path != "" {
-		e.Result, e.ResultSHA256 = resultPath(j.Key), st.sum
+		e.Result, e.ResultSHA256, e.ResultSize = resultPath(j.Key), st.sum.SHA256, st.sum.Size
 		if st.res.Model != nil {
 			e.Model = modelPath(j.Key)
 		}
@@ -532,6 +533,8 @@ func (d *Dir) writeManifest() error {
 		return nil
 	}
 	d.written, d.dirty = time.Now(), false
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	return d.m.write(d.path)
 }
 

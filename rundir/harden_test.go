@@ -73,7 +73,7 @@ func TestPruningKeepsAnotherScriptsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, j := range jobs[:4] {
-		if _, problem, _ := load(dir, j.Key, ""); problem != "" {
+		if _, problem, _ := load(dir, j.Key, FileSum{}); problem != "" {
 			t.Errorf("run %s lost", j.Key)
 		}
 	}
@@ -82,7 +82,7 @@ func TestPruningKeepsAnotherScriptsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, j := range jobs[:4] {
-		_, problem, _ := load(dir, j.Key, "")
+		_, problem, _ := load(dir, j.Key, FileSum{})
 		if ok, want := problem == "", i != 2; ok != want {
 			t.Errorf("run %d stored %v, want %v", i, ok, want)
 		}

@@ -50,7 +50,7 @@ func Load(path string) (*Loaded, error) {
 			}
 			st, seen := results[cr.Key]
 			if !seen {
-				s, problem, err := load(path, cr.Key, e.ResultSHA256)
+				s, problem, err := load(path, cr.Key, e.resultSum())
 				switch {
 				case err != nil:
 					return nil, err

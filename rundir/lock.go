@@ -52,6 +52,13 @@ func acquireLock(dir string, script Script) (*lock, error) {
 		if err != nil {
 			return nil, err
 		}
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+			return nil, notRegular(path, fi.Mode())
+		}
 		if err := lockFile(f); err != nil {
 			holder, _ := io.ReadAll(io.LimitReader(f, 512))
 			f.Close()

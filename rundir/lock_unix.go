@@ -21,8 +21,9 @@ func lockFile(f *os.File) error {
 	return err
 }
 
-// noFollow makes opening a link fail instead of following it.
-const noFollow = syscall.O_NOFOLLOW
+// noFollow makes opening a link fail instead of following it, and a
+// named pipe planted as the lock open without waiting for a writer.
+const noFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
 // held reports whether a live session holds the lock file at path (a
 // shared lock cannot be taken while it does); a missing file is not held.

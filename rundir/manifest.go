@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/escape"
 )
 
 // Names of the files and directories fedlab keeps in a run directory.
@@ -63,6 +64,16 @@ type Manifest struct {
 	Invocation *Invocation       `json:"invocation,omitempty"`
 	Calls      []Call            `json:"calls"`
 	Runs       map[string]*Entry `json:"runs"`
+	// Optima are the size and SHA-256 of each stored optimum
+	// (optima/NAME), by file name, verified before one is used.
+	Optima map[string]*FileSum `json:"optima,omitempty"`
+}
+
+// FileSum is what a manifest records of a file it lists: its size in
+// bytes and its SHA-256 (hex).
+type FileSum struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
 }
 
 // Script identifies the script that produced a directory.
@@ -145,13 +156,25 @@ type Entry struct {
 	// every command that reads it (absent in directories written before
 	// fedlab recorded it: then the file's own checksums are verified).
 	ResultSHA256 string `json:"result_sha256,omitempty"`
-	Model        string `json:"model,omitempty"` // path of the model file, relative to the directory
+	// ResultSize is the result file's size in bytes, where reading it
+	// stops (absent in directories written before fedlab recorded it:
+	// then at most MaxUnrecorded bytes are read).
+	ResultSize int64  `json:"result_size,omitempty"`
+	Model      string `json:"model,omitempty"` // path of the model file, relative to the directory
+}
+
+// resultSum is what the entry records of its result file (zero for nil).
+func (e *Entry) resultSum() FileSum {
+	if e == nil {
+		return FileSum{}
+	}
+	return FileSum{Size: e.ResultSize, SHA256: e.ResultSHA256}
 }
 
 // ReadManifest reads dir's manifest; ok is false if there is none.
 func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if os.IsNotExist(err) {
+	b, err := ReadFile(dir, ManifestFile, 0)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
@@ -167,7 +190,38 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 	if m.Runs == nil {
 		m.Runs = map[string]*Entry{}
 	}
+	if err := m.checkNames(); err != nil {
+		return nil, false, fmt.Errorf("%s: %w (was the file edited? fedlab writes hexadecimal run keys)", filepath.Join(dir, ManifestFile), err)
+	}
 	return m, true, nil
+}
+
+// checkNames refuses a manifest whose run keys or optimum names are not
+// plain file names (ValidName): they become file names in the directory
+// (results/KEY.json, models/KEY.txt, optima/NAME), and a key such as
+// "../../x" would lead out of it.
+func (m *Manifest) checkNames() error {
+	for key := range m.Runs {
+		if err := ValidName(key); err != nil {
+			return fmt.Errorf("run key %s", err)
+		}
+	}
+	for i, c := range m.Calls {
+		for _, r := range c.Runs {
+			if err := ValidName(r.Key); err != nil {
+				return fmt.Errorf("call %d: run key %s", i+1, err)
+			}
+		}
+	}
+	for name, sum := range m.Optima {
+		if err := ValidName(name); err != nil {
+			return fmt.Errorf("optimum name %s", err)
+		}
+		if sum == nil || sum.Size <= 0 {
+			return fmt.Errorf("optimum %s: no size recorded", escape.Quote(name, 40))
+		}
+	}
+	return nil
 }
 
 // write stores the manifest in dir, atomically.

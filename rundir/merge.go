@@ -106,7 +106,7 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 			merged.Runs[cr.Key] = e
 		}
 	}
-	if err := mergeOptima(out, inputs); err != nil {
+	if merged.Optima, err = mergeOptima(out, inputs, ms); err != nil {
 		return nil, err
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
@@ -158,12 +158,8 @@ func mergeRun(out, key string, inputs []string, ms []*Manifest) (*Entry, error) 
 		if e := ms[i].Runs[key]; e != nil && entry == nil {
 			entry = &Entry{Identity: e.Identity, Status: Pending}
 		}
-		want := ""
 		e := ms[i].Runs[key]
-		if e != nil {
-			want = e.ResultSHA256
-		}
-		st, problem, err := load(in, key, want)
+		st, problem, err := load(in, key, e.resultSum())
 		if err != nil {
 			return nil, err
 		}
@@ -182,18 +178,25 @@ func mergeRun(out, key string, inputs []string, ms []*Manifest) (*Entry, error) 
 		return entry, nil
 	}
 	files := []string{resultPath(key)}
-	entry.Result, entry.ResultSHA256 = resultPath(key), best.sum
+	entry.Result, entry.ResultSHA256, entry.ResultSize = resultPath(key), best.sum.SHA256, best.sum.Size
 	if best.res.Model != nil {
 		files = append(files, modelPath(key))
 		entry.Model = modelPath(key)
 	}
 	if !samePath(inputs[from], out) {
-		for _, f := range files {
-			b, err := os.ReadFile(filepath.Join(inputs[from], f))
+		for i, f := range files {
+			want := best.sum
+			if i > 0 {
+				want = best.model
+			}
+			b, err := ReadFile(inputs[from], f, want.Size)
 			if err != nil {
 				return nil, err
 			}
-			if err := atomicfile.WriteBytes(filepath.Join(out, f), b); err != nil {
+			if got := sumOf(b); want.SHA256 != "" && got.SHA256 != want.SHA256 {
+				return nil, fmt.Errorf("%s changed while it was merged (SHA-256 %.12s…, verified as %.12s…); merge again", filepath.Join(inputs[from], filepath.FromSlash(f)), got.SHA256, want.SHA256)
+			}
+			if err := atomicfile.WriteBytes(filepath.Join(out, filepath.FromSlash(f)), b); err != nil {
 				return nil, err
 			}
 		}

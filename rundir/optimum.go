@@ -88,20 +88,38 @@ func (s *optimumStore) key(lambda float64, solver string, set core.SolveSettings
 
 // LoadReference reads the optimum stored for λ, the solver and the settings. A file
 // written by another fedlab build is not used (the solve may differ): the
-// optimum is solved again and replaces it. A damaged file, or one whose
-// key is not the one asked for, is an error naming it.
+// optimum is solved again and replaces it. So is a file whose size and
+// SHA-256 the manifest does not record as its session stored it (edited,
+// replaced, or written by a session killed before its manifest was),
+// with a notice naming it. A damaged file (it does not decode, holds
+// impossible values, or its key is not the one asked for), a link or
+// anything but a regular file is an error naming it.
 func (s *optimumStore) LoadReference(lambda float64, solver string, set core.SolveSettings) (*core.Reference, bool, error) {
 	stem, want, err := s.key(lambda, solver, set).hash()
 	if err != nil {
 		return nil, false, err
 	}
-	path := filepath.Join(s.d.path, OptimaDir, stem+".json")
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	name := stem + ".json"
+	rec := s.d.optimumSum(name)
+	b, err := ReadFile(s.d.path, OptimaDir+"/"+name, rec.Size)
+	path := filepath.Join(s.d.path, OptimaDir, name)
+	var refused *RefusedError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil
-	}
-	if err != nil {
+	case errors.As(err, &refused) && refused.Altered:
+		s.d.notice("%s: %s; solving it again", path, refused.Why)
+		return nil, false, nil
+	case err != nil:
 		return nil, false, err
+	}
+	switch got := sumOf(b); {
+	case rec.SHA256 == "":
+		s.d.notice("%s: the manifest records no checksum of it (written by an older fedlab, or by a session that ended before recording it); solving it again", path)
+		return nil, false, nil
+	case got.SHA256 != rec.SHA256:
+		s.d.notice("%s: altered: its SHA-256 is %.12s…, the manifest recorded %.12s…; solving it again", path, got.SHA256, rec.SHA256)
+		return nil, false, nil
 	}
 	var o storedOptimum
 	if err := json.Unmarshal(b, &o); err != nil || o.Format != optimumFormat {
@@ -113,6 +131,9 @@ func (s *optimumStore) LoadReference(lambda float64, solver string, set core.Sol
 	}
 	if _, canon, err := got.hash(); err != nil || string(canon) != string(want) {
 		return nil, false, fmt.Errorf("%s holds the optimum of another problem or solver than its name says; delete it to solve again", path)
+	}
+	if o.Iters < 0 || len(o.W) == 0 {
+		return nil, false, fmt.Errorf("%s is not a stored optimum (iters %d, %d weights); delete it to solve again", path, o.Iters, len(o.W))
 	}
 	if o.Fedlab != Version() {
 		return nil, false, nil
@@ -144,7 +165,42 @@ func (s *optimumStore) StoreReference(ref *core.Reference, set core.SolveSetting
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteBytes(filepath.Join(s.d.path, OptimaDir, stem+".json"), b)
+	if err := atomicfile.WriteBytes(filepath.Join(s.d.path, OptimaDir, stem+".json"), b); err != nil {
+		return err
+	}
+	s.d.recordOptimum(stem+".json", sumOf(b))
+	return nil
+}
+
+// optimumSum is what the manifest records of the stored optimum name
+// (zero if nothing).
+func (d *Dir) optimumSum(name string) FileSum {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s := d.m.Optima[name]; s != nil {
+		return *s
+	}
+	return FileSum{}
+}
+
+// recordOptimum records the size and checksum of the stored optimum
+// name, written with the next manifest.
+func (d *Dir) recordOptimum(name string, sum FileSum) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m.Optima == nil {
+		d.m.Optima = map[string]*FileSum{}
+	}
+	d.m.Optima[name] = &sum
+}
+
+// notice writes a line to the session's notices, if any.
+func (d *Dir) notice(format string, args ...any) {
+	if d.opts.Notices != nil {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		fmt.Fprintf(d.opts.Notices, "fedlab: "+format+"\n", args...)
+	}
 }
 
 // store returns &x, or nil when x is not finite (JSON has no infinities).
@@ -165,36 +221,58 @@ func unstore(x *float64) float64 {
 
 // mergeOptima copies the stored optima of the inputs that out lacks into
 // out (they are keyed by what they solve, so equal names hold equal
-// optima).
-func mergeOptima(out string, inputs []string) error {
-	for _, in := range inputs {
-		if samePath(in, out) {
-			continue
-		}
+// optima) and returns what the merged manifest records of them: each
+// file is verified against its input's manifest, read as OpenFile reads
+// (a link, a named pipe or an altered file stops the merge, named); a
+// file its manifest does not record is copied unrecorded (the next
+// session solves it again). The output's own optima come first when it is
+// one of the inputs.
+func mergeOptima(out string, inputs []string, ms []*Manifest) (map[string]*FileSum, error) {
+	merged := map[string]*FileSum{}
+	seen := map[string]bool{}
+	for i, in := range inputs {
 		entries, err := os.ReadDir(filepath.Join(in, OptimaDir))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if !e.Type().IsRegular() || !strings.HasSuffix(name, ".json") || atomicfile.IsTemp(name) {
+			if !strings.HasSuffix(name, ".json") || atomicfile.IsTemp(name) || seen[name] {
 				continue
 			}
-			dst := filepath.Join(out, OptimaDir, name)
-			if _, err := os.Lstat(dst); err == nil {
-				continue
+			rec := ms[i].Optima[name]
+			var want FileSum
+			if rec != nil {
+				want = *rec
 			}
-			b, err := os.ReadFile(filepath.Join(in, OptimaDir, name))
+			b, err := ReadFile(in, OptimaDir+"/"+name, want.Size)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if err := atomicfile.WriteBytes(dst, b); err != nil {
-				return err
+			if got := sumOf(b); want.SHA256 != "" && got.SHA256 != want.SHA256 {
+				return nil, fmt.Errorf("%s is altered (SHA-256 %.12s…, its manifest recorded %.12s…); delete it (the next session solves it again), then merge",
+					filepath.Join(in, OptimaDir, name), got.SHA256, want.SHA256)
+			}
+			if !samePath(in, out) {
+				dst := filepath.Join(out, OptimaDir, name)
+				if _, err := os.Lstat(dst); err == nil {
+					continue // out's own file, which its manifest did not list: left unrecorded
+				}
+				if err := atomicfile.WriteBytes(dst, b); err != nil {
+					return nil, err
+				}
+			}
+			seen[name] = true
+			if rec != nil {
+				merged[name] = rec
 			}
 		}
 	}
-	return nil
+	if len(merged) == 0 {
+		return nil, nil
+	}
+	return merged, nil
 }

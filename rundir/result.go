@@ -4,16 +4,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/report"
 )
 
@@ -33,6 +35,7 @@ type resultFile struct {
 	// ModelSHA256 and RecordsSHA256 are checksums of the model file and
 	// of the records (as encoded here), verified when the run is reused.
 	ModelSHA256   string    `json:"model_sha256,omitempty"`
+	ModelSize     int64     `json:"model_size,omitempty"` // bytes; absent in files written before fedlab recorded it
 	RecordsSHA256 string    `json:"records_sha256,omitempty"`
 	Started       time.Time `json:"started"`
 	Finished      time.Time `json:"finished"`
@@ -98,17 +101,19 @@ func (f *floats) UnmarshalJSON(b []byte) error {
 type stored struct {
 	res               *core.Result
 	started, finished time.Time
-	sum               string // hex SHA-256 of its result file ("" in memory only)
+	sum               FileSum // size and SHA-256 of its result file (zero in memory only)
+	model             FileSum // size and SHA-256 of its model file, as its result file records them
 }
 
 // resultPath and modelPath are the files of the run with the given key,
-// relative to the directory.
-func resultPath(key string) string { return filepath.Join(ResultsDir, key+".json") }
-func modelPath(key string) string  { return filepath.Join(ModelsDir, key+".txt") }
+// relative to the directory, slash-separated (as OpenFile takes them and
+// result files record them).
+func resultPath(key string) string { return ResultsDir + "/" + key + ".json" }
+func modelPath(key string) string  { return ModelsDir + "/" + key + ".txt" }
 
 // save writes the run's model (if it has one), then its result file, and
-// returns the result file's SHA-256 (hex), which the manifest records.
-func save(dir string, run experiment.Run, st stored) (string, error) {
+// returns the result file's size and SHA-256, which the manifest records.
+func save(dir string, run experiment.Run, st stored) (FileSum, error) {
 	res := run.Result
 	f := resultFile{Format: resultFormat, Key: run.Key, Status: res.Status, DivergedAt: res.DivergedAt, Error: res.Err,
 		Metrics: res.Metrics, Records: make([]record, len(res.Records)),
@@ -118,26 +123,35 @@ func save(dir string, run experiment.Run, st stored) (string, error) {
 	}
 	if res.Model != nil {
 		f.Model = modelPath(run.Key)
-		if err := report.SaveModel(filepath.Join(dir, f.Model), run); err != nil {
-			return "", err
+		if err := report.SaveModel(filepath.Join(dir, filepath.FromSlash(f.Model)), run); err != nil {
+			return FileSum{}, err
 		}
-		sum, err := fileSHA256(filepath.Join(dir, f.Model))
+		m, err := OpenFile(dir, f.Model, 0)
 		if err != nil {
-			return "", err
+			return FileSum{}, err
 		}
-		f.ModelSHA256 = sum
+		defer m.Close()
+		if f.ModelSHA256, err = readerSHA256(m); err != nil {
+			return FileSum{}, err
+		}
+		f.ModelSize = m.Size()
 	}
 	var err error
 	if f.RecordsSHA256, err = recordsSHA256(f.Records); err != nil {
-		return "", err
+		return FileSum{}, err
 	}
 	b, err := json.Marshal(f)
 	if err != nil {
-		return "", err
+		return FileSum{}, err
 	}
 	b = append(b, '\n')
+	return sumOf(b), writeFile(filepath.Join(dir, filepath.FromSlash(resultPath(run.Key))), b)
+}
+
+// sumOf is the size and SHA-256 of b.
+func sumOf(b []byte) FileSum {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), writeFile(filepath.Join(dir, resultPath(run.Key)), b)
+	return FileSum{Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}
 }
 
 // Problems load reports with a result file.
@@ -151,19 +165,24 @@ const (
 // the result of this key, or its records or model file do not match the
 // checksums written with them (damaged by something other than fedlab,
 // whose writes are atomic), or the model file is missing. want, if not
-// empty, is the SHA-256 the manifest recorded for the file, checked too.
-func load(dir, key, want string) (st stored, problem string, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, resultPath(key)))
-	if os.IsNotExist(err) {
+// empty, is the SHA-256 the manifest recorded for the file, checked too,
+// and want.Size, if not 0, its size (reading stops there). The files are
+// read with OpenFile: a link, a named pipe or an oversized file is a
+// problem named, not read.
+func load(dir, key string, want FileSum) (st stored, problem string, err error) {
+	b, err := ReadFile(dir, resultPath(key), want.Size)
+	var refused *RefusedError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return stored{}, resultMissing, nil
-	}
-	if err != nil {
+	case errors.As(err, &refused) && refused.Path == filepath.Join(dir, filepath.FromSlash(resultPath(key))):
+		return stored{}, refused.Why, nil
+	case err != nil: // results/ itself is refused, or cannot be read
 		return stored{}, "", err
 	}
-	raw := sha256.Sum256(b)
-	sum := hex.EncodeToString(raw[:])
-	if want != "" && sum != want {
-		return stored{}, fmt.Sprintf("altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", sum, want), nil
+	sum := sumOf(b)
+	if want.SHA256 != "" && sum.SHA256 != want.SHA256 {
+		return stored{}, fmt.Sprintf("altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", sum.SHA256, want.SHA256), nil
 	}
 	var f resultFile
 	switch err := json.Unmarshal(b, &f); {
@@ -172,16 +191,19 @@ func load(dir, key, want string) (st stored, problem string, err error) {
 	case f.Format != resultFormat:
 		return stored{}, fmt.Sprintf("unknown format %q (want %q)", f.Format, resultFormat), nil
 	case f.Key != key:
-		return stored{}, fmt.Sprintf("holds the result of run %q", f.Key), nil
+		return stored{}, fmt.Sprintf("holds the result of run %s", escape.Quote(f.Key, 40)), nil
+	case f.Model != "" && f.Model != modelPath(key):
+		return stored{}, fmt.Sprintf("names its model file %s, where fedlab keeps it as %s", escape.Quote(f.Model, 80), modelPath(key)), nil
 	}
 	if f.RecordsSHA256 != "" {
 		if s, err := recordsSHA256(f.Records); err != nil || s != f.RecordsSHA256 {
 			return stored{}, "altered: its records do not match their checksum", nil
 		}
 	}
-	if f.ModelSHA256 != "" {
-		if s, err := fileSHA256(filepath.Join(dir, f.Model)); err != nil || s != f.ModelSHA256 {
-			return stored{}, fmt.Sprintf("its model file %s is missing or altered", f.Model), nil
+	var model []float64
+	if f.Model != "" {
+		if model, problem = readModel(dir, f); problem != "" {
+			return stored{}, problem, nil
 		}
 	}
 	res := &core.Result{Metrics: f.Metrics, Status: f.Status, DivergedAt: f.DivergedAt, Err: f.Error,
@@ -189,23 +211,42 @@ func load(dir, key, want string) (st stored, problem string, err error) {
 	for i, r := range f.Records {
 		res.Records[i] = core.Record{Round: r.Round, Up: r.Up, Down: r.Down, CommRounds: r.CommRounds, Samples: r.Samples, Values: r.Values}
 	}
-	if f.Model != "" {
-		if res.Model, err = report.ReadModel(filepath.Join(dir, f.Model)); err != nil {
-			return stored{}, fmt.Sprintf("its model file %s does not read (%v)", f.Model, err), nil
-		}
-	}
-	return stored{res: res, started: f.Started, finished: f.Finished, sum: sum}, "", nil
+	res.Model = model
+	return stored{res: res, started: f.Started, finished: f.Finished, sum: sum,
+		model: FileSum{Size: f.ModelSize, SHA256: f.ModelSHA256}}, "", nil
 }
 
-// fileSHA256 is the hex SHA-256 of a file's content.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+// readModel reads the model file of the result file f (its name checked
+// by load), verified against the size and SHA-256 f records; problem says
+// what is wrong with it.
+func readModel(dir string, f resultFile) (w []float64, problem string) {
+	m, err := OpenFile(dir, f.Model, f.ModelSize)
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return nil, fmt.Sprintf("its model file %s", refused.Error())
+	case err != nil:
+		return nil, fmt.Sprintf("its model file %s is missing or unreadable (%v)", f.Model, err)
 	}
-	defer f.Close()
+	defer m.Close()
+	if f.ModelSHA256 != "" {
+		if s, err := readerSHA256(m); err != nil || s != f.ModelSHA256 {
+			return nil, fmt.Sprintf("its model file %s is altered", f.Model)
+		}
+		if err := m.Rewind(); err != nil {
+			return nil, fmt.Sprintf("its model file %s does not read (%v)", f.Model, err)
+		}
+	}
+	if w, err = report.ParseModel(m, filepath.Join(dir, filepath.FromSlash(f.Model))); err != nil {
+		return nil, fmt.Sprintf("its model file %s does not read (%v)", f.Model, err)
+	}
+	return w, ""
+}
+
+// readerSHA256 is the hex SHA-256 of what r reads.
+func readerSHA256(r io.Reader) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -104,7 +104,7 @@ func TestResumeSkipsCompletedRunsAndGivesTheSameDirectory(t *testing.T) {
 		t.Errorf("an interrupted session's manifest says %q", m.Status)
 	}
 	for key, e := range m.Runs {
-		_, problem, _ := load(dir, key, e.ResultSHA256)
+		_, problem, _ := load(dir, key, e.resultSum())
 		if ok := problem == ""; ok != (e.Status != Pending) {
 			t.Errorf("run %s: manifest says %s, result stored %v", key, e.Status, ok)
 		}
@@ -271,7 +271,7 @@ func stripped(r *core.Result) core.Result {
 }
 
 // timeFields are left out when directories are compared.
-var timeFields = []string{"result_sha256", "started", "finished", "elapsed_seconds", "status", "merged_from", "shard", "fedlab_version"}
+var timeFields = []string{"result_sha256", "result_size", "started", "finished", "elapsed_seconds", "status", "merged_from", "shard", "fedlab_version"}
 
 // sameDirs checks that two run directories hold the same runs: equal
 // records.csv and model files, and equal manifests' calls and runs and

@@ -53,7 +53,12 @@ func executableSHA256() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fileSHA256(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return readerSHA256(f)
 }
 
 // goVersion is the Go toolchain that built the binary.
