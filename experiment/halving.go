@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -20,25 +21,64 @@ type Halving struct {
 	First int     // rounds of the first rung, ≥ 1
 }
 
+// MaxRungs bounds the rungs of a halving: an eta close to 1 would plan
+// (and run) one rung per round or more (eta = 1 + 1e-15 planned 10¹⁵).
+const MaxRungs = 64
+
 // Rungs returns the round budget of each rung: First, First·Eta, … capped
-// at rounds, the last one rounds itself.
+// at rounds, the last one rounds itself; more than MaxRungs rungs are
+// refused, naming eta, the rungs it would make and the eta that keeps
+// them under the bound.
 func (h Halving) Rungs(rounds int) ([]int, error) {
 	switch {
 	case !(h.Eta >= 1) || h.Eta > 1e6:
-		return nil, fmt.Errorf("halving: eta = %g: want a number ≥ 1 (1: no elimination)", h.Eta)
+		return nil, fmt.Errorf("halving: eta = %g: want a number from 1 (no elimination) to 1e6", h.Eta)
+	case rounds < 1:
+		return nil, fmt.Errorf("halving: rounds = %d: no rounds to halve", rounds)
 	case h.First < 1 || h.First > rounds:
 		return nil, fmt.Errorf("halving: first = %d: want the rounds of the first rung, 1 to rounds = %d", h.First, rounds)
 	}
 	if h.Eta == 1 || h.First == rounds {
 		return []int{rounds}, nil
 	}
+	out := h.budgets(rounds, MaxRungs)
+	if len(out) <= MaxRungs {
+		return out, nil
+	}
+	count := fmt.Sprint(len(h.budgets(rounds, maxCounted)))
+	if count == fmt.Sprint(maxCounted+2) {
+		count = fmt.Sprintf("more than %d", maxCounted)
+	}
+	enough := math.Ceil(math.Pow(float64(rounds)/float64(h.First), 1.0/(MaxRungs-1))*1e4) / 1e4
+	return nil, fmt.Errorf("halving: eta = %g would make %s rungs (the first of %d rounds, each next one eta times longer, up to %d rounds), more than %d: give a larger eta (%g or more makes at most %d)",
+		h.Eta, count, h.First, rounds, MaxRungs, enough, MaxRungs)
+}
+
+// maxCounted bounds the rungs Rungs counts for its message.
+const maxCounted = 1 << 20
+
+// budgets returns the rungs' budgets (see Rungs), stopping after more
+// than limit. When reaching rounds takes at most 2¹⁶ multiplications by
+// eta, they are made one by one (the budgets every halving had); an eta
+// closer to 1, which leaves a budget unchanged for many multiplications,
+// jumps to the next budget that differs (the power of eta that passes it).
+func (h Halving) budgets(rounds, limit int) []int {
+	first, eta := float64(h.First), h.Eta
 	var out []int
-	for b := float64(h.First); int(b) < rounds; b *= h.Eta {
-		if len(out) == 0 || int(b) > out[len(out)-1] {
-			out = append(out, int(b))
+	if math.Log(float64(rounds)/first)/math.Log(eta) <= 1<<16 {
+		for b := first; int(b) < rounds && len(out) <= limit; b *= eta {
+			if len(out) == 0 || int(b) > out[len(out)-1] {
+				out = append(out, int(b))
+			}
+		}
+	} else {
+		for v := h.First; v < rounds && len(out) <= limit; {
+			out = append(out, v)
+			k := math.Ceil(math.Log(float64(v+1)/first) / math.Log(eta))
+			v = max(int(first*math.Pow(eta, k)), v+1)
 		}
 	}
-	return append(out, rounds), nil
+	return append(out, rounds)
 }
 
 // Keep is how many of n configurations continue past a rung: ⌈n/Eta⌉.

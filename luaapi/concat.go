@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -307,27 +308,51 @@ func callOriginal(L *lua.LState, orig *lua.LFunction, n int) int {
 	return 1
 }
 
-// tableConcat is table.concat with its result's size checked (see fits);
-// the original does the work.
-func tableConcat(lim budget.Budget, held func() uint64, orig *lua.LFunction) lua.LGFunction {
+// tableConcat is table.concat(t [, sep [, i [, j]]]) computing what
+// gopher-lua's computes (its range clamped to 1 … #t as gopher-lua clamps
+// it, its message for a value that is neither a string nor a number) with
+// the result's size checked before it is made (see fits) and the script's
+// context checked every 2¹⁶ entries; gopher-lua's pushes every entry on
+// the Lua stack, which overflowed past a few thousand ("registry
+// overflow").
+func tableConcat(lim budget.Budget, held func() uint64) lua.LGFunction {
 	return func(L *lua.LState) int {
-		if t, ok := L.Get(1).(*lua.LTable); ok {
-			sep := ""
-			if s, ok := L.Get(2).(lua.LString); ok {
-				sep = string(s)
+		t := L.CheckTable(1)
+		sep := L.OptString(2, "")
+		n := t.Len()
+		i, j := L.OptInt(3, 1), L.OptInt(4, n)
+		if L.GetTop() == 3 && (i > n || i < 1) {
+			L.Push(lua.LString(""))
+			return 1
+		}
+		i, j = max(min(i, n), 1), min(j, n)
+		need := uint64(0)
+		for k := i; k <= j; k++ {
+			if (k-i)%(1<<16) == 0 && L.Context() != nil && L.Context().Err() != nil {
+				L.RaiseError("table.concat: stopped: %v", context.Cause(L.Context()))
 			}
-			first, last := L.OptInt(3, 1), L.OptInt(4, t.Len())
-			need := uint64(0)
-			for i := first; i <= last && i-first < 1<<30; i++ {
-				if v := t.RawGetInt(i); lua.LVCanConvToString(v) {
-					need += uint64(len(lua.LVAsString(v)) + len(sep))
-				}
+			v := t.RawGetInt(k)
+			if !lua.LVCanConvToString(v) {
+				L.RaiseError("invalid value (%s) at index %d in table for concat", v.Type().String(), k)
 			}
-			if err := fits(lim, held, "table.concat", need); err != nil {
-				L.RaiseError("%s", err)
+			need += uint64(len(lua.LVAsString(v)))
+			if k < j {
+				need += uint64(len(sep))
 			}
 		}
-		return callOriginal(L, orig, L.GetTop())
+		if err := fits(lim, held, "table.concat", need); err != nil {
+			L.RaiseError("%s", err)
+		}
+		var b strings.Builder
+		b.Grow(int(need))
+		for k := i; k <= j; k++ {
+			b.WriteString(lua.LVAsString(t.RawGetInt(k)))
+			if k < j {
+				b.WriteString(sep)
+			}
+		}
+		L.Push(lua.LString(b.String()))
+		return 1
 	}
 }
 

@@ -179,3 +179,47 @@ func TestUnpackOfAHugeRangeSaysSo(t *testing.T) {
 		t.Errorf("8000 values: %q, %v", out, err)
 	}
 }
+
+// tableConcatCases are table.concat calls whose results fedlab's
+// table.concat must give as gopher-lua's does.
+var tableConcatCases = []string{
+	`table.concat({ 1, "a", 2.5 })`, `table.concat({ 1, "a", 2.5 }, ", ")`, `table.concat({ 1, 2, 3 }, "-", 2)`,
+	`table.concat({ 1, 2, 3 }, "-", 2, 3)`, `table.concat({ 1, 2, 3 }, "-", 0)`, `table.concat({ 1, 2, 3 }, "-", 5)`,
+	`table.concat({ 1, 2, 3 }, "-", 0, 9)`, `table.concat({ 1, 2, 3 }, "-", 3, 1)`, `table.concat({}, "x")`,
+	`table.concat({}, "", 1, 2^40)`, `pcall(table.concat, { 1, {}, 3 })`, `pcall(table.concat, { 1, 2, 3 }, "", 1, -1)`,
+}
+
+// TestTableConcatComputesWhatLuaComputes: fedlab's table.concat gives
+// gopher-lua's results and errors, concatenates 10⁵ entries (gopher-lua's
+// overflowed its stack), and its size check over a huge range stops at the
+// time limit (it measured 2³⁰ entries first, seconds past --timeout).
+func TestTableConcatComputesWhatLuaComputes(t *testing.T) {
+	run := func(expr string, mine bool) string {
+		L := lua.NewState()
+		defer L.Close()
+		if mine {
+			L.GetGlobal("table").(*lua.LTable).RawSetString("concat", L.NewFunction(tableConcat(budget.Budget{}, func() uint64 { return 0 })))
+		}
+		if err := L.DoString("local r = { " + expr + " }\nfor i = 1, #r do r[i] = tostring(r[i]) end\nresult = (r[1] or '') .. '|' .. (r[2] or '')"); err != nil {
+			return "error: " + err.Error()
+		}
+		return L.GetGlobal("result").String()
+	}
+	for _, expr := range tableConcatCases {
+		if got, want := run(expr, true), run(expr, false); got != want {
+			t.Errorf("%s\nfedlab:  %q\ngopher-lua: %q", expr, got, want)
+		}
+	}
+	out, err := script(t, "local t = {}\nfor i = 1, 1e5 do t[i] = i % 10 end\nprint(#table.concat(t, ','))\n", Options{})
+	if err != nil || out != "199999\n" {
+		t.Errorf("10^5 entries: %q, %v", out, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = sandboxScript(t, "local t = {}\nfor i = 1, 3e6 do t[i] = 'x' end\nwhile true do local s = table.concat(t) end\n", Options{Context: ctx})
+	var intr *rundir.Interrupted
+	if !errors.As(err, &intr) || time.Since(start) > 2*time.Second {
+		t.Errorf("table.concat under a 0.3 s limit: %v after %v", err, time.Since(start))
+	}
+}

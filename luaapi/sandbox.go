@@ -345,9 +345,7 @@ func (in *interp) confine() {
 	in.L.SetGlobal("loadstring", in.L.NewFunction(guardedLoadString))
 	in.L.SetGlobal("load", in.L.NewFunction(guardedLoad))
 	if tbl, ok := in.L.GetGlobal("table").(*lua.LTable); ok {
-		if orig, ok := tbl.RawGetString("concat").(*lua.LFunction); ok {
-			tbl.RawSetString("concat", in.L.NewFunction(tableConcat(lim, in.guard.held, orig)))
-		}
+		tbl.RawSetString("concat", in.L.NewFunction(tableConcat(lim, in.guard.held)))
 	}
 	str, ok := in.L.GetGlobal("string").(*lua.LTable)
 	if !ok {

@@ -215,6 +215,9 @@ func readHalving(f *fields, s core.Settings) (experiment.Halving, bool) {
 	def := max(s.EvalEvery, int(float64(s.Rounds)/(h.Eta*h.Eta)), 1)
 	h.First = hf.integer("first", min(def, max(s.Rounds, 1)), 1)
 	f.fail(hf.error())
+	if hf.error() != nil { // its message names the key; the values read are defaults
+		return h, false
+	}
 	if _, err := h.Rungs(s.Rounds); err != nil {
 		f.fail(fmt.Errorf("%s: %w", f.what("halving"), err))
 	}

@@ -38,6 +38,9 @@ func (b *Builder) Halving(sw Sweep, h experiment.Halving, exec RungExecutor) ([]
 	}
 	var last []experiment.Run
 	for k, rounds := range rungs {
+		if err := b.stopped(); err != nil {
+			return nil, nil, err
+		}
 		var jobs []experiment.Job
 		blocks := make([]int, len(sw.Algorithms)) // jobs per algorithm
 		for a, algo := range sw.Algorithms {

@@ -1,0 +1,66 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHalvingRungsAreBounded: a halving of more than MaxRungs rungs is
+// refused at once, naming eta, the rungs it would make and an eta that
+// makes at most 64 (eta = 1 + 1e-15 planned about 10¹⁵ rungs, past any
+// --timeout; eta = 1.00001 planned 10⁵ without a word); an eta close to 1
+// with few rungs gives one rung per round, as multiplying did.
+func TestHalvingRungsAreBounded(t *testing.T) {
+	for _, c := range []struct {
+		h      Halving
+		rounds int
+		want   string
+	}{
+		{Halving{Eta: 1 + 1e-15, First: 1}, 100000, "halving: eta = 1.000000000000001 would make 100000 rungs (the first of 1 rounds, each next one eta times longer, up to 100000 rounds), more than 64: give a larger eta (1.2006 or more makes at most 64)"},
+		{Halving{Eta: 1.00001, First: 1}, 100000, "halving: eta = 1.00001 would make "},
+		{Halving{Eta: 1.01, First: 1}, 1000, "halving: eta = 1.01 would make "},
+		{Halving{Eta: 1.5, First: 1}, 1 << 30, "halving: eta = 1.5 would make 52 rungs"},
+		{Halving{Eta: 3, First: 1}, 0, "halving: rounds = 0: no rounds to halve"},
+	} {
+		start := time.Now()
+		_, err := c.h.Rungs(c.rounds)
+		if c.h.Eta == 1.5 {
+			if err != nil {
+				t.Errorf("%+v: %v", c.h, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v over %d rounds: %v, want %q", c.h, c.rounds, err, c.want)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%+v: %v to refuse", c.h, d)
+		}
+	}
+	// the count is exact: eta = 1.01 from 1 to 1000 rounds makes the rungs multiplying makes
+	var n int
+	for b, last := 1.0, 0; int(b) < 1000; b *= 1.01 {
+		if int(b) > last {
+			n, last = n+1, int(b)
+		}
+	}
+	if _, err := (Halving{Eta: 1.01, First: 1}).Rungs(1000); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("would make %d rungs", n+1)) {
+		t.Errorf("eta = 1.01: %v, want %d rungs", err, n+1)
+	}
+	for _, c := range []struct {
+		h      Halving
+		rounds int
+		want   string
+	}{
+		{Halving{Eta: 1 + 1e-15, First: 40}, 100, "[40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100]"},
+		{Halving{Eta: 1.0001, First: 1}, 5, "[1 2 3 4 5]"},
+		{Halving{Eta: 1.2006, First: 1}, 100000, ""},
+	} {
+		got, err := c.h.Rungs(c.rounds)
+		if err != nil || (c.want != "" && fmt.Sprint(got) != c.want) || len(got) > MaxRungs {
+			t.Errorf("%+v over %d rounds: %v %v, want %s", c.h, c.rounds, got, err, c.want)
+		}
+	}
+}
