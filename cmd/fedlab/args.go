@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/registry"
 )
@@ -71,6 +73,26 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// unrecordedMetrics is the usage error of a --metric that no run of the
+// calls records (of call callNo, counted from 1, or of every call when it
+// is 0), naming the closest recorded metric; nil when each is recorded.
+func unrecordedMetrics(dir string, calls [][]experiment.Run, callNo int, metrics []string) error {
+	runs := slices.Concat(calls...)
+	if callNo > 0 {
+		runs = calls[callNo-1]
+	}
+	missing := missingMetrics(runs, metrics)
+	if len(missing) == 0 {
+		return nil
+	}
+	have := metricNames(runs)
+	where := dir
+	if callNo > 0 {
+		where = fmt.Sprintf("call %d of %s", callNo, dir)
+	}
+	return usageError{fmt.Sprintf("--metric %s: no run of %s records it%s; the runs record: %s", missing[0], where, registry.DidYouMean(missing[0], have), strings.Join(have, ", "))}
 }
 
 // noArguments parses args for a command that takes no arguments.

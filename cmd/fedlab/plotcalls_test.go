@@ -10,8 +10,8 @@ import (
 // TestPlotMetricsSkipsCallsWithoutThemAndSaysSo: `fedlab plot DIR --metric
 // f1` on a directory whose second call does not record f1 draws the first
 // call and names the second as not drawn (it stopped with an error at call
-// 2, the command of docs/results.md); when no call records it, the error
-// names the metrics the runs do record.
+// 2, the command of docs/results.md); when no call records it, the usage
+// error names the metrics the runs do record.
 func TestPlotMetricsSkipsCallsWithoutThemAndSaysSo(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "s.lua")
@@ -33,7 +33,7 @@ fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedmid{} }, rounds = 2, 
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	code, _, stderr = runCLI("plot", out, "--metric", "opt_gap")
-	if code != 1 || !strings.Contains(stderr, "records opt_gap (the runs record: objective, f1)") {
+	if code != 2 || !strings.HasPrefix(stderr, "fedlab: --metric opt_gap: no run of "+out+" records it; the runs record: objective, f1\n") {
 		t.Fatalf("no call with the metric: exit %d, %s", code, stderr)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fedlab/fedlab/htmlreport"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/rundir"
 )
 
@@ -83,7 +84,15 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{"--x: " + strings.TrimPrefix(err.Error(), `key "x": `)}
 	}
 	if *callNo < 0 || *callNo > len(l.Calls) {
-		return fmt.Errorf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))
+		return usageError{fmt.Sprintf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))}
+	}
+	if err := unrecordedMetrics(dirs[0], l.Calls, *callNo, metrics); err != nil {
+		return err
+	}
+	for _, f := range formats {
+		if !slices.Contains(plot.AllFormats, f) {
+			return usageError{fmt.Sprintf("--format %s: want one of %s%s", f, strings.Join(plot.AllFormats, ", "), registry.DidYouMean(f, plot.AllFormats))}
+		}
 	}
 	if *out == "" {
 		*out = filepath.Join(dirs[0], "plots")

@@ -73,7 +73,10 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "fedlab: note: %s\n", escape.Line(l.Unfinished))
 	}
 	if *callNo < 0 || *callNo > len(l.Calls) {
-		return fmt.Errorf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))
+		return usageError{fmt.Sprintf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))}
+	}
+	if err := unrecordedMetrics(dirs[0], l.Calls, *callNo, metrics); err != nil {
+		return err
 	}
 	titles := htmlreport.Titles(l.Manifest)
 	var b strings.Builder
