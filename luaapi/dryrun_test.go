@@ -57,7 +57,8 @@ print("script output")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, got)
 	}
-	want := `dry run: fedlab.optimum at script.lua:4: the reference solve is skipped (objective, lambda NaN; iters 0)
+	want := `dry run: script.lua: every run is planned, not computed: results are placeholders (status "planned", every metric NaN), a sweep selects its first configuration, and no file is written
+dry run: fedlab.optimum at script.lua:4: the reference solve is skipped (objective, lambda NaN; iters 0)
 dry run: call 1: fedlab.sweep at script.lua:6: 6 runs of 10 rounds (60 rounds)
 dry run: fedlab.sweep_table at script.lua:19: 6 runs, no scores (nothing was computed; the first configuration stands as the best)
 dry run: fedlab.sweep_table at script.lua:19: not written: ` + filepath.Join(out, "sweep.md") + `

@@ -40,7 +40,7 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	if f.boolean("logx", false) {
 		opts.XScale = plot.Log
 	}
-	opts.HLines = hlines(f)
+	opts.HLines = hlines(f, in.dry != nil)
 	formats := f.strings("formats")
 	file := f.str("file", "")
 	if err := f.error(); err != nil {
@@ -94,8 +94,9 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 }
 
 // hlines reads the key hline of fedlab.plot: one table { value =, label =,
-// metric = } or a list of them.
-func hlines(f *fields) []plot.HLine {
+// metric = } or a list of them. In a dry run (dry), a line whose value is
+// NaN is left out: the value comes from a placeholder.
+func hlines(f *fields, dry bool) []plot.HLine {
 	v := f.get("hline")
 	t, ok := v.(*lua.LTable)
 	switch {
@@ -121,7 +122,13 @@ func hlines(f *fields) []plot.HLine {
 			name = fmt.Sprintf("fedlab.plot hline %d", i+1)
 		}
 		hf := hlineCall.readAs(name, ht)
-		out = append(out, plot.HLine{Value: hf.number("value", 0, -math.MaxFloat64), Label: hf.str("label", ""), Metric: hf.str("metric", "")})
+		line := plot.HLine{Label: hf.str("label", ""), Metric: hf.str("metric", "")}
+		if v, ok := hf.get("value").(lua.LNumber); dry && ok && math.IsNaN(float64(v)) {
+			f.fail(hf.error())
+			continue // a placeholder's value (fedlab.optimum's objective in a dry run): nothing to check or draw
+		}
+		line.Value = hf.number("value", 0, -math.MaxFloat64)
+		out = append(out, line)
 		f.fail(hf.error())
 	}
 	return out

@@ -144,6 +144,9 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	defer in.L.Close()
 	in.install()
 	in.confine()
+	if in.dry != nil {
+		in.dryNote("%s: every run is planned, not computed: results are placeholders (status \"planned\", every metric NaN), a sweep selects its first configuration, and no file is written", filepath.Base(path))
+	}
 	runErr := g.interruption(filepath.Base(path), in.run(filepath.Base(path), src))
 	if in.dry != nil && runErr == nil {
 		in.dryTotal(filepath.Base(path))

@@ -32,6 +32,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&opts.Update, "update", false, "accept a changed script: keep the stored runs whose parameters did not change (a changed script is refused otherwise)")
 	fs.StringVar(&shard, "shard", "", "execute shard `I/N` (0 ≤ I < N) of the runs (empty: all runs); the script stops at the first call that needs runs of other shards (merge the shards, then run the script into the merged directory)")
 	fs.BoolVar(&opts.Quiet, "quiet", false, "no progress lines")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "check the script in seconds: plan every call (components, keys, metrics, data files, memory) and print its runs and rounds, computing and writing nothing")
 	fs.BoolVar(&opts.Unsafe, "unsafe", false, "give the script the os, io and package libraries, and let it write outside its run directory")
 	var sets stringList
 	fs.Var(&sets, "set", "pass `K=V` to the script as fedlab.args.K (repeatable): numbers stay numbers, true/false are booleans, anything else a string; a key the script does not read is refused; only the runs whose parameters it changes get new keys")
@@ -84,7 +85,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			return usageError{err.Error()}
 		}
 	}
-	if opts.Out == "" {
+	if opts.Out == "" && !opts.DryRun { // a dry run writes nothing
 		opts.Out = defaultOut(scripts[0], opts.Shard, time.Now())
 	}
 	sum, err := luaapi.RunFile(scripts[0], opts)
@@ -100,7 +101,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if (!opts.Quiet || sum.Failed > 0) && sum.Runs > 0 {
+	if (!opts.Quiet || sum.Failed > 0) && sum.Runs > 0 && !opts.DryRun {
 		fmt.Fprintf(stderr, "fedlab: %s\n", sum)
 	}
 	return failedRuns(stderr, sum)
