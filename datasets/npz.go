@@ -3,6 +3,7 @@ package datasets
 import (
 	"archive/zip"
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -143,7 +144,12 @@ func (s *npySource) header(name string) (*npy.Reader, io.Closer, string, reflect
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	br := &countingReader{r: bufio.NewReaderSize(&ceilingReader{r: rc}, 1<<16)}
+	buffered := bufio.NewReaderSize(&ceilingReader{r: rc}, 1<<16)
+	if err := npyHeaderLength(buffered, size); err != nil {
+		rc.Close()
+		return nil, nil, "", nil, fmt.Errorf("%s: not a NumPy array: %w", display, err)
+	}
+	br := &countingReader{r: buffered}
 	r, typ, err := npyHeader(br)
 	if err != nil {
 		rc.Close()
@@ -168,6 +174,33 @@ func (s *npySource) header(name string) (*npy.Reader, io.Closer, string, reflect
 		return nil, nil, "", nil, fmt.Errorf("%s: the header declares shape %v of %s (%d bytes), but %d bytes follow it: truncated", display, h.Shape, h.Type, need, data)
 	}
 	return r, rc, display, typ, nil
+}
+
+// maxNPYHeader bounds the header length of an .npy file: the library
+// allocates the length it reads before reading the header, so a 12-byte
+// file could otherwise make it allocate 4 GiB.
+const maxNPYHeader = 1 << 20
+
+// npyHeaderLength peeks at the header length an .npy file declares
+// (after the magic string and the version: two bytes little-endian in
+// version 1, four in versions 2 and 3) and refuses one longer than
+// maxNPYHeader or than the file.
+func npyHeaderLength(r *bufio.Reader, size int64) error {
+	head, _ := r.Peek(12)
+	if len(head) < 10 || string(head[:6]) != "\x93NUMPY" {
+		return fmt.Errorf("no .npy magic string at the start")
+	}
+	n := int64(binary.LittleEndian.Uint16(head[8:10]))
+	if head[6] >= 2 {
+		if len(head) < 12 {
+			return fmt.Errorf("the file ends in the header")
+		}
+		n = int64(binary.LittleEndian.Uint32(head[8:12]))
+	}
+	if n > maxNPYHeader || n > size {
+		return fmt.Errorf("the header declares %d bytes, the file holds %d", n, size)
+	}
+	return nil
 }
 
 // countingReader counts the bytes read through it.
