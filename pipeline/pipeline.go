@@ -150,7 +150,7 @@ func New(spec Spec) (*Pipeline, error) {
 		spec.Restart = Last
 	}
 	if !slices.Contains(Restarts, spec.Restart) {
-		return nil, fmt.Errorf("pipeline: unknown restart %q (valid: %s)", spec.Restart, restartNames())
+		return nil, fmt.Errorf("pipeline: unknown restart %q%s; valid: %s", spec.Restart, registry.DidYouMean(string(spec.Restart), strings.Split(restartNames(), ", ")), restartNames())
 	}
 	check := spec.Settings
 	check.Rounds = 0
@@ -205,7 +205,7 @@ func New(spec Spec) (*Pipeline, error) {
 			r.restart = spec.Restart
 		}
 		if !slices.Contains(Restarts, r.restart) {
-			return nil, fmt.Errorf("%s: unknown restart %q (valid: %s)", what, r.restart, restartNames())
+			return nil, fmt.Errorf("%s: unknown restart %q%s; valid: %s", what, r.restart, registry.DidYouMean(string(r.restart), strings.Split(restartNames(), ", ")), restartNames())
 		}
 		if r.keep == 0 {
 			r.keep = spec.Keep
