@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"github.com/klauspost/compress/zstd"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -95,153 +95,280 @@ func LoadSVMLight(path string, features int, zeroBased bool) (*Table, error) {
 // (`1,3 idx:val ...`) are refused. features = 0 infers the count from the
 // largest index; indices beyond core.MaxFeatures are refused. Errors name the
 // file and line, e.g. `data.svm:17: bad feature "3:abc": ...`, including read
-// errors of a damaged compressed file.
+// errors of a damaged compressed file; the error is the one of the first bad
+// line. The text is parsed in chunks of whole lines on every core (see
+// readChunks) and joined in order: the values and the errors are those of
+// parsing it line by line.
 func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Table, error) {
+	return readSVMLight(r, name, features, zeroBased, textChunk)
+}
+
+// readSVMLight is ReadSVMLight with chunks of about size bytes.
+func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size int) (*Table, error) {
 	if features < 0 || features > core.MaxFeatures {
 		return nil, fmt.Errorf("%s: features = %d outside 0..%d", name, features, core.MaxFeatures)
 	}
-	br := bufio.NewReaderSize(boundedLines(r), 1<<16)
-	t := &Table{Name: name}
-	var (
-		sp       = &core.CSR{Ptr: []int{0}}
-		labels   []float64
-		clientOf = map[string]int{}
-		qidLine  int // first line with (qid > 0) or without (qid < 0) a qid
-		maxIdx   = -1
-		base     = 1
-		limit    = core.MaxFeatures
-	)
+	p := svmParser{name: name, features: features, zeroBased: zeroBased, base: 1, limit: core.MaxFeatures}
 	if zeroBased {
-		base = 0
+		p.base = 0
 	}
 	if features > 0 {
-		limit = features
+		p.limit = features
 	}
-	for line := 1; ; line++ {
-		text, err := br.ReadString('\n')
+	j := svmJoin{name: name, t: &Table{Name: name}, sp: &core.CSR{Ptr: []int{0}}, clientOf: map[string]int{}, maxIdx: -1}
+	err := readChunks(boundedLines(r), size, func(c chunk) any {
+		part := &svmPart{}
+		p.parse(c, part)
+		return part
+	}, func(c chunk, v any) error { return j.add(v.(*svmPart)) })
+	if err != nil {
 		var ce *CeilingError
+		var re *readError
 		switch {
+		case !errors.As(err, &re):
+			return nil, err
 		case errors.As(err, &ce):
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", name, re.line, re.err)
 		case errors.Is(err, zstd.ErrWindowSizeExceeded):
 			return nil, fmt.Errorf("%s:%d: reading: the zstd file needs a larger window than the decoder allows (%d MiB): recompress it without --long or with --long=27 or less: %w",
-				name, line, zstdMaxWindow>>20, err)
-		case err != nil && !errors.Is(err, io.EOF):
-			return nil, fmt.Errorf("%s:%d: reading: %w (is the file truncated or damaged?)", name, line, err)
+				name, re.line, zstdMaxWindow>>20, re.err)
+		default:
+			return nil, fmt.Errorf("%s:%d: reading: %w (is the file truncated or damaged?)", name, re.line, re.err)
 		}
-		if i := strings.IndexByte(strings.TrimRight(text, "\r\n"), '\r'); i >= 0 {
-			return nil, fmt.Errorf("%s:%d: the line holds a carriage return at byte %d: CR-only line endings (old Mac)? convert them to LF, e.g. tr '\\r' '\\n' < IN > OUT", name, line, i+1)
-		}
-		if text == "" && err != nil {
-			break
-		}
-		bad := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, echoed(a)...))
-		}
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		rest := text
-		tok, rest := nextField(rest)
-		if tok == "" {
-			continue
-		}
-		if strings.Contains(tok, ",") {
-			return nil, bad("multi-label line (labels %q): fedlab reads one label per sample", tok)
-		}
-		if strings.Contains(tok, ":") {
-			return nil, bad("missing label: the line starts with feature %q", tok)
-		}
-		label, perr := parseDecimal(tok)
-		if perr != nil || math.IsNaN(label) || math.IsInf(label, 0) {
-			return nil, bad("bad label %q: %s", tok, numError(perr))
-		}
-		tok, rest = nextField(rest)
-		hasQid := strings.HasPrefix(tok, "qid:")
-		switch {
-		case qidLine == 0 && hasQid:
-			qidLine = line
-		case qidLine == 0:
-			qidLine = -line
-		case qidLine > 0 && !hasQid:
-			return nil, bad("no qid, but line %d has one (give every sample a qid or none)", qidLine)
-		case qidLine < 0 && hasQid:
-			return nil, bad("qid %q, but line %d has none (give every sample a qid or none)", tok, -qidLine)
-		}
-		if hasQid {
-			q := strings.TrimPrefix(tok, "qid:")
-			if _, qerr := strconv.ParseInt(q, 10, 64); qerr != nil {
-				return nil, bad("bad qid %q: %s", tok, numError(qerr))
-			}
-			c, ok := clientOf[q]
-			if !ok {
-				c = len(t.ClientIDs)
-				clientOf[q] = c
-				t.ClientIDs = append(t.ClientIDs, strings.Clone(q))
-			}
-			t.Client = append(t.Client, c)
-			tok, rest = nextField(rest)
-		}
-		prev := int64(-1)
-		for ; tok != ""; tok, rest = nextField(rest) {
-			is, vs, ok := strings.Cut(tok, ":")
-			if !ok {
-				return nil, bad("bad feature %q: want index:value", tok)
-			}
-			idx, ierr := strconv.ParseInt(is, 10, 64)
-			if ierr != nil {
-				return nil, bad("bad feature %q: index: %s", tok, numError(ierr))
-			}
-			if idx < int64(base) {
-				return nil, bad("bad feature %q: index below %d (zero_based = %v)", tok, base, zeroBased)
-			}
-			j := idx - int64(base)
-			if j <= prev {
-				return nil, bad("bad feature %q: index not greater than the previous %d", tok, prev+int64(base))
-			}
-			prev = j
-			if j >= int64(limit) {
-				if features > 0 {
-					return nil, bad("bad feature %q: index beyond features = %d", tok, features)
-				}
-				return nil, bad("bad feature %q: index beyond fedlab's limit of %d features", tok, core.MaxFeatures)
-			}
-			v, verr := parseDecimal(vs)
-			if verr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, bad("bad feature %q: value: %s", tok, numError(verr))
-			}
-			if v == 0 {
-				continue // an explicit zero is not stored
-			}
-			sp.Ind = append(sp.Ind, int32(j))
-			sp.Val = append(sp.Val, v)
-			maxIdx = max(maxIdx, int(j))
-		}
-		sp.Ptr = append(sp.Ptr, len(sp.Ind))
-		labels = append(labels, label)
-		t.Lines = append(t.Lines, line)
 	}
-	if len(labels) == 0 {
+	if len(j.labels) == 0 {
 		return nil, fmt.Errorf("%s: no samples", name)
 	}
 	if features == 0 {
-		features = maxIdx + 1
+		features = j.maxIdx + 1
 		if features == 0 {
 			return nil, fmt.Errorf("%s: no features in any sample (set features to use a bias-only model)", name)
 		}
 	}
-	t.Data = &core.Data{Sparse: sp, Y: labels, N: len(labels), Features: features}
-	return t, nil
+	j.t.Data = &core.Data{Sparse: j.sp, Y: j.labels, N: len(j.labels), Features: features}
+	return j.t, nil
 }
 
-// nextField splits off the first whitespace-separated field of s.
-func nextField(s string) (field, rest string) {
-	s = strings.TrimLeft(s, " \t\r\n\v\f")
-	i := strings.IndexAny(s, " \t\r\n\v\f")
-	if i < 0 {
-		return s, ""
+// svmParser parses the lines of a chunk of svmlight text.
+type svmParser struct {
+	name        string
+	features    int
+	zeroBased   bool
+	base, limit int
+}
+
+// svmPart is a parsed chunk: its samples in compressed rows (row ends
+// relative to the chunk), labels, line numbers and qids (or none), the
+// largest index, and the chunk's first bad line, if any.
+type svmPart struct {
+	ind    []int32
+	val    []float64
+	ends   []int
+	labels []float64
+	lines  []int
+	qids   []string // each sample's qid text; nil when the chunk's lines have none
+	hasQid []bool
+	maxIdx int
+	// err is the first bad line's error. If the line was bad after its
+	// qid token was read (errQid: whether it had one, errTok: the token),
+	// the join checks that line's qid against the file's first, as a
+	// line-by-line parse does before reading on.
+	err     error
+	errLine int
+	errQid  int // 0: bad before the qid token; 1: after, with a qid; -1: after, without
+	errTok  string
+}
+
+// parse parses chunk c into part, stopping at the first bad line.
+func (p *svmParser) parse(c chunk, part *svmPart) {
+	part.maxIdx = -1
+	text := string(c.text)
+	line := c.first
+	for len(text) > 0 {
+		var l string
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i+1], text[i+1:]
+		} else {
+			l, text = text, ""
+		}
+		if err := p.line(l, line, part); err != nil {
+			part.err, part.errLine = err, line
+			return
+		}
+		line++
 	}
-	return s[:i], s[i:]
+}
+
+// line parses one line (with its line break) into part.
+func (p *svmParser) line(text string, line int, part *svmPart) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%s:%d: %s", p.name, line, fmt.Sprintf(format, echoed(a)...))
+	}
+	if i := strings.IndexByte(strings.TrimRight(text, "\r\n"), '\r'); i >= 0 {
+		return fmt.Errorf("%s:%d: the line holds a carriage return at byte %d: CR-only line endings (old Mac)? convert them to LF, e.g. tr '\\r' '\\n' < IN > OUT", p.name, line, i+1)
+	}
+	if i := strings.IndexByte(text, '#'); i >= 0 {
+		text = text[:i]
+	}
+	rest := text
+	tok, rest := nextField(rest)
+	if tok == "" {
+		return nil
+	}
+	if strings.Contains(tok, ",") {
+		return bad("multi-label line (labels %q): fedlab reads one label per sample", tok)
+	}
+	if strings.Contains(tok, ":") {
+		return bad("missing label: the line starts with feature %q", tok)
+	}
+	label, perr := parseDecimal(tok)
+	if perr != nil || math.IsNaN(label) || math.IsInf(label, 0) {
+		return bad("bad label %q: %s", tok, numError(perr))
+	}
+	tok, rest = nextField(rest)
+	hasQid := strings.HasPrefix(tok, "qid:")
+	after := func(err error) error {
+		part.errQid, part.errTok = -1, tok
+		if hasQid {
+			part.errQid = 1
+		}
+		return err
+	}
+	q := ""
+	if hasQid {
+		q = strings.TrimPrefix(tok, "qid:")
+		if _, qerr := strconv.ParseInt(q, 10, 64); qerr != nil {
+			return after(bad("bad qid %q: %s", tok, numError(qerr)))
+		}
+		tok, rest = nextField(rest)
+	}
+	prev := int64(-1)
+	for ; tok != ""; tok, rest = nextField(rest) {
+		is, vs, ok := strings.Cut(tok, ":")
+		if !ok {
+			return after(bad("bad feature %q: want index:value", tok))
+		}
+		idx, ierr := strconv.ParseInt(is, 10, 64)
+		if ierr != nil {
+			return after(bad("bad feature %q: index: %s", tok, numError(ierr)))
+		}
+		if idx < int64(p.base) {
+			return after(bad("bad feature %q: index below %d (zero_based = %v)", tok, p.base, p.zeroBased))
+		}
+		j := idx - int64(p.base)
+		if j <= prev {
+			return after(bad("bad feature %q: index not greater than the previous %d", tok, prev+int64(p.base)))
+		}
+		prev = j
+		if j >= int64(p.limit) {
+			if p.features > 0 {
+				return after(bad("bad feature %q: index beyond features = %d", tok, p.features))
+			}
+			return after(bad("bad feature %q: index beyond fedlab's limit of %d features", tok, core.MaxFeatures))
+		}
+		v, verr := parseDecimal(vs)
+		if verr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return after(bad("bad feature %q: value: %s", tok, numError(verr)))
+		}
+		if v == 0 {
+			continue // an explicit zero is not stored
+		}
+		part.ind = append(part.ind, int32(j))
+		part.val = append(part.val, v)
+		part.maxIdx = max(part.maxIdx, int(j))
+	}
+	part.ends = append(part.ends, len(part.ind))
+	part.labels = append(part.labels, label)
+	part.lines = append(part.lines, line)
+	part.qids = append(part.qids, q)
+	part.hasQid = append(part.hasQid, hasQid)
+	return nil
+}
+
+// svmJoin appends parsed chunks in order, checking that every sample has
+// a qid or none does and numbering the clients in order of first
+// appearance.
+type svmJoin struct {
+	name     string
+	t        *Table
+	sp       *core.CSR
+	labels   []float64
+	clientOf map[string]int
+	qidLine  int // first line with (qid > 0) or without (qid < 0) a qid
+	maxIdx   int
+}
+
+// qid checks a line's qid (or its absence) against the file's first line,
+// and returns the error of a line-by-line parse.
+func (j *svmJoin) qid(line int, has bool, tok string) error {
+	switch {
+	case j.qidLine == 0 && has:
+		j.qidLine = line
+	case j.qidLine == 0:
+		j.qidLine = -line
+	case j.qidLine > 0 && !has:
+		return fmt.Errorf("%s:%d: no qid, but line %d has one (give every sample a qid or none)", j.name, line, j.qidLine)
+	case j.qidLine < 0 && has:
+		return fmt.Errorf("%s:%d: qid %s, but line %d has none (give every sample a qid or none)", j.name, line, escape.Quote(tok, maxEcho), -j.qidLine)
+	}
+	return nil
+}
+
+// add appends part, or returns the error of its first bad line.
+func (j *svmJoin) add(part *svmPart) error {
+	base := len(j.sp.Ind)
+	for r, line := range part.lines {
+		if err := j.qid(line, part.hasQid[r], "qid:"+part.qids[r]); err != nil {
+			return err
+		}
+		if part.hasQid[r] {
+			q := part.qids[r]
+			c, ok := j.clientOf[q]
+			if !ok {
+				q = strings.Clone(q)
+				c = len(j.t.ClientIDs)
+				j.clientOf[q] = c
+				j.t.ClientIDs = append(j.t.ClientIDs, q)
+			}
+			j.t.Client = append(j.t.Client, c)
+		}
+	}
+	j.sp.Ind = append(j.sp.Ind, part.ind...)
+	j.sp.Val = append(j.sp.Val, part.val...)
+	for _, e := range part.ends {
+		j.sp.Ptr = append(j.sp.Ptr, base+e)
+	}
+	j.labels = append(j.labels, part.labels...)
+	j.t.Lines = append(j.t.Lines, part.lines...)
+	j.maxIdx = max(j.maxIdx, part.maxIdx)
+	if part.err != nil {
+		if part.errQid != 0 {
+			if err := j.qid(part.errLine, part.errQid > 0, part.errTok); err != nil {
+				return err
+			}
+		}
+		return part.err
+	}
+	return nil
+}
+
+// nextField splits off the first field of s separated by ASCII white space
+// (space, \t, \r, \n, \v, \f).
+func nextField(s string) (field, rest string) {
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && !isSpace(s[j]) {
+		j++
+	}
+	return s[i:j], s[j:]
+}
+
+// isSpace reports whether b is ASCII white space.
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == '\v' || b == '\f'
 }
 
 // numError describes a number parse failure briefly ("invalid syntax",

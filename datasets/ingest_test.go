@@ -1,0 +1,223 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestIsDecimalIsTheGrammar: the byte scan accepts exactly the strings of
+// the grammar's regular expression, over every string of up to 4 bytes of
+// an alphabet of the grammar's bytes and a few others, and random longer
+// ones.
+func TestIsDecimalIsTheGrammar(t *testing.T) {
+	grammar := regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	alphabet := "07+-.eEx_ "
+	check := func(s string) {
+		if got, want := isDecimal(s), grammar.MatchString(s); got != want {
+			t.Fatalf("isDecimal(%q) = %v, the grammar says %v", s, got, want)
+		}
+	}
+	var all func(prefix string, n int)
+	all = func(prefix string, n int) {
+		check(prefix)
+		if n == 0 {
+			return
+		}
+		for i := range len(alphabet) {
+			all(prefix+alphabet[i:i+1], n-1)
+		}
+	}
+	all("", 4)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 200000 {
+		b := make([]byte, 5+rng.IntN(10))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check(string(b))
+	}
+}
+
+// svmlightFuzz writes random svmlight text: mostly valid lines (labels,
+// qids, increasing features, explicit zeros, comments, blank lines, CRLF
+// endings, long lines), and with probability bad per line one of the
+// mistakes the parser names (a bad label, value, index or qid, a line
+// without the qid the others have, a CR inside a line, ...).
+func svmlightFuzz(rng *rand.Rand, lines int, bad float64, qids bool) string {
+	var b strings.Builder
+	for range lines {
+		if rng.Float64() < 0.05 {
+			b.WriteString([]string{"\n", "# comment\n", "   \n", "\r\n"}[rng.IntN(4)])
+			continue
+		}
+		mistake := -1
+		if rng.Float64() < bad {
+			mistake = rng.IntN(14)
+		}
+		label := []string{"1", "-1", "0", "+1", "2.5", "3e2"}[rng.IntN(6)]
+		switch mistake {
+		case 0:
+			label = "abc"
+		case 1:
+			label = "1,2"
+		case 2:
+			label = "3:1"
+		case 3:
+			label = "nan"
+		}
+		b.WriteString(label)
+		hasQid := qids
+		if mistake == 4 {
+			hasQid = !hasQid
+		}
+		if hasQid {
+			q := strconv.Itoa(rng.IntN(5))
+			if mistake == 5 {
+				q = "x" + q
+			}
+			b.WriteString(" qid:" + q)
+		}
+		j := 0
+		for k := range rng.IntN(12) {
+			j += 1 + rng.IntN(30)
+			idx := strconv.Itoa(j)
+			switch {
+			case mistake == 6 && k == 1:
+				idx = "0"
+			case mistake == 7 && k == 2:
+				idx = strconv.Itoa(j - 1)
+			case mistake == 8 && k == 0:
+				idx = strconv.Itoa(1 << 31)
+			}
+			val := strconv.FormatFloat(rng.NormFloat64(), 'g', -1, 64)
+			switch {
+			case rng.IntN(10) == 0:
+				val = "0"
+			case mistake == 9 && k == 1:
+				val = "1e"
+			case mistake == 10 && k == 0:
+				val = "inf"
+			}
+			if mistake == 11 && k == 1 {
+				b.WriteString(" " + idx + val)
+				continue
+			}
+			b.WriteString(" " + idx + ":" + val)
+		}
+		if mistake == 12 {
+			b.WriteString(" a\rb")
+		}
+		if mistake == 13 {
+			b.WriteString(" 99999:1")
+		}
+		if rng.IntN(8) == 0 {
+			b.WriteString(" # note")
+		}
+		if rng.IntN(6) == 0 {
+			b.WriteString("\r")
+		}
+		b.WriteString("\n")
+	}
+	s := b.String()
+	if rng.IntN(3) == 0 { // no line break at the end
+		s = strings.TrimRight(s, "\n")
+	}
+	return s
+}
+
+// failingReader returns its text, then err.
+type failingReader struct {
+	text string
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.text == "" {
+		return 0, f.err
+	}
+	n := copy(p, f.text)
+	f.text = f.text[n:]
+	return n, nil
+}
+
+// sameTable fails unless a and b are the same samples, lines and clients
+// bit for bit, or both errors are the same message.
+func sameTable(t *testing.T, what string, a *Table, aerr error, b *Table, berr error) {
+	t.Helper()
+	if aerr != nil || berr != nil {
+		if aerr == nil || berr == nil || aerr.Error() != berr.Error() {
+			t.Fatalf("%s: error %v, serial %v", what, aerr, berr)
+		}
+		return
+	}
+	bits := func(v []float64) []uint64 {
+		out := make([]uint64, len(v))
+		for i, x := range v {
+			out[i] = math.Float64bits(x)
+		}
+		return out
+	}
+	da, db := a.Data, b.Data
+	same := da.N == db.N && da.Features == db.Features && slices.Equal(bits(da.Y), bits(db.Y)) && slices.Equal(bits(da.X), bits(db.X)) &&
+		slices.Equal(a.Lines, b.Lines) && slices.Equal(a.ClientIDs, b.ClientIDs) && slices.Equal(a.Client, b.Client) && a.Name == b.Name &&
+		(da.Sparse == nil) == (db.Sparse == nil)
+	if same && da.Sparse != nil {
+		same = slices.Equal(da.Sparse.Ptr, db.Sparse.Ptr) && slices.Equal(da.Sparse.Ind, db.Sparse.Ind) && slices.Equal(bits(da.Sparse.Val), bits(db.Sparse.Val))
+	}
+	if !same {
+		t.Fatalf("%s: tables differ:\n%+v\n%+v", what, a, b)
+	}
+}
+
+// TestParallelSVMLightIsSerial: the chunked parallel parser gives what the
+// line-by-line parser gives, value for value, or the same error (the one
+// of the first bad line, with its number), on generated files of valid
+// and bad lines, with and without qids, split into chunks of 1 byte to
+// 4 KiB (lines longer than a chunk included), and when the reader fails
+// part way (a damaged compressed file).
+func TestParallelSVMLightIsSerial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 1))
+	errs := 0
+	for trial := range 3000 {
+		bad := []float64{0, 0.002, 0.02, 0.3}[trial%4]
+		text := svmlightFuzz(rng, 1+rng.IntN(300), bad, rng.IntN(2) == 0)
+		size := 1 + rng.IntN(4096)
+		features := []int{0, 0, 200}[rng.IntN(3)]
+		zero := rng.IntN(4) == 0
+		what := fmt.Sprintf("trial %d (chunk %d, features %d, zero_based %v)", trial, size, features, zero)
+		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", features, zero, size)
+		want, werr := readSVMLightSerial(strings.NewReader(text), "f.svm", features, zero)
+		sameTable(t, what, got, gerr, want, werr)
+		if werr != nil {
+			errs++
+		}
+		cut := rng.IntN(len(text) + 1)
+		boom := errors.New("unexpected EOF")
+		got, gerr = readSVMLight(&failingReader{text[:cut], boom}, "f.svm", features, zero, size)
+		want, werr = readSVMLightSerial(&failingReader{text[:cut], boom}, "f.svm", features, zero)
+		sameTable(t, what+fmt.Sprintf(", failing after %d bytes", cut), got, gerr, want, werr)
+	}
+	if errs < 1000 || errs > 2500 {
+		t.Fatalf("%d of 3000 files were bad: the generator does not cover both cases", errs)
+	}
+}
+
+// FuzzParallelSVMLight: on any text and chunk size, the parallel parser
+// agrees with the line-by-line one.
+func FuzzParallelSVMLight(f *testing.F) {
+	f.Add("1 qid:3 1:0.5 4:2\n-1 qid:1 2:1 # x\n", uint16(7))
+	f.Add("1 1:1\n2 3:1 2:1\n", uint16(3))
+	f.Add("1 1:1\r\n0 qid:2 5:1\n\n", uint16(1))
+	f.Fuzz(func(t *testing.T, text string, size uint16) {
+		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", 0, false, 1+int(size))
+		want, werr := readSVMLightSerial(strings.NewReader(text), "f.svm", 0, false)
+		sameTable(t, "fuzz", got, gerr, want, werr)
+	})
+}
