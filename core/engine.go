@@ -115,18 +115,8 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 		key: streamKey{seed: s.Seed, run: s.Run}, weights: p.ClientWeights(),
 		up: s.Carry.Up, down: s.Carry.Down, commRounds: s.Carry.CommRounds, evalAt: s.evaluated()}
 	w0 := make([]float64, dim)
-	switch {
-	case s.W0 != nil:
-		if len(s.W0) != dim {
-			return nil, fmt.Errorf("initial model has %d parameters, the problem needs %d", len(s.W0), dim)
-		}
-		copy(w0, s.W0)
-	case s.Init == "normal":
-		a, b := e.key.derive(math.MaxUint64, 0)
-		r := rand.New(rand.NewPCG(a, b))
-		for i := range w0 {
-			w0[i] = s.InitScale * r.NormFloat64()
-		}
+	if err := e.initialModel(w0); err != nil {
+		return nil, err
 	}
 	if err := alg.Init(&Env{Problem: p, W0: w0, Settings: s}); err != nil {
 		return nil, err

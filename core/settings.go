@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 )
 
 // Settings are the engine's knobs for one run (the algorithm's own
@@ -17,7 +18,7 @@ type Settings struct {
 	Run             uint64 // run index within an experiment, part of the random-stream key
 	Workers         int    // client worker goroutines; ≤ 0 = 1
 	W0              []float64
-	Init            string  // "zeros" (default) or "normal"
+	Init            string  // "" or "default" (the loss's own, see Initializer), "zeros", "normal", or the loss's scheme name
 	InitScale       float64 // standard deviation for Init = "normal"
 	RoundOffset     int     // first round index (pipelines continue counting across stages)
 	// Carry are the counts the run continues from: its records count
@@ -59,8 +60,8 @@ func (s *Settings) Check() error {
 		return fmt.Errorf("local_steps, epochs, batch, clients_per_round and eval_every must be ≥ 0")
 	case s.LocalEpochs == 0 && s.LocalSteps == 0:
 		return fmt.Errorf("give local_steps or epochs")
-	case s.Init != "" && s.Init != "zeros" && s.Init != "normal":
-		return fmt.Errorf("init must be \"zeros\" or \"normal\", got %q", s.Init)
+	case !(s.InitScale >= 0) || math.IsInf(s.InitScale, 1):
+		return fmt.Errorf("init_scale must be a finite number ≥ 0, got %g", s.InitScale)
 	case s.Divergence != 0 && !(s.Divergence > 1):
 		return fmt.Errorf("divergence must be a factor > 1 (+Inf: only a NaN/Inf model diverges; 0: the default %g), got %g", DefaultDivergence, s.Divergence)
 	}

@@ -108,6 +108,11 @@ func Jobs(base Base, a AlgoSpec, cfg Config, seeds []uint64) ([]Job, error) {
 	if err := base.Settings.Check(); err != nil {
 		return nil, err
 	}
+	init, err := core.ResolveInit(base.Problem.Loss, base.Settings.Init)
+	if err != nil {
+		return nil, err
+	}
+	base.Settings.Init = init // identities record the initial model in effect
 	args, err := registry.Validate(registry.Algorithm, a.Name, a.Params)
 	if err != nil {
 		return nil, err

@@ -26,7 +26,8 @@ type cnnParams struct {
 func init() {
 	registry.Define(registry.Loss, "cnn",
 		"convolutional classifier: [conv k×k (zero padding) → ReLU → max-pool] per entry of channels, then ReLU dense layers and a softmax "+
-			"cross-entropy output; defaults are LeNet-5 for 28×28 images; the FedDA paper's 4-layer CNN is channels = {32, 32, 32, 32}, kernel = 3, padding = {1}, dense = {}",
+			"cross-entropy output; defaults are LeNet-5 for 28×28 images; the FedDA paper's 4-layer CNN is channels = {32, 32, 32, 32}, kernel = 3, padding = {1}, dense = {}; "+
+			"starts from PyTorch's default initialization (init = \"kaiming_uniform\": weights and biases uniform on ±1/√fan_in), not zeros, from which it cannot learn",
 		cnnParams{InChannels: 1, Channels: []float64{6, 16}, Kernel: 5, Padding: []float64{2, 0}, Pool: 2, Dense: []float64{120, 84}, Precision: "float64"},
 		func(a cnnParams) (core.Loss, error) {
 			ints := func(key string, xs []float64) ([]int, error) {
@@ -89,8 +90,8 @@ func init() {
 // back to float64 on exit, so everything outside the loss (the clients'
 // updates, the server's aggregation, the regularizers) stays float64.
 //
-// Start runs with init = "normal" and a small init_scale: the zero model is
-// a saddle point.
+// The zero model is a saddle point, so the default initial model is
+// KaimingUniform (init.go) and init = "zeros" is refused.
 type CNN struct {
 	InChannels, Height, Width int
 	Channels                  []int // output channels per convolutional layer

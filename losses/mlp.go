@@ -24,7 +24,7 @@ const MaxHiddenLayers = 1000
 
 func init() {
 	registry.Define(registry.Loss, "mlp",
-		"multilayer perceptron classifier: ReLU hidden layers, softmax cross-entropy output; per-layer kernel (regularized) and bias blocks",
+		"multilayer perceptron classifier: ReLU hidden layers, softmax cross-entropy output; per-layer kernel (regularized) and bias blocks; starts from PyTorch's default initialization (init = \"kaiming_uniform\": weights and biases uniform on ±1/√fan_in), not zeros, from which hidden layers cannot learn",
 		mlpParams{Hidden: []float64{200, 200}, Precision: "float64"}, func(p mlpParams) (core.Loss, error) {
 			if len(p.Hidden) > MaxHiddenLayers {
 				return nil, fmt.Errorf("parameter \"hidden\": %d hidden layers, at most %d (each layer's evaluator state is built before the first round, which --timeout cannot interrupt)", len(p.Hidden), MaxHiddenLayers)
@@ -62,9 +62,10 @@ func init() {
 // With Float32 the evaluator computes in float32 instead (mlpEval32); the
 // model and gradient stay float64 outside the loss, as for CNN.
 //
-// The engine's default zero initial model is a saddle point of an MLP (every
-// hidden unit is dead); start runs with init = "normal" and a small
-// init_scale (e.g. 0.05).
+// The zero model is a saddle point of an MLP with hidden layers (every
+// hidden unit is dead), so its default initial model is KaimingUniform
+// (init.go) and init = "zeros" is refused; without hidden layers it is
+// convex and starts at zero.
 type MLP struct {
 	Hidden  []int // hidden layer widths
 	Float32 bool  // compute the passes in float32

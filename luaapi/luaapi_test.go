@@ -96,7 +96,7 @@ func TestSettingsAreStrict(t *testing.T) {
 	cases := []struct{ settings, want string }{
 		{"round = 5", `fedlab.run: unknown key "round" (did you mean "rounds"?); valid keys: algorithm, seed, problem, rounds`},
 		{"rounds = 2.5", `fedlab.run: key "rounds": expected an integer, got 2.5`},
-		{"rounds = 2, init = 'ones'", `key "init": "ones" is not one of zeros, normal`},
+		{"rounds = 2, init = 'ones'", `key "init": "ones" is not one of default, zeros, normal, kaiming_uniform`},
 		{"rounds = 2, metrics = {'nope'}", `unknown metric "nope"`},
 		{"rounds = 2, metrics = {fedlab.reg.test_l1{}}", `key "metrics" element 1: expected a metric (from fedlab.metric.*), got regularizer "test_l1"`},
 		{"rounds = 2, seed = -1", `key "seed": expected an integer ≥ 0, got -1`},

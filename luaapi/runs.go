@@ -118,7 +118,7 @@ func (in *interp) readSettings(f *fields) core.Settings {
 		LocalEpochs:     f.integer("epochs", 0, 0),
 		Batch:           f.integer("batch", 0, 0),
 		EvalEvery:       f.integer("eval_every", 0, 0),
-		Init:            f.str("init", "zeros", "zeros", "normal"),
+		Init:            f.str("init", core.InitDefault, core.InitDefault, core.InitZeros, core.InitNormal, "kaiming_uniform"),
 		InitScale:       f.number("init_scale", 0.01, 0),
 		Divergence:      f.divergence(),
 	}

@@ -278,6 +278,11 @@ func (b *Builder) base(p Problem, s core.Settings, metrics []Component) (experim
 	if err != nil {
 		return experiment.Base{}, err
 	}
+	// the initial model the run identities record: the loss's default
+	// resolved ("zeros" for linear models, as before the losses declared one)
+	if s.Init, err = core.ResolveInit(cp.Loss, s.Init); err != nil {
+		return experiment.Base{}, fmt.Errorf("loss %q: %w", p.Loss.Name, err)
+	}
 	ms, mids, err := b.metrics(metrics)
 	if err != nil {
 		return experiment.Base{}, err
