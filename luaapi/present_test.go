@@ -100,7 +100,7 @@ fedlab.plot(runs, { metric = "test_objective", file = "two", formats = { "svg" }
 		t.Errorf("two.svg lacks the legend entries of the lines")
 	}
 	mustFail(t, presentRuns+`fedlab.plot(runs, { metric = "test_objective", hline = { value = 1, metric = "f1" } })`,
-		"script.lua:6: fedlab.plot: hline 1: metric \"f1\" is not drawn (the panels: test_objective)")
+		"script.lua:6: fedlab.plot: hline 1: metric \"f1\" is not drawn; the panels: test_objective")
 	mustFail(t, presentRuns+`fedlab.plot(runs, { metric = "test_objective", hline = 3 })`,
 		"script.lua:6: fedlab.plot: key \"hline\": expected a table")
 	mustFail(t, presentRuns+`fedlab.plot(runs, { metric = "test_objective", hline = { { label = "x" }, { value = "y" } } })`,

@@ -154,7 +154,7 @@ func (o Options) Check() error {
 		case math.IsNaN(h.Value) || math.IsInf(h.Value, 0):
 			return fmt.Errorf("hline %d: value must be finite, got %g", i+1, h.Value)
 		case h.Metric != "" && !slices.Contains(list, h.Metric):
-			return fmt.Errorf("hline %d: metric %q is not drawn (the panels: %s)", i+1, h.Metric, strings.Join(list, ", "))
+			return fmt.Errorf("hline %d: metric %q is not drawn%s; the panels: %s", i+1, h.Metric, registry.DidYouMean(h.Metric, list), strings.Join(list, ", "))
 		}
 		for _, m := range list {
 			if (h.Metric == "" || h.Metric == m) && o.yScale(m) == Log && h.Value <= 0 {
