@@ -221,3 +221,25 @@ func FuzzParallelSVMLight(f *testing.F) {
 		sameTable(t, "fuzz", got, gerr, want, werr)
 	})
 }
+
+// TestParseIndexIsParseInt: the fast path agrees with strconv.ParseInt,
+// errors included, on digit strings of every length up to 20 and signed,
+// spaced or lettered ones.
+func TestParseIndexIsParseInt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for range 100000 {
+		b := make([]byte, rng.IntN(21))
+		for i := range b {
+			b[i] = "0123456789"[rng.IntN(10)]
+		}
+		if len(b) > 0 && rng.IntN(5) == 0 {
+			b[rng.IntN(len(b))] = "+- x_9"[rng.IntN(6)]
+		}
+		s := string(b)
+		got, gerr := parseIndex(s)
+		want, werr := strconv.ParseInt(s, 10, 64)
+		if got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("parseIndex(%q) = %d, %v; ParseInt: %d, %v", s, got, gerr, want, werr)
+		}
+	}
+}

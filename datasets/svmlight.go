@@ -248,7 +248,7 @@ func (p *svmParser) line(text string, line int, part *svmPart) error {
 		if !ok {
 			return after(bad("bad feature %q: want index:value", tok))
 		}
-		idx, ierr := strconv.ParseInt(is, 10, 64)
+		idx, ierr := parseIndex(is)
 		if ierr != nil {
 			return after(bad("bad feature %q: index: %s", tok, numError(ierr)))
 		}
@@ -364,6 +364,23 @@ func nextField(s string) (field, rest string) {
 		j++
 	}
 	return s[i:j], s[j:]
+}
+
+// parseIndex is strconv.ParseInt(s, 10, 64), with a fast path for the
+// common case of up to 18 plain digits (which cannot overflow).
+func parseIndex(s string) (int64, error) {
+	if len(s) == 0 || len(s) > 18 {
+		return strconv.ParseInt(s, 10, 64)
+	}
+	v := int64(0)
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return strconv.ParseInt(s, 10, 64)
+		}
+		v = v*10 + int64(d)
+	}
+	return v, nil
 }
 
 // isSpace reports whether b is ASCII white space.
