@@ -5,10 +5,35 @@ package core
 // and a server update from the clients' replies. One value serves one run;
 // the registry builds a fresh one per run.
 //
-// The engine calls Broadcast, Aggregate and Model from the coordinator
-// goroutine and ClientUpdate concurrently for distinct clients; ClientUpdate
-// must only read the algorithm's server state and the down message, and
-// write only to its client and its up message.
+// The contract an author relies on, for a run executed alone (Run) and for
+// a run executed in a cohort (RunCohort, runs of one call in lockstep):
+//
+//   - Init, Broadcast, Aggregate and Model of one run are called one at a
+//     time, in protocol order (Init once, then per round Broadcast, the
+//     client updates, Aggregate, and Model at evaluations), never
+//     concurrently with each other or with the run's ClientUpdate calls.
+//     They are not always called on the same goroutine: in a cohort, each
+//     run's server steps execute on a client worker, concurrently with
+//     other runs' steps. So an algorithm keeps its state in its own value
+//     (never in package variables, nor in anything shared with another
+//     value), and needs no locks for it.
+//   - ClientUpdate is called concurrently for distinct clients of one
+//     round, and in a cohort concurrently with other runs' client updates,
+//     on the same client's data too (Client.Data is read-only). It must
+//     only read the algorithm's server state and the down message, and
+//     write only to its Client (its state and streams) and its up message.
+//   - Scratch vectors (Client.Vec) are valid for one ClientUpdate call: a
+//     worker's scratch is shared by every run of a cohort, so keep nothing
+//     in it between calls (per-client state belongs in ClientStateful).
+//   - Result.Elapsed is the run's own wall time when it runs alone; in a
+//     cohort it is its share of the cohort's wall time, in proportion to
+//     the time spent on its own steps (Result.Cohort is the cohort's size).
+//   - An algorithm that cannot honour this (state shared between values,
+//     say) implements Solitary, and RunCohort runs it alone.
+//
+// TestCohortsOfEveryRegisteredAlgorithm (package experiment) checks that
+// every registered algorithm gives the same records in a cohort as alone,
+// on dense, sparse and neural problems.
 type Algorithm interface {
 	// Init prepares the server state for a run starting at env.W0.
 	Init(env *Env) error
@@ -23,6 +48,13 @@ type Algorithm interface {
 	Aggregate(rd *Round, mean *Message, ups []*Message)
 	// Model writes the current primal model (the point that is evaluated) into dst.
 	Model(dst []float64)
+}
+
+// Solitary is implemented by algorithms that must not run in a cohort (see
+// Algorithm): RunCohort runs them alone.
+type Solitary interface {
+	// Solitary marks the algorithm; it is never called.
+	Solitary()
 }
 
 // Participants is implemented by algorithms that choose their own clients

@@ -32,12 +32,37 @@ type Member struct {
 // the time spent on its own steps, so that the Elapsed of all members add
 // up to the cohort's time; the member that reads a client's data first
 // (and pays for the cache misses) rotates from round to round.
+//
+// A member whose algorithm is Solitary runs alone (Run, with the cohort's
+// workers) before the others, and its result has Cohort 0.
 func RunCohort(p *Problem, members []Member, metrics []Metric) []*Result {
-	start := time.Now()
-	c := &cohort{p: p, workers: 1}
+	workers := 1
 	if len(members) > 0 {
-		c.workers = max(members[0].Settings.Workers, 1)
+		workers = max(members[0].Settings.Workers, 1)
 	}
+	results := make([]*Result, len(members))
+	var together []Member
+	var at []int
+	for k, m := range members {
+		if _, ok := As[Solitary](m.Alg); ok {
+			s := m.Settings
+			s.Workers = workers
+			results[k] = Run(p, m.Alg, s, metrics)
+			continue
+		}
+		together, at = append(together, m), append(at, k)
+	}
+	for n, r := range runCohort(p, together, metrics, workers) {
+		results[at[n]] = r
+	}
+	return results
+}
+
+// runCohort is RunCohort for members that are not Solitary, with the
+// given number of client workers.
+func runCohort(p *Problem, members []Member, metrics []Metric, workers int) []*Result {
+	start := time.Now()
+	c := &cohort{p: p, workers: workers}
 	for range c.workers {
 		c.scratch = append(c.scratch, NewScratch(p))
 		c.evals = append(c.evals, p.Loss.NewEvaluator(p.Layout))
