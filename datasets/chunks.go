@@ -14,11 +14,43 @@ const textChunk = 1 << 20
 
 // chunk is consecutive whole lines of a text file: their text (each line
 // with its line break, the last one possibly without at the end of the
-// file) and the number of the first.
+// file) and the number of the first. For a splitter that keeps the text
+// of a failed read (splitter.tail), err is the read error that follows
+// the text, whose last line is then the partial line read before it.
 type chunk struct {
 	text  []byte
 	first int
+	err   error
 }
+
+// reader reads the chunk's text, then fails with its read error (if any).
+func (c chunk) reader() io.Reader {
+	if c.err == nil {
+		return bytes.NewReader(c.text)
+	}
+	return io.MultiReader(bytes.NewReader(c.text), failing{c.err})
+}
+
+// failing is a reader that fails with err.
+type failing struct{ err error }
+
+func (f failing) Read([]byte) (int, error) { return 0, f.err }
+
+// splitter cuts text into chunks: r is read in chunks of about size bytes
+// ending where cut says the last whole record of a text ends (0: none
+// yet), numbering lines from first. With tail, a read error ends the
+// text in a last chunk holding everything read (chunk.err); without, the
+// complete lines before it are a chunk and the error a *readError.
+type splitter struct {
+	r     io.Reader
+	size  int
+	first int
+	cut   func(text []byte) int
+	tail  bool
+}
+
+// lineEnd is the cut of line-oriented text: after its last line break.
+func lineEnd(text []byte) int { return bytes.LastIndexByte(text, '\n') + 1 }
 
 // readError is an error reading the text, with the number of the line
 // being read when it happened (the first line not yet read whole).
@@ -46,7 +78,7 @@ type item struct {
 // error as a *readError naming the line being read. The text read ahead
 // of join is bounded (a few chunks per goroutine), so the reader's checks
 // (the memory ceiling, the read context) see the memory of what is parsed.
-func readChunks(r io.Reader, size int, parse func(chunk) any, join func(chunk, any) error) error {
+func readChunks(sp splitter, parse func(chunk) any, join func(chunk, any) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan item)
 	order := make(chan item, 2*workers)
@@ -84,7 +116,7 @@ func readChunks(r io.Reader, size int, parse func(chunk) any, join func(chunk, a
 				return false
 			}
 		}
-		split(r, size, func(c chunk) bool {
+		sp.split(func(c chunk) bool {
 			return send(item{c: c, result: make(chan any, 1)})
 		}, func(err *readError) { send(item{err: err}) })
 	})
@@ -108,34 +140,38 @@ func readChunks(r io.Reader, size int, parse func(chunk) any, join func(chunk, a
 	return err
 }
 
-// split reads r and calls emit with each chunk of whole lines of about
-// size bytes (a line longer than size makes a longer chunk), the text
-// after the last line break at the end of the file being the last line;
-// a read error other than io.EOF ends the text: the complete lines before
-// it are emitted and fail gets the error. It stops early when emit
-// returns false.
-func split(r io.Reader, size int, emit func(chunk) bool, fail func(*readError)) {
-	line := 1
+// split reads the text and calls emit with each chunk of whole records
+// of about size bytes (a record longer than size makes a longer chunk),
+// the text after the last cut at the end of the file being the last
+// record; a read error other than io.EOF ends the text (see splitter). It
+// stops early when emit returns false.
+func (sp splitter) split(emit func(chunk) bool, fail func(*readError)) {
+	line := sp.first
 	var carry []byte
 	for {
-		buf := make([]byte, max(size, 2*len(carry)))
+		buf := make([]byte, max(sp.size, 2*len(carry)))
 		n := copy(buf, carry)
 		var err error
 		for n < len(buf) && err == nil {
 			var m int
-			m, err = r.Read(buf[n:])
+			m, err = sp.r.Read(buf[n:])
 			n += m
 		}
 		text := buf[:n]
-		end := bytes.LastIndexByte(text, '\n') + 1
+		end := sp.cut(text)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			eof := errors.Is(err, io.EOF)
+			if eof || sp.tail {
 				end = n
 			}
-			if end > 0 && !emit(chunk{text: text[:end], first: line}) {
+			c := chunk{text: text[:end], first: line}
+			if !eof && sp.tail {
+				c.err = err
+			}
+			if (end > 0 || c.err != nil) && !emit(c) {
 				return
 			}
-			if !errors.Is(err, io.EOF) {
+			if !eof && !sp.tail {
 				fail(&readError{line: line + bytes.Count(text[:end], []byte{'\n'}), err: err})
 			}
 			return

@@ -243,3 +243,119 @@ func TestParseIndexIsParseInt(t *testing.T) {
 		}
 	}
 }
+
+// csvFuzz writes random CSV text: a header (label, client and feature
+// columns, in a random order, possibly after blank lines), then records
+// of numbers, quoted fields (some spanning lines, with doubled quotes),
+// spaces, CRLF endings and blank lines, and with probability bad per line
+// one of the mistakes the parser names (a bad value, a wrong field count,
+// a bare or stray quote).
+func csvFuzz(rng *rand.Rand, lines int, bad float64) string {
+	var b strings.Builder
+	cols := []string{"label", "client", "x1", "x 2", "x3"}[:2+rng.IntN(4)]
+	rng.Shuffle(len(cols), func(i, j int) { cols[i], cols[j] = cols[j], cols[i] })
+	if rng.IntN(5) == 0 {
+		b.WriteString("\n")
+	}
+	for j, c := range cols {
+		if j > 0 {
+			b.WriteString(",")
+		}
+		if rng.IntN(4) == 0 {
+			b.WriteString(`"` + c + `"`)
+		} else {
+			b.WriteString(c)
+		}
+	}
+	b.WriteString("\n")
+	for range lines {
+		if rng.Float64() < 0.03 {
+			b.WriteString([]string{"\n", "\r\n"}[rng.IntN(2)])
+			continue
+		}
+		mistake := -1
+		if rng.Float64() < bad {
+			mistake = rng.IntN(6)
+		}
+		n := len(cols)
+		if mistake == 0 {
+			n += 1 - 2*rng.IntN(2)
+		}
+		for j := range n {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			if rng.IntN(6) == 0 {
+				b.WriteString(" ")
+			}
+			v := strconv.FormatFloat(rng.NormFloat64(), 'g', -1, 64)
+			if j < len(cols) && cols[j] == "client" {
+				v = []string{"a", "b", "c d", "7", "\"e\nf\"\"g\""}[rng.IntN(5)] // a quoted id over two lines, with a quote
+			}
+			switch {
+			case mistake == 1 && j == 1:
+				v = "1x"
+			case mistake == 2 && j == 0:
+				v = "nan"
+			case mistake == 3 && j == 1:
+				v = `4"2`
+			case mistake == 4 && j == 0:
+				v = `"3"x`
+			case mistake == 5 && j == 0:
+				v = `"unterminated`
+			case rng.IntN(8) == 0 && v[0] != '"':
+				v = `"` + v + `"`
+			}
+			b.WriteString(v)
+		}
+		b.WriteString([]string{"\n", "\r\n"}[rng.IntN(2)])
+	}
+	s := b.String()
+	if rng.IntN(3) == 0 {
+		s = strings.TrimRight(s, "\r\n")
+	}
+	return s
+}
+
+// TestParallelCSVIsSerial: the chunked parallel CSV parser gives what the
+// record-by-record parser gives, value for value, or the same error (the
+// one of the first bad record, with its line), on generated files with
+// and without a client column, split into chunks of 1 byte to 4 KiB, and
+// when the reader fails part way.
+func TestParallelCSVIsSerial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 2))
+	errs := 0
+	for trial := range 3000 {
+		bad := []float64{0, 0.002, 0.02, 0.3}[trial%4]
+		text := csvFuzz(rng, rng.IntN(200), bad)
+		size := 1 + rng.IntN(4096)
+		client := []string{"", "client"}[rng.IntN(2)]
+		what := fmt.Sprintf("trial %d (chunk %d, client %q)", trial, size, client)
+		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", client, size)
+		want, werr := readCSVSerial(strings.NewReader(text), "f.csv", "label", client)
+		sameTable(t, what, got, gerr, want, werr)
+		if werr != nil {
+			errs++
+		}
+		cut := rng.IntN(len(text) + 1)
+		boom := errors.New("unexpected EOF")
+		got, gerr = readCSV(&failingReader{text[:cut], boom}, "f.csv", "label", client, size)
+		want, werr = readCSVSerial(&failingReader{text[:cut], boom}, "f.csv", "label", client)
+		sameTable(t, what+fmt.Sprintf(", failing after %d bytes", cut), got, gerr, want, werr)
+	}
+	if errs < 1000 || errs > 2500 {
+		t.Fatalf("%d of 3000 files were bad: the generator does not cover both cases", errs)
+	}
+}
+
+// FuzzParallelCSV: on any text and chunk size, the parallel CSV parser
+// agrees with the record-by-record one.
+func FuzzParallelCSV(f *testing.F) {
+	f.Add("label,x\n1,2\n0,\"3\"\n", uint16(5))
+	f.Add("x,label,client\n1,2,a\n\"4\n\",1,b\n", uint16(2))
+	f.Fuzz(func(t *testing.T, text string, size uint16) {
+		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", "", 1+int(size))
+		want, werr := readCSVSerial(strings.NewReader(text), "f.csv", "label", "")
+		sameTable(t, "fuzz", got, gerr, want, werr)
+	})
+}

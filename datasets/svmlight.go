@@ -116,7 +116,7 @@ func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size i
 		p.limit = features
 	}
 	j := svmJoin{name: name, t: &Table{Name: name}, sp: &core.CSR{Ptr: []int{0}}, clientOf: map[string]int{}, maxIdx: -1}
-	err := readChunks(boundedLines(r), size, func(c chunk) any {
+	err := readChunks(splitter{r: boundedLines(r), size: size, first: 1, cut: lineEnd}, func(c chunk) any {
 		part := &svmPart{}
 		p.parse(c, part)
 		return part

@@ -157,7 +157,6 @@ func readSVMLightSerial(r io.Reader, name string, features int, zeroBased bool) 
 	return t, nil
 }
 
-
 // nextFieldSerial is nextField as it was.
 func nextFieldSerial(s string) (field, rest string) {
 	s = strings.TrimLeft(s, " \t\r\n\v\f")
