@@ -83,6 +83,9 @@ type Options struct {
 	Script string
 	// X is the x axis of the figures ("" means round).
 	X string
+	// SkipRound0 leaves round 0 (the initial point) out of the figures, as
+	// fedlab plot --skip-round0 does.
+	SkipRound0 bool
 }
 
 // Write renders the run directory dir as HTML to w.
@@ -151,7 +154,7 @@ func (cv *callView) fill(runs []experiment.Run, c rundir.Call, opts Options) err
 	}
 	cv.Tables = grids
 	for _, metric := range metricNames(runs) {
-		fig, err := plot.NewFigure(runs, plot.Options{Metric: metric, X: opts.X, Width: 16, Height: 9})
+		fig, err := plot.NewFigure(runs, plot.Options{Metric: metric, X: opts.X, Width: 16, Height: 9, SkipRound0: opts.SkipRound0})
 		if err != nil {
 			cv.PlotError += fmt.Sprintf("%s: %v. ", metric, err)
 			continue

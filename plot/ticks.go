@@ -30,7 +30,7 @@ const defaultIntervals = 6
 // linearTicks marks a linear axis at 1, 2 or 5 times a power of ten (the
 // finest such step with at most intervals steps, default 6) with
 // unlabelled ticks between, labelled in the shortest form ("250",
-// "0.001", "2.5e6").
+// "0.001", "2.5e6"); the lowest tick is labelled too (labelLowest).
 type linearTicks struct{ intervals int }
 
 // Ticks returns the ticks between lo and hi.
@@ -68,7 +68,19 @@ func (lt linearTicks) Ticks(lo, hi float64) []gonum.Tick {
 		}
 		ticks = append(ticks, t)
 	}
-	return distinctLabels(ticks)
+	return distinctLabels(labelLowest(ticks))
+}
+
+// labelLowest labels the lowest tick of a fitted axis when it is unlabelled
+// and at least two ticks below the first label (a loss that levels off at
+// 0.9 on an axis labelled from 5 up otherwise shows no value at the
+// bottom).
+func labelLowest(ticks []gonum.Tick) []gonum.Tick {
+	first := slices.IndexFunc(ticks, func(t gonum.Tick) bool { return t.Label != "" })
+	if len(ticks) > 0 && ticks[0].Label == "" && (first < 0 || first >= 2) {
+		ticks[0].Label = tickLabel(ticks[0].Value)
+	}
+	return ticks
 }
 
 // endTicks labels the two ends of a range that has no room for steps.

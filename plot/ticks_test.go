@@ -28,6 +28,10 @@ func TestTicksAreRoundNumbers(t *testing.T) {
 		{0, 4.9e8, false, []string{"0", "1e8", "2e8", "3e8", "4e8"}},
 		{-0.003, 0.0021, false, []string{"-0.003", "-0.002", "-0.001", "0", "0.001", "0.002"}},
 		{0.6, 0.95, false, []string{"0.6", "0.7", "0.8", "0.9"}},
+		// a fitted axis whose first label is far above its lowest tick
+		// labels that tick too (the quickstart's test loss, 0.9 to 24.5)
+		{0.9, 24.5, false, []string{"1", "5", "10", "15", "20"}},
+		{0.62, 0.95, false, []string{"0.62", "0.7", "0.8", "0.9"}},
 		{0.05, 4, true, []string{"0.05", "0.1", "0.2", "0.5", "1", "2"}},
 		{0.05, 40, true, []string{"0.1", "1", "10"}},
 		{0.3, 0.8, true, []string{"0.3", "0.4", "0.5", "0.6", "0.7", "0.8"}},

@@ -139,7 +139,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	return atomicfile.WriteBytes(*out, []byte(b.String()))
 }
 
-// reportCmd is `fedlab report DIR [--out FILE] [--script FILE] [--x AXIS]`:
+// reportCmd is `fedlab report DIR [--out FILE] [--script FILE] [--x AXIS] [--skip-round0]`:
 // writes the HTML report of a run directory (default DIR/report.html)
 // and prints its path.
 func reportCmd(args []string, stdout io.Writer) error {
@@ -149,6 +149,7 @@ func reportCmd(args []string, stdout io.Writer) error {
 	var opts htmlreport.Options
 	fs.StringVar(&opts.Script, "script", "", "read the script from `FILE`, if it is no longer where the manifest says (empty: the manifest's path)")
 	fs.StringVar(&opts.X, "x", "round", "x axis `AXIS` of the figures, as for fedlab plot --x")
+	fs.BoolVar(&opts.SkipRound0, "skip-round0", false, "leave round 0 out of the figures, as for fedlab plot --skip-round0")
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
