@@ -2,6 +2,8 @@ package datasets
 
 import (
 	"bytes"
+	"image"
+	pngpkg "image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"codeberg.org/sbinet/npyio/npy"
 	"codeberg.org/sbinet/npyio/npz"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/fedlab/fedlab/internal/budget"
 )
@@ -137,6 +140,47 @@ func FuzzReadLEAF(f *testing.F) {
 		}
 		if ok && (n != rows || (rows > 0 && width != s.width)) {
 			t.Fatalf("head: %d samples of %d features, reader: %d of %d", n, width, rows, s.width)
+		}
+	})
+}
+
+// FuzzReadParquet: any bytes as a Parquet file give rows whose features
+// match their count, or an error naming the file, never a panic.
+func FuzzReadParquet(f *testing.F) {
+	type row struct {
+		Img   []byte `parquet:"img"`
+		Who   string `parquet:"who"`
+		Label int64  `parquet:"label"`
+	}
+	var png []byte
+	{
+		var b bytes.Buffer
+		img := image.NewGray(image.Rect(0, 0, 2, 2))
+		pngpkg.Encode(&b, img)
+		png = b.Bytes()
+	}
+	dir := f.TempDir()
+	path := filepath.Join(dir, "seed.parquet")
+	if err := parquet.WriteFile(path, []row{{png, "a", 0}, {png, "b", 1}, {[]byte("x"), "b", 1}}); err != nil {
+		f.Fatal(err)
+	}
+	seed, _ := os.ReadFile(path)
+	f.Add(seed)
+	f.Add(seed[:len(seed)-9])
+	f.Add(seed[len(seed)/2:])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := writeFuzzFile(t, t.TempDir(), "f.parquet", b)
+		p := parquetParams{Path: path, Image: "img", Label: "label", Classes: 2, benchSplit: defaultBenchSplit}
+		pooled, err := p.readParquet(path)
+		cleanMessage(t, err)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if len(pooled.pix) != pooled.n*pooled.features || len(pooled.y) != pooled.n {
+			t.Fatalf("%d rows of %d features: %d bytes, %d labels", pooled.n, pooled.features, len(pooled.pix), len(pooled.y))
 		}
 	})
 }

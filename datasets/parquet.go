@@ -1,0 +1,523 @@
+package datasets
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg" // decodes JPEG image columns
+	_ "image/png"  // decodes PNG image columns
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/registry"
+)
+
+// parquetParams are the Parquet reader's parameters.
+type parquetParams struct {
+	Path     string `param:"path,required" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
+	Label    string `param:"label,required" doc:"the label column (integers for classes > 0, numbers for classes = 0)"`
+	Client   string `param:"client" doc:"each row's writer (string or integer column), for partition = \"natural\"; \"\" = none"`
+	Image    string `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct: grey images give one byte per pixel, colour images three planes R, G, B"`
+	Features string `param:"features" doc:"numeric feature columns, comma-separated (\"f0,f1,f2\"), or one list-valued column"`
+	Test     string `param:"test" doc:"the test split, a file, directory or glob like path (optional)"`
+	Classes  int    `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1; 0 = regression"`
+	benchSplit
+}
+
+func init() {
+	registry.Define(registry.Dataset, "parquet",
+		"Parquet files (Hugging Face / Flower Datasets: flwrlabs/femnist, cifar10): an image column (PNG/JPEG) or feature columns, a label column and optionally a writer column (partition = \"natural\")",
+		parquetParams{benchSplit: defaultBenchSplit}, loadParquet)
+}
+
+// Check refuses an image column with feature columns, and a client
+// column without the natural partition.
+func (p parquetParams) Check() error {
+	if (p.Image == "") == (p.Features == "") {
+		return fmt.Errorf("give image (a column of encoded images) or features (numeric columns), one of them")
+	}
+	if p.Client != "" && p.Partition != MethodNatural {
+		return fmt.Errorf("client = %q names each row's writer, which only partition = %q uses: set it, or drop client", p.Client, MethodNatural)
+	}
+	return nil
+}
+
+// featureNames are the feature columns (none for images).
+func (p parquetParams) featureNames() []string {
+	if p.Features == "" {
+		return nil
+	}
+	names := strings.Split(p.Features, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	return names
+}
+
+// parquetFiles expands path: a file, a directory's *.parquet files or a
+// glob, in name order.
+func parquetFiles(path string) ([]string, error) {
+	if strings.ContainsAny(path, "*?[") {
+		files, err := filepath.Glob(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no file matches", path)
+		}
+		sort.Strings(files)
+		return files, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	files, _ := filepath.Glob(filepath.Join(path, "*.parquet"))
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no *.parquet files", path)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// parquetColumns are the leaf columns a reader takes from a file.
+type parquetColumns struct {
+	label, client, image int   // leaf indexes; -1 = none
+	features             []int // leaf indexes of the feature columns
+	list                 bool  // the features are one list-valued column
+	names                []string
+	featureAt            map[int]int // leaf index → feature
+}
+
+// columns finds the reader's columns in a file's schema.
+func (p parquetParams) columns(path string, schema *parquet.Schema) (parquetColumns, error) {
+	leaves := schema.Columns()
+	find := func(name string, allowNested bool) (int, bool, error) {
+		for i, l := range leaves {
+			if len(l) == 1 && l[0] == name {
+				return i, false, nil
+			}
+		}
+		var under []int
+		for i, l := range leaves {
+			if len(l) > 1 && l[0] == name {
+				under = append(under, i)
+			}
+		}
+		if allowNested && len(under) == 1 {
+			return under[0], true, nil
+		}
+		var names []string
+		for _, l := range leaves {
+			names = append(names, strings.Join(l, "."))
+		}
+		return -1, false, fmt.Errorf("%s: no column %s (columns: %s)", path, echo(name).quoted(), strings.Join(names, ", "))
+	}
+	c := parquetColumns{label: -1, client: -1, image: -1}
+	var err error
+	if c.label, _, err = find(p.Label, false); err != nil {
+		return c, err
+	}
+	if p.Client != "" {
+		if c.client, _, err = find(p.Client, false); err != nil {
+			return c, err
+		}
+	}
+	if p.Image != "" {
+		for i, l := range leaves { // Hugging Face's Image feature: {bytes, path}
+			if len(l) == 2 && l[0] == p.Image && l[1] == "bytes" {
+				c.image = i
+			}
+		}
+		if c.image < 0 {
+			if c.image, _, err = find(p.Image, false); err != nil {
+				return c, err
+			}
+		}
+	}
+	c.names, c.featureAt = p.featureNames(), map[int]int{}
+	for k, name := range c.names {
+		i, nested, err := find(name, len(c.names) == 1)
+		if err != nil {
+			return c, err
+		}
+		c.features, c.list = append(c.features, i), nested
+		c.featureAt[i] = k
+	}
+	return c, nil
+}
+
+// parquetSet accumulates the rows of a split.
+type parquetSet struct {
+	p                        *pooled
+	index                    map[string]int // writer → index into p.ids
+	spans                    []parquetSpan
+	imageH, imageW, channels int // fixed by the first image
+	featuresPerSample        int // fixed by the first row of features; -1 before it
+}
+
+// parquetSpan is the rows of one file.
+type parquetSpan struct {
+	path       string
+	start, end int
+}
+
+// readParquet reads every file of a split.
+func (p parquetParams) readParquet(path string) (*pooled, error) {
+	files, err := parquetFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1}
+	if p.Client != "" {
+		s.p.client = []int{}
+	}
+	for _, f := range files {
+		start := s.p.n
+		if err := p.readFile(f, s); err != nil {
+			return nil, err
+		}
+		s.spans = append(s.spans, parquetSpan{f, start, s.p.n})
+	}
+	s.p.where = func(i int) string {
+		for _, sp := range s.spans {
+			if i < sp.end {
+				return fmt.Sprintf("%s row %d", filepath.Base(sp.path), i-sp.start)
+			}
+		}
+		return fmt.Sprintf("row %d", i)
+	}
+	return s.p, nil
+}
+
+// readFile reads one Parquet file's rows into s, turning the library's
+// panics on damaged files into errors.
+func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: damaged Parquet file (the reader failed: %v)", path, r)
+		}
+	}()
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.OpenFile(fh, st.Size())
+	if err != nil {
+		return fmt.Errorf("%s: not a Parquet file, or truncated: %w", path, err)
+	}
+	cols, err := p.columns(path, pf.Schema())
+	if err != nil {
+		return err
+	}
+	r := parquet.NewReader(pf)
+	defer r.Close()
+	rows := make([]parquet.Row, 128)
+	row := 0
+	var read int64
+	for {
+		n, err := r.ReadRows(rows)
+		for _, values := range rows[:n] {
+			if err := p.addRow(s, cols, values); err != nil {
+				return fmt.Errorf("%s: row %d: %w", path, row, err)
+			}
+			row++
+			read += int64(s.p.features)
+		}
+		if read >= readCheckEvery {
+			if cerr := checkCeiling(read); cerr != nil {
+				return fmt.Errorf("%s: row %d: %w", path, row, cerr)
+			}
+			read = 0
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: row %d: damaged Parquet data: %w", path, row, err)
+		}
+	}
+}
+
+// addRow appends one row's label, writer and features.
+func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Row) error {
+	var label, client, img *parquet.Value
+	var feats []float64
+	scalar := make([]float64, len(c.features))
+	for i := range values {
+		v := &values[i]
+		col := v.Column()
+		switch {
+		case col == c.label:
+			label = v
+		case col == c.client:
+			client = v
+		case col == c.image:
+			img = v
+		default:
+			k, ok := c.featureAt[col]
+			if !ok {
+				continue
+			}
+			if v.IsNull() {
+				if c.list {
+					continue // an empty list
+				}
+				return fmt.Errorf("feature column %s is null", echo(c.names[k]).quoted())
+			}
+			x, err := parquetNumber(*v)
+			if err != nil {
+				return fmt.Errorf("feature column %s: %w", echo(c.names[k]).quoted(), err)
+			}
+			if c.list {
+				feats = append(feats, x)
+			} else {
+				scalar[k] = x
+			}
+		}
+	}
+	if !c.list {
+		feats = scalar
+	}
+	if label == nil || label.IsNull() {
+		return fmt.Errorf("the label is null")
+	}
+	y, err := parquetNumber(*label)
+	if err != nil {
+		return fmt.Errorf("label column %s: %w", echo(p.Label).quoted(), err)
+	}
+	d := s.p
+	if c.client >= 0 {
+		if client == nil || client.IsNull() {
+			return fmt.Errorf("the writer (column %s) is null", echo(p.Client).quoted())
+		}
+		id := client.String()
+		if client.Kind() == parquet.ByteArray {
+			id = string(client.ByteArray())
+		}
+		w, ok := s.index[id]
+		if !ok {
+			w = len(d.ids)
+			s.index[id] = w
+			d.ids = append(d.ids, id)
+		}
+		d.client = append(d.client, w)
+	}
+	if c.image >= 0 {
+		if img == nil || img.IsNull() {
+			return fmt.Errorf("the image is null")
+		}
+		if err := s.addImage(img.ByteArray()); err != nil {
+			return err
+		}
+	} else {
+		if s.featuresPerSample < 0 {
+			s.featuresPerSample, d.features = len(feats), len(feats)
+		}
+		if len(feats) != s.featuresPerSample || len(feats) == 0 {
+			return fmt.Errorf("%d features, earlier rows %d", len(feats), s.featuresPerSample)
+		}
+		d.x = append(d.x, feats...)
+	}
+	d.y = append(d.y, y)
+	d.n++
+	return nil
+}
+
+// parquetNumber reads a numeric Parquet value as a float64.
+func parquetNumber(v parquet.Value) (float64, error) {
+	switch v.Kind() {
+	case parquet.Boolean:
+		if v.Boolean() {
+			return 1, nil
+		}
+		return 0, nil
+	case parquet.Int32:
+		return float64(v.Int32()), nil
+	case parquet.Int64:
+		return float64(v.Int64()), nil
+	case parquet.Float:
+		return float64(v.Float()), nil
+	case parquet.Double:
+		return v.Double(), nil
+	}
+	return math.NaN(), fmt.Errorf("a %s value is not a number", v.Kind())
+}
+
+// addImage decodes a PNG or JPEG image into pixel bytes: grey images one
+// plane, others three planes R, G, B (alpha dropped), each row-major.
+func (s *parquetSet) addImage(b []byte) error {
+	img, format, err := image.Decode(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("the image does not decode (%d bytes): %v", len(b), err)
+	}
+	r := img.Bounds()
+	h, w := r.Dy(), r.Dx()
+	_, grey := img.(*image.Gray)
+	channels := 3
+	if grey {
+		channels = 1
+	}
+	d := s.p
+	if s.channels == 0 {
+		s.imageH, s.imageW, s.channels = h, w, channels
+		d.features = h * w * channels
+	}
+	if h != s.imageH || w != s.imageW {
+		return fmt.Errorf("a %d×%d %s image, earlier images %d×%d", w, h, format, s.imageW, s.imageH)
+	}
+	switch {
+	case s.channels == 1 && grey:
+		g := img.(*image.Gray)
+		for y := range h {
+			d.pix = append(d.pix, g.Pix[y*g.Stride:y*g.Stride+w]...)
+		}
+	case s.channels == 1:
+		return fmt.Errorf("a colour %s image, earlier images grey", format)
+	default:
+		plane := h * w
+		base := len(d.pix)
+		d.pix = append(d.pix, make([]byte, 3*plane)...)
+		for y := range h {
+			for x := range w {
+				c := color.NRGBAModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.NRGBA)
+				k := base + y*w + x
+				d.pix[k], d.pix[k+plane], d.pix[k+2*plane] = c.R, c.G, c.B
+			}
+		}
+	}
+	return nil
+}
+
+// Memory declares the data's memory from the row counts in the files'
+// footers and the width of the first row (0 when a file cannot be read:
+// loading then says why).
+func (p parquetParams) Memory() (uint64, string) {
+	var s size
+	for i, path := range []string{p.Path, p.Test} {
+		if path == "" {
+			continue
+		}
+		files, err := parquetFiles(path)
+		if err != nil {
+			return 0, ""
+		}
+		var n int64
+		for _, f := range files {
+			k, err := parquetRows(f)
+			if err != nil {
+				return 0, ""
+			}
+			n += k
+		}
+		width, err := p.firstWidth(files)
+		if err != nil {
+			return 0, ""
+		}
+		s.name([]string{"training rows", "test rows"}[i], n, "features", width)
+		raw := uint64(0)
+		if p.Image != "" {
+			raw = uint64(n) * uint64(width) // the pixel bytes
+		}
+		s.bytes += sampleBytes(int(min(n, math.MaxInt32)), width, raw)
+	}
+	return s.result()
+}
+
+// parquetRows is the row count in a file's footer.
+func parquetRows(path string) (n int64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("damaged Parquet file")
+		}
+	}()
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(fh, st.Size())
+	if err != nil {
+		return 0, err
+	}
+	return pf.NumRows(), nil
+}
+
+// firstWidth is the number of features of the first row.
+func (p parquetParams) firstWidth(files []string) (width int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("damaged Parquet file")
+		}
+	}()
+	fh, err := os.Open(files[0])
+	if err != nil {
+		return 0, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(fh, st.Size())
+	if err != nil {
+		return 0, err
+	}
+	cols, err := p.columns(files[0], pf.Schema())
+	if err != nil {
+		return 0, err
+	}
+	r := parquet.NewReader(pf)
+	defer r.Close()
+	rows := make([]parquet.Row, 1)
+	if n, err := r.ReadRows(rows); n == 0 {
+		return 0, fmt.Errorf("no rows: %v", err)
+	}
+	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1}
+	if err := p.addRow(s, cols, rows[0]); err != nil {
+		return 0, err
+	}
+	return s.p.features, nil
+}
+
+// loadParquet reads the parquet dataset.
+func loadParquet(p parquetParams) (*core.Federated, error) {
+	train, err := p.readParquet(p.Path)
+	if err != nil {
+		return nil, fmt.Errorf("parquet: %w", err)
+	}
+	var test *pooled
+	if p.Test != "" {
+		if test, err = p.readParquet(p.Test); err != nil {
+			return nil, fmt.Errorf("parquet: test split: %w", err)
+		}
+	}
+	name := filepath.Base(strings.TrimRight(p.Path, "/"))
+	if p.Client != "" && len(train.ids) == 1 {
+		return nil, fmt.Errorf("parquet: %s: the client column %s names one writer (%s): a natural partition needs at least two",
+			train.name, echo(p.Client).quoted(), echo(train.ids[0]).quoted())
+	}
+	return federate(name, train, test, p.benchSplit, p.Classes, benchStreams,
+		"name the column of each row's writer with client = COLUMN")
+}
