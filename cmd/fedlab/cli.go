@@ -41,7 +41,7 @@ func init() { // commands refer to help, which reads commands
 	commands = []command{
 		{"run", "SCRIPT.lua", "run a Lua experiment script into a run directory",
 			"Flags may come before or after the script.\n" + exitStatus + ".",
-			[]string{"fedlab run scripts/quickstart.lua", "fedlab run scripts/libsvm_example.lua --out runs/heart --jobs 2 --set path=heart_scale --timeout 2h"},
+			[]string{"fedlab run scripts/quickstart.lua", "fedlab run scripts/libsvm_example.lua --out runs/rcv1 --jobs 2 --set path=/data/rcv1_train.binary.bz2 --timeout 2h"},
 			runCmd},
 		{"table", "DIR", "print or export the tables of a run directory", "",
 			[]string{"fedlab table runs/quickstart --metric opt_gap --round 100 --round 200", "fedlab table runs/quickstart --format latex --bold --out table.tex"},
