@@ -283,6 +283,9 @@ type ceilingReader struct {
 }
 
 func (c *ceilingReader) Read(p []byte) (int, error) {
+	if err := readStopped(); err != nil {
+		return 0, err
+	}
 	n, err := c.r.Read(p)
 	c.read += int64(n)
 	if c.read-c.checked >= readCheckEvery {

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
@@ -10,13 +11,39 @@ import (
 )
 
 // readCheckEvery is how many bytes of text a reader passes between two
-// checks of the memory in use.
+// checks of the memory in use (the read context is checked at every read;
+// see readStopped).
 const readCheckEvery = 8 << 20
 
 var (
 	ceilingMu sync.Mutex
-	ceiling   *budget.Budget // nil: the default ceiling (budget.Ceiling(0)), read at the first check
+	ceiling   *budget.Budget  // nil: the default ceiling (budget.Ceiling(0)), read at the first check
+	readCtx   context.Context // nil: readers are not stopped (see SetReadContext)
 )
+
+// SetReadContext sets the context that stops the file readers: once it
+// ends (a signal, a time limit, the memory ceiling seen by fedlab run's
+// guard), a reader stops at its next read of the file with the context's
+// cause, wherever it is in the file (a compressed file of a few MB can
+// take minutes to read). fedlab run sets it to its script's context while
+// the script runs, and nil (readers not stopped) after.
+func SetReadContext(ctx context.Context) {
+	ceilingMu.Lock()
+	defer ceilingMu.Unlock()
+	readCtx = ctx
+}
+
+// readStopped returns the cause of the read context's end, if it has
+// ended (see SetReadContext).
+func readStopped() error {
+	ceilingMu.Lock()
+	ctx := readCtx
+	ceilingMu.Unlock()
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("reading stopped: %w", context.Cause(ctx))
+}
 
 // SetMemoryCeiling sets the memory the file readers may fill: a reader
 // stops with a *CeilingError as soon as the live heap passes b.Limit while
@@ -52,18 +79,38 @@ func (e *CeilingError) Error() string {
 		"use a smaller file or raise --max-memory", budget.Format(uint64(e.Read)), budget.Format(e.Used), budget.Format(e.Budget.Limit), e.Budget.Source)
 }
 
-// liveHeap is the memory held by live objects after a collection.
-func liveHeap() uint64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// liveHeap is the memory held by heap objects (live, or garbage not yet
+// collected).
+func liveHeap() uint64 { return readMetric("/memory/classes/heap/objects:bytes") }
+
+// readMetric reads one runtime metric of bytes.
+func readMetric(name string) uint64 {
+	sample := []metrics.Sample{{Name: name}}
 	metrics.Read(sample)
 	return sample[0].Value.Uint64()
 }
 
 // checkCeiling returns a *CeilingError when the live heap passes the
-// ceiling (collecting first, so that only live data count).
+// ceiling (collecting first, so that only live data count), or, under a
+// limit on the address space (ulimit -v), when all the memory the Go
+// runtime has mapped does, which a collection does not give back (the
+// measure of fedlab run's guard); or the read context's cause once it has
+// ended (see SetReadContext).
 func checkCeiling(read int64) error {
+	if err := readStopped(); err != nil {
+		return err
+	}
 	b := memoryCeiling()
-	if b.Limit == 0 || liveHeap() <= b.Limit {
+	if b.Limit == 0 {
+		return nil
+	}
+	if b.AddressSpace {
+		if used := readMetric("/memory/classes/total:bytes"); used > b.Limit {
+			return &CeilingError{Read: read, Used: used, Budget: b}
+		}
+		return nil
+	}
+	if liveHeap() <= b.Limit {
 		return nil
 	}
 	runtime.GC()

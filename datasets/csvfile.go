@@ -56,6 +56,9 @@ type lineBound struct {
 }
 
 func (l *lineBound) Read(p []byte) (int, error) {
+	if err := readStopped(); err != nil {
+		return 0, err
+	}
 	n, err := l.r.Read(p)
 	l.read += int64(n)
 	if l.read-l.checked >= readCheckEvery {

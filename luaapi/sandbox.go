@@ -205,6 +205,7 @@ func newGuard(opts Options) *guard {
 	g := &guard{budget: budget.Ceiling(opts.MaxMemory), stderr: opts.Stderr, done: make(chan struct{}), gcLimit: -1}
 	datasets.SetMemoryCeiling(g.budget) // the file readers stop at the same ceiling while they read
 	g.ctx, g.cancel = context.WithCancelCause(parent)
+	datasets.SetReadContext(g.ctx) // and stop when the script is stopped
 	if g.budget.Limit > 0 {
 		if bound := runawayBound(g.budget); bound < math.MaxInt64 {
 			if prev := debug.SetMemoryLimit(-1); int64(bound) < prev {
@@ -271,6 +272,7 @@ func (g *guard) runaway(used uint64) {
 
 // stop ends the guard.
 func (g *guard) stop() {
+	datasets.SetReadContext(nil)
 	close(g.done)
 	g.cancel(nil)
 	if g.gcLimit >= 0 {
