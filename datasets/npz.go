@@ -92,7 +92,7 @@ func openNPY(path string) (*npySource, error) {
 	}
 	z, err := zip.OpenReader(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a .npz archive (a zip file of .npy arrays): %w", path, err)
+		return nil, fmt.Errorf("%s: not a .npz archive (a zip file of .npy arrays): %s", path, libError(err))
 	}
 	return &npySource{path: path, zip: z}, nil
 }
@@ -153,7 +153,7 @@ func (s *npySource) header(name string) (*npy.Reader, io.Closer, string, reflect
 	r, typ, err := npyHeader(br)
 	if err != nil {
 		rc.Close()
-		return nil, nil, "", nil, fmt.Errorf("%s: not a NumPy array: %w", display, err)
+		return nil, nil, "", nil, fmt.Errorf("%s: not a NumPy array: %s", display, libError(err))
 	}
 	h := r.Header.Descr
 	h.Type = strings.Trim(h.Type, "'")
@@ -281,7 +281,7 @@ func (s *npySource) read(name string, keepBytes bool) (*npyArray, error) {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return nil, fmt.Errorf("%s: the data end before the %d values of shape %v: truncated", display, n, h.Shape)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", display, err)
+		return nil, fmt.Errorf("%s: %s", display, libError(err))
 	}
 	return a, nil
 }

@@ -207,7 +207,7 @@ func (p parquetParams) readParquet(path string) (*pooled, error) {
 func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: damaged Parquet file (the reader failed: %v)", path, r)
+			err = fmt.Errorf("%s: damaged Parquet file (the reader failed: %s)", path, libError(r))
 		}
 	}()
 	fh, err := os.Open(path)
@@ -221,7 +221,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	}
 	pf, err := parquet.OpenFile(fh, st.Size())
 	if err != nil {
-		return fmt.Errorf("%s: not a Parquet file, or truncated: %w", path, err)
+		return fmt.Errorf("%s: not a Parquet file, or truncated: %s", path, libError(err))
 	}
 	cols, err := p.columns(path, pf.Schema())
 	if err != nil {
@@ -251,7 +251,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: row %d: damaged Parquet data: %w", path, row, err)
+			return fmt.Errorf("%s: row %d: damaged Parquet data: %s", path, row, libError(err))
 		}
 	}
 }
@@ -366,7 +366,7 @@ func parquetNumber(v parquet.Value) (float64, error) {
 func (s *parquetSet) addImage(b []byte) error {
 	img, format, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
-		return fmt.Errorf("the image does not decode (%d bytes): %v", len(b), err)
+		return fmt.Errorf("the image does not decode (%d bytes): %s", len(b), libError(err))
 	}
 	r := img.Bounds()
 	h, w := r.Dy(), r.Dx()
