@@ -128,3 +128,18 @@ func (a *Local) Aggregate(*core.Round, *core.Message, []*core.Message) {}
 
 // Model is the client's model.
 func (a *Local) Model(dst []float64) { copy(dst, a.w) }
+
+// State declares the iteration, which starts at the first round (core.Stateful).
+func (a *Centralized) State(st *core.State) {
+	started := a.pg != nil
+	st.Bool("started", &started)
+	if st.Loading() && started && st.Err() == nil {
+		a.pg = core.NewProxGrad(a.p, a.w0, 0, a.accelerated)
+	}
+	if started && st.Err() == nil {
+		a.pg.State(st)
+	}
+}
+
+// State declares the client's model (core.Stateful).
+func (a *Local) State(st *core.State) { st.Floats("model", a.w) }

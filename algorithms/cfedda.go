@@ -366,3 +366,25 @@ func (a *MCFedDA) Model(dst []float64) { a.inner.Model(dst) }
 
 // Average is the current stage's weighted-average output.
 func (a *MCFedDA) Average(dst []float64) { a.inner.Average(dst) }
+
+// State declares the round counter, the anchor, the gradient sums, the
+// iterates and the weighted average's sums (core.Stateful); b_r, the
+// round's weights and its penalty are set by Broadcast.
+func (a *CFedDA) State(st *core.State) {
+	st.Int("rounds", &a.r)
+	st.Floats("anchor", a.w0)
+	st.Floats("gradient sum", a.g)
+	st.Floats("weighted iterate sum", a.wt)
+	st.Floats("server iterate", a.wbar)
+	st.Floats("average sum", a.sum)
+	st.Float("average weight", &a.sumA)
+}
+
+// State declares the stage, its λ and radius and the stage's C-FedDA
+// state (core.Stateful).
+func (a *MCFedDA) State(st *core.State) {
+	st.Int("stage", &a.stage)
+	st.Float("stage penalty weight", &a.inner.lambda)
+	st.Float("stage radius", &a.inner.radius)
+	a.inner.State(st)
+}

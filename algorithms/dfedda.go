@@ -306,3 +306,29 @@ func meanOfNodes(n core.Nodes, dst, scratch []float64) {
 
 // ClientVectors: each node's z, tracker, mixed state, message and running sum.
 func (a *DFedDA) ClientVectors() int { return 5 }
+
+// state declares the communication charged outside the gossip messages.
+func (n *gossipNet) state(st *core.State) {
+	st.Int64("extra floats", &n.extra)
+	st.Int("extra floats round", &n.extraR)
+}
+
+// nodesState declares one vector per node.
+func nodesState(st *core.State, name string, v [][]float64) {
+	for _, x := range v {
+		st.Floats(name, x)
+	}
+}
+
+// State declares the nodes' dual states, elapsed step sizes, trackers,
+// the time average's sums, the λ of the last aggregated round's ψ and the
+// extra communication (core.Stateful).
+func (a *DFedDA) State(st *core.State) {
+	a.gossipNet.state(st)
+	nodesState(st, "node dual state", a.z)
+	st.Floats("node elapsed step sizes", a.elapsed)
+	nodesState(st, "node tracker", a.track)
+	nodesState(st, "node iterate sum", a.sum)
+	st.Int("rounds", &a.rounds)
+	st.Float("penalty weight", &a.psi.Lambda)
+}

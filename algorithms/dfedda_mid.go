@@ -109,3 +109,9 @@ func (a *DFedMiD) Model(dst []float64) { meanOfNodes(a, dst, a.scratch) }
 
 // ClientVectors: each node's model, mixed state and message.
 func (a *DFedMiD) ClientVectors() int { return 3 }
+
+// State declares the nodes' models and the extra communication (core.Stateful).
+func (a *DFedMiD) State(st *core.State) {
+	a.gossipNet.state(st)
+	nodesState(st, "node model", a.w)
+}

@@ -231,3 +231,16 @@ func (a *ReFedDA) Model(dst []float64) { meanOfNodes(a, dst, a.scratch) }
 
 // ClientVectors: each node's z, tracker, mixed state, message and running sum.
 func (a *ReFedDA) ClientVectors() int { return 5 }
+
+// State declares the ball's centre and radius, the nodes' dual states,
+// trackers and stage sums, the stage length and the extra communication
+// (core.Stateful).
+func (a *ReFedDA) State(st *core.State) {
+	a.gossipNet.state(st)
+	st.Floats("ball centre", a.centre)
+	st.Float("ball radius", &a.radius)
+	nodesState(st, "node dual state", a.z)
+	nodesState(st, "node tracker", a.track)
+	nodesState(st, "node stage sum", a.sum)
+	st.Int("stage rounds", &a.stageLen)
+}

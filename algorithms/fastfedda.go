@@ -111,6 +111,7 @@ type FastFedDA struct {
 	rounds int       // rounds completed in this run
 	psiSrv core.Psi  // the penalty with which the server computed w_{t_r}
 	psi    core.Psi  // this round's penalty
+	first  core.Psi  // the penalty of the run's first round (its regularizer and layout, for State)
 }
 
 // Init starts at w_0 with g = 0 and w̃ = w_0.
@@ -128,6 +129,7 @@ func (a *FastFedDA) Init(env *core.Env) error {
 	a.wtPre = append([]float64(nil), env.W0...)
 	a.e = baoMeanSteps(env)
 	a.t, a.rounds = 0, 0
+	a.first = env.Problem.Penalty.At(env.Settings.RoundOffset, env.Problem.Layout)
 	return nil
 }
 
@@ -248,5 +250,23 @@ func baoPropagateNaN(model []float64, states ...[]float64) {
 				return
 			}
 		}
+	}
+}
+
+// State declares the anchor, the dual and weighted-iterate states, the
+// server iterate, the iteration count and the λ of the server's penalty
+// (core.Stateful); the round's penalty is set by Broadcast.
+func (a *FastFedDA) State(st *core.State) {
+	st.Floats("anchor", a.w0)
+	st.Floats("gradient sum", a.g)
+	st.Floats("weighted iterate", a.wtPre)
+	st.Floats("server iterate", a.model)
+	st.Float("local iterations", &a.t)
+	st.Int("rounds", &a.rounds)
+	st.Float("server penalty weight", &a.psiSrv.Lambda)
+	if st.Loading() && a.rounds > 0 {
+		lam := a.psiSrv.Lambda
+		a.psiSrv = a.first
+		a.psiSrv.Lambda = lam
 	}
 }

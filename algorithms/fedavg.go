@@ -90,3 +90,9 @@ func (a *FedAvg) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message)
 
 // Model is the server model.
 func (a *FedAvg) Model(dst []float64) { copy(dst, a.w) }
+
+// State declares the server model and the server optimizer's state (core.Stateful).
+func (a *FedAvg) State(st *core.State) {
+	st.Floats("server model", a.w)
+	st.Stepper(a.step)
+}

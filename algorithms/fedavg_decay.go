@@ -83,3 +83,6 @@ func (a *FedAvgDecay) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Mes
 
 // Model is the server model.
 func (a *FedAvgDecay) Model(dst []float64) { copy(dst, a.w) }
+
+// State declares the server model (core.Stateful).
+func (a *FedAvgDecay) State(st *core.State) { st.Floats("server model", a.w) }

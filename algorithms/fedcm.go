@@ -88,3 +88,9 @@ func (a *FedCM) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message) 
 
 // Model is the server model.
 func (a *FedCM) Model(dst []float64) { copy(dst, a.x) }
+
+// State declares the server model and the momentum direction Δ_r (core.Stateful).
+func (a *FedCM) State(st *core.State) {
+	st.Floats("server model", a.x)
+	st.Floats("momentum direction", a.dir)
+}

@@ -351,3 +351,12 @@ func (a *FedDA) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Message)
 
 // Model is the server model x_τ.
 func (a *FedDA) Model(dst []float64) { copy(dst, a.x) }
+
+// State declares the server model, ν, the preconditioner and the step
+// counter (core.Stateful).
+func (a *FedDA) State(st *core.State) {
+	st.Floats("server model", a.x)
+	st.FloatSlice("gradient estimate", &a.nu)
+	a.h.state(st)
+	st.Int("local steps so far", &a.t)
+}

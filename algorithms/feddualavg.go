@@ -95,3 +95,11 @@ func (a *FedDualAvg) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Mes
 
 // Model is the server primal ∇(h + ẽ ψ)*(z).
 func (a *FedDualAvg) Model(dst []float64) { a.mirror.Composite(dst, a.z, a.elapsed, a.psi) }
+
+// State declares the server dual state, the elapsed step size and the λ
+// of the last aggregated round's ψ (core.Stateful).
+func (a *FedDualAvg) State(st *core.State) {
+	st.Floats("server dual state", a.z)
+	st.Float("elapsed step size", &a.elapsed)
+	st.Float("penalty weight", &a.psi.Lambda)
+}

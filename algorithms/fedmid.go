@@ -124,3 +124,11 @@ func (a *FedMiD) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Message
 
 // Model is the server model.
 func (a *FedMiD) Model(dst []float64) { copy(dst, a.w) }
+
+// State declares the server model, its mirror image and the server
+// optimizer's state (core.Stateful).
+func (a *FedMiD) State(st *core.State) {
+	st.Floats("server model", a.w)
+	st.Floats("server mirror image", a.z)
+	st.Stepper(a.step)
+}

@@ -252,3 +252,32 @@ func (a *FedPD) Model(dst []float64) { copy(dst, a.avg) }
 
 // ClientVectors: x_i, λ_i, the round's start x0 and oracle II's estimator.
 func (a *FedPD) ClientVectors() int { return 4 }
+
+// State declares the mean of the x_{0,i} and whether the last round
+// communicated (core.Stateful); the round's parameters are set by
+// Broadcast and the coin is drawn from (seed, run, round).
+func (a *FedPD) State(st *core.State) {
+	st.Floats("mean of the clients' x0", a.avg)
+	st.Bool("last round communicated", &a.sends)
+}
+
+// ClientState declares client c's x_i, λ_i, x_{0,i} and oracle II's
+// estimator, absent until its first round (core.ClientStateDeclarer).
+func (a *FedPD) ClientState(c *core.Client, st *core.State) {
+	s, _ := c.State.(*pdState)
+	has := s != nil
+	st.Bool("client state", &has)
+	if !has || st.Err() != nil {
+		return
+	}
+	if st.Loading() {
+		s = &pdState{}
+	}
+	st.FloatSlice("client x", &s.x)
+	st.FloatSlice("client dual", &s.lam)
+	st.FloatSlice("client x0", &s.x0)
+	st.FloatSlice("client estimator", &s.g)
+	if st.Loading() {
+		c.State = s
+	}
+}

@@ -96,3 +96,6 @@ func (a *FedProx) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message
 
 // Model is the server model.
 func (a *FedProx) Model(dst []float64) { copy(dst, a.w) }
+
+// State declares the server model (core.Stateful).
+func (a *FedProx) State(st *core.State) { st.Floats("server model", a.w) }

@@ -88,3 +88,9 @@ func (a *LocalAdapt) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Mess
 
 // Model is the server model.
 func (a *LocalAdapt) Model(dst []float64) { copy(dst, a.x) }
+
+// State declares the server model and the server optimizer's state (core.Stateful).
+func (a *LocalAdapt) State(st *core.State) {
+	st.Floats("server model", a.x)
+	st.Stepper(a.step)
+}

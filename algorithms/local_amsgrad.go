@@ -105,3 +105,10 @@ func amsgradStep(x, g, m, v, vhat []float64, eta, beta1, beta2, eps float64) {
 		x[i] -= eta * m[i] / (math.Sqrt(vhat[i]) + eps)
 	}
 }
+
+// State declares the server model and the AMSGrad moments (core.Stateful).
+func (a *LocalAMSGrad) State(st *core.State) {
+	st.Floats("server model", a.x)
+	st.Floats("first moment", a.m)
+	st.Floats("max second moment", a.vhat)
+}

@@ -141,3 +141,16 @@ func (a *MimeMVR) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message
 
 // Model is the server model.
 func (a *MimeMVR) Model(dst []float64) { copy(dst, a.x) }
+
+// State declares the server model, its previous value, the momentum and
+// the step counter (core.Stateful); aRound is set by each Broadcast.
+func (a *MimeMVR) State(st *core.State) {
+	st.Floats("server model", a.x)
+	st.Floats("previous server model", a.xPrev)
+	st.Floats("momentum", a.m)
+	st.Int("local steps so far", &a.t)
+}
+
+// ClientState declares nothing: a client's anchor indices are drawn anew
+// every round (core.ClientStateDeclarer; the buffer is reused memory).
+func (a *MimeMVR) ClientState(*core.Client, *core.State) {}

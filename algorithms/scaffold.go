@@ -98,3 +98,22 @@ func (a *Scaffold) Model(dst []float64) { copy(dst, a.x) }
 
 // ClientVectors: the client's control variate c_i.
 func (a *Scaffold) ClientVectors() int { return 1 }
+
+// State declares the server model and control variate (core.Stateful).
+func (a *Scaffold) State(st *core.State) {
+	st.Floats("server model", a.x)
+	st.Floats("server control variate", a.ctrl)
+}
+
+// ClientState declares client c's control variate c_i, nil until its
+// first round (core.ClientStateDeclarer).
+func (a *Scaffold) ClientState(c *core.Client, st *core.State) {
+	var ci []float64
+	if s, ok := c.State.(*scaffoldState); ok {
+		ci = s.ci
+	}
+	st.FloatSlice("client control variate", &ci)
+	if st.Loading() && ci != nil {
+		c.State = &scaffoldState{ci: ci}
+	}
+}

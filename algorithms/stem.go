@@ -100,3 +100,11 @@ func (a *STEM) Aggregate(_ *core.Round, mean *core.Message, _ []*core.Message) {
 
 // Model is the server model.
 func (a *STEM) Model(dst []float64) { copy(dst, a.x) }
+
+// State declares the server model, the momentum estimate and the step
+// counter (core.Stateful).
+func (a *STEM) State(st *core.State) {
+	st.Floats("server model", a.x)
+	st.Floats("momentum estimate", a.d)
+	st.Int("local steps so far", &a.t)
+}

@@ -91,7 +91,7 @@ func runCohort(p *Problem, members []Member, metrics []Metric, workers int) []*R
 			e.scratch = c.scratch // a worker updates one client at a time, whichever member's
 			e.evalEv = c.evals[wk]
 			m.e = e
-			if e.begin() {
+			if !e.resumed && e.begin() {
 				e.keepModel()
 				return true
 			}
@@ -221,17 +221,18 @@ func (w *work) run(offset int, do func(it item)) {
 	}
 }
 
-// round advances every active member by round t. Every phase runs on the
+// round advances every active member by its round t (t after the rounds
+// it resumed from, see engine.start). Every phase runs on the
 // client workers: the members' own steps (each member on one worker), then
 // the client updates grouped by client, the server steps, the training
 // losses of the members that evaluate, and the evaluations.
 func (c *cohort) round(t int) {
 	for _, m := range c.active {
-		if t >= m.e.s.Rounds {
+		if m.e.start+t >= m.e.s.Rounds {
 			m.step(func() bool { m.e.keepModel(); return true })
 		}
 	}
-	c.each(func(m *runner, _ int) { m.step(func() bool { return m.e.startRound(t) }) })
+	c.each(func(m *runner, _ int) { m.step(func() bool { return m.e.startRound(m.e.start + t) }) })
 	var works []*work
 	byClient := map[int]*work{}
 	for _, m := range c.active {
@@ -257,19 +258,20 @@ func (c *cohort) round(t int) {
 			m.ended = true
 			return
 		}
-		m.stepKeeping(func() bool { return m.e.serverStep(t) })
+		m.stepKeeping(func() bool { return m.e.serverStep(m.e.start + t) })
 	})
 	var evaluating []*runner
 	for _, m := range c.active {
-		if !m.ended && m.e.evalAt[t+1] && m.e.tracking() && m.e.nodes == nil {
+		if !m.ended && m.e.evalAt[m.e.start+t+1] && m.e.tracking() && m.e.nodes == nil {
 			evaluating = append(evaluating, m)
 		}
 	}
 	c.trainLosses(evaluating)
 	c.each(func(m *runner, wk int) {
 		m.e.evalEv = c.evals[wk] // the evaluations use the worker's evaluator
-		m.stepKeeping(func() bool { return m.e.endRound(t) })
+		m.stepKeeping(func() bool { return m.e.endRound(m.e.start + t) })
 	})
+	c.each(func(m *runner, _ int) { m.step(func() bool { return m.e.checkpoint(m.e.start + t) }) })
 }
 
 // each calls f for every active member that has not ended, with the

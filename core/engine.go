@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -107,6 +108,8 @@ type engine struct {
 	sys        *system // nil without system effects (realism.go)
 	evalAt     []bool  // evalAt[t]: evaluate after t rounds
 	scale      float64 // max(|F(w₀)|, 1) of the divergence test; 0 until measured
+	resumed    bool    // the run continues from a checkpoint (Settings.Resume)
+	start      int     // rounds done before the loop: 0, or the checkpoint's
 }
 
 func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Result) (*engine, error) {
@@ -154,21 +157,30 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 		}
 		e.nodeMean = make([]float64, dim)
 	}
+	if s.Resume != nil {
+		if _, err := e.loadState(s.Resume); err != nil {
+			return nil, fmt.Errorf("cannot resume from the checkpoint: %w", err)
+		}
+		e.resumed = true
+	}
 	return e, nil
 }
 
 func (e *engine) loop() {
-	if e.begin() {
+	if !e.resumed && e.begin() {
 		e.keepModel()
 		return
 	}
-	for t := 0; t < e.s.Rounds; t++ {
+	for t := e.start; t < e.s.Rounds; t++ {
 		if e.startRound(t) {
 			return
 		}
 		e.updateClients()
 		if e.serverStep(t) || e.endRound(t) {
 			break
+		}
+		if e.checkpoint(t) {
+			return
 		}
 	}
 	e.keepModel()
@@ -319,6 +331,21 @@ func (e *engine) endRound(t int) bool {
 	return false
 }
 
+// checkpoint offers the caller a checkpoint after round t
+// (Settings.Checkpoint); true: the caller's error failed the run.
+func (e *engine) checkpoint(t int) bool {
+	if e.s.Checkpoint == nil {
+		return false
+	}
+	done := t + 1
+	err := e.s.Checkpoint(done, func(w io.Writer) error { return e.saveState(done, w) })
+	if err != nil {
+		e.res.Status, e.res.Err = Failed, fmt.Sprintf("checkpoint after round %d: %v", e.s.RoundOffset+done, err)
+		return true
+	}
+	return false
+}
+
 // keepModel stores the final model in the result.
 func (e *engine) keepModel() { e.res.Model = append([]float64(nil), e.model...) }
 
@@ -408,7 +435,7 @@ func (e *engine) tracking() bool { return e.s.divergenceFactor() < math.MaxFloat
 func (e *engine) diverged(round int, loss float64) bool {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		e.res.Status, e.res.DivergedAt = Diverged, round
-		e.res.Err = fmt.Sprintf("diverged at round %d: the training loss is %g", round, loss)
+		e.res.Err = nonFiniteLoss(e.p.Loss, round, loss)
 		return true
 	}
 	if e.scale == 0 {

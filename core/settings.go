@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"io"
 	"math"
 )
 
@@ -49,6 +50,23 @@ type Settings struct {
 	// Interrupt, if set, is called by the coordinator before every round;
 	// when it returns true the run stops there with status Interrupted.
 	Interrupt func() bool
+	// AlgorithmName names the algorithm in messages (may be "").
+	AlgorithmName string
+	// CheckpointKey is the run's identity, written into its checkpoints
+	// and checked against a checkpoint it resumes from.
+	CheckpointKey string
+	// Checkpoint, if set, is called by the coordinator after every round
+	// that leaves the run going, with the rounds done (as Progress);
+	// calling save writes the engine's state at that boundary (a
+	// checkpoint) to a writer, or returns why it cannot (an algorithm that
+	// does not declare its state, see Stateful). An error returned by
+	// Checkpoint fails the run.
+	Checkpoint func(done int, save func(io.Writer) error) error
+	// Resume, if not nil, is a checkpoint of this run (same settings and
+	// CheckpointKey) that it continues from, bit for bit as if it had not
+	// stopped; a checkpoint that is damaged, truncated or of another run
+	// fails the run with the reason (VerifyCheckpoint checks it first).
+	Resume []byte
 }
 
 // Check validates the settings.

@@ -183,3 +183,15 @@ func SolveFISTA(p *Problem, psi Psi, w0 []float64, s SolveSettings) (*Reference,
 	return &Reference{W: pg.X, Objective: phi, Lambda: psi.Lambda, Iters: iters, Change: change,
 		Residual: k, Solver: SolverFISTA}, nil
 }
+
+// State declares the iteration's state (Stateful): the iterate, the
+// extrapolated point, the step size, the Lipschitz estimate, the momentum
+// parameter and the last objective value.
+func (s *ProxGrad) State(st *State) {
+	st.Floats("iterate", s.X)
+	st.Floats("extrapolated point", s.y)
+	st.Float("step size", &s.step)
+	st.Float("lipschitz estimate", &s.l)
+	st.Float("momentum parameter", &s.t)
+	st.Float("objective", &s.phi)
+}

@@ -57,6 +57,9 @@ func (o SGD) Step(x, delta []float64, scale float64) { floats.AddScaled(x, scale
 // Rate is lr.
 func (o SGD) Rate() float64 { return o.LR }
 
+// State: server SGD keeps no state (core.Stateful).
+func (o SGD) State(*core.State) {}
+
 // Momentum is heavy-ball server momentum (FedAvgM of Hsu, Qi & Brown,
 // "Measuring the Effects of Non-Identical Data Distribution", 2019):
 // m ← βm + Δ, x ← x + η_s·lr·m, with m₋₁ = 0.
@@ -77,6 +80,9 @@ type momentumState struct {
 	Momentum
 	m []float64
 }
+
+// State declares the velocity m (core.Stateful).
+func (s *momentumState) State(st *core.State) { st.Floats("momentum velocity", s.m) }
 
 func (s *momentumState) Step(x, delta []float64, scale float64) {
 	floats.Scale(s.Beta, s.m)
@@ -136,6 +142,12 @@ func newMoments(dim int, lr, beta1, tau float64, second func(v, d2 float64) floa
 		s.v[i] = tau * tau
 	}
 	return s
+}
+
+// State declares the moments m and v (core.Stateful).
+func (s *moments) State(st *core.State) {
+	st.Floats("first moment", s.m)
+	st.Floats("second moment", s.v)
 }
 
 func (s *moments) Step(x, delta []float64, scale float64) {

@@ -1,0 +1,255 @@
+package core
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// A checkpoint is the engine's state at a round boundary (see
+// docs/architecture.md, "Checkpoints"): a header — the magic line, the
+// format version, the run's identity key given by the caller, the
+// payload's length and its sha256 — and the payload, the fields that the
+// engine, the algorithm (Stateful), its clients (ClientStateDeclarer) and
+// the system effects declare, each with its name and kind.
+const (
+	checkpointMagic = "fedlab checkpoint\n"
+	// CheckpointVersion is the version of the checkpoint format.
+	CheckpointVersion uint32 = 1
+)
+
+// encodeCheckpoint writes the header and payload to w.
+func encodeCheckpoint(w io.Writer, key string, payload []byte) error {
+	var b bytes.Buffer
+	b.WriteString(checkpointMagic)
+	b.Write(binary.LittleEndian.AppendUint32(nil, CheckpointVersion))
+	b.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(key))))
+	b.WriteString(key)
+	b.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(payload))))
+	sum := sha256.Sum256(payload)
+	b.Write(sum[:])
+	b.Write(payload)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// decodeCheckpoint checks data's header against key and its payload's
+// length and sha256, and returns the payload.
+func decodeCheckpoint(data []byte, key string) ([]byte, error) {
+	short := fmt.Errorf("checkpoint is truncated (%d bytes)", len(data))
+	if !bytes.HasPrefix(data, []byte(checkpointMagic)) {
+		if len(data) < len(checkpointMagic) && bytes.HasPrefix([]byte(checkpointMagic), data) {
+			return nil, short
+		}
+		return nil, fmt.Errorf("not a fedlab checkpoint")
+	}
+	data = data[len(checkpointMagic):]
+	if len(data) < 8 {
+		return nil, short
+	}
+	if v := binary.LittleEndian.Uint32(data); v != CheckpointVersion {
+		return nil, fmt.Errorf("checkpoint format version %d, this build reads version %d", v, CheckpointVersion)
+	}
+	n := uint64(binary.LittleEndian.Uint32(data[4:]))
+	data = data[8:]
+	if uint64(len(data)) < n+8+sha256.Size {
+		return nil, short
+	}
+	if got := string(data[:n]); got != key {
+		return nil, fmt.Errorf("checkpoint belongs to run %q, not to this run %q", got, key)
+	}
+	data = data[n:]
+	size := binary.LittleEndian.Uint64(data)
+	var sum [sha256.Size]byte
+	copy(sum[:], data[8:])
+	payload := data[8+sha256.Size:]
+	switch {
+	case uint64(len(payload)) < size:
+		return nil, short
+	case uint64(len(payload)) > size:
+		return nil, fmt.Errorf("checkpoint has %d bytes after its payload", uint64(len(payload))-size)
+	case sha256.Sum256(payload) != sum:
+		return nil, fmt.Errorf("checkpoint is damaged: its payload does not match its sha256")
+	}
+	return payload, nil
+}
+
+// VerifyCheckpoint checks that data is a checkpoint of this format
+// version for the run key, complete and intact (its sha256), without
+// reading its state.
+func VerifyCheckpoint(data []byte, key string) error {
+	_, err := decodeCheckpoint(data, key)
+	return err
+}
+
+// algName names the run's algorithm in messages.
+func (e *engine) algName() string {
+	if e.s.AlgorithmName != "" {
+		return e.s.AlgorithmName
+	}
+	return fmt.Sprintf("%T", e.alg)
+}
+
+// saveState writes a checkpoint of the engine after done rounds of the
+// run to w.
+func (e *engine) saveState(done int, w io.Writer) error {
+	st := newSaveState()
+	if err := e.state(st, done); err != nil {
+		return err
+	}
+	return encodeCheckpoint(w, e.s.CheckpointKey, st.out.Bytes())
+}
+
+// loadState restores the engine from checkpoint data and returns the
+// rounds the run had done.
+func (e *engine) loadState(data []byte) (int, error) {
+	payload, err := decodeCheckpoint(data, e.s.CheckpointKey)
+	if err != nil {
+		return 0, err
+	}
+	st := newLoadState(payload)
+	done := 0
+	if err := e.state(st, done); err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	if len(st.in) != 0 {
+		return 0, fmt.Errorf("checkpoint: %d bytes left after the run's state (a checkpoint of another algorithm or build)", len(st.in))
+	}
+	e.alg.Model(e.model)
+	return e.start, nil
+}
+
+// state declares the engine's state to st (saving done, or loading it
+// into e.done).
+func (e *engine) state(st *State, done int) error {
+	sf, ok := e.alg.(Stateful)
+	if !ok {
+		return fmt.Errorf("algorithm %q %w", e.algName(), errNotStateful)
+	}
+	cs, declares := e.alg.(ClientStateDeclarer)
+	if !declares {
+		for _, c := range e.clients {
+			if c.State != nil {
+				return fmt.Errorf("algorithm %q keeps state per client but does not declare it (core.ClientStateDeclarer): it restarts from round 0", e.algName())
+			}
+		}
+	}
+	st.Int("rounds done", &done)
+	e.start = done
+	if st.loading && st.err == nil && (done < 0 || done > e.s.Rounds) {
+		return fmt.Errorf("checkpoint after round %d of a run of %d rounds", done, e.s.Rounds)
+	}
+	dim, M := e.dim, len(e.clients)
+	st.Int("dimension", &dim)
+	st.Int("clients", &M)
+	if st.loading && st.err == nil && (dim != e.dim || M != len(e.clients)) {
+		return fmt.Errorf("checkpoint of a problem with dimension %d and %d clients, the run has %d and %d", dim, M, e.dim, len(e.clients))
+	}
+	st.Int64("up", &e.up)
+	st.Int64("down", &e.down)
+	st.Int("communication rounds", &e.commRounds)
+	st.Float("divergence scale", &e.scale)
+	e.recordsState(st)
+	for _, c := range e.clients {
+		st.Int64("samples accessed", &c.Accessed)
+		st.Int("local steps", &c.Steps)
+		if declares {
+			cs.ClientState(c, st)
+		}
+	}
+	if st.err == nil {
+		sf.State(st)
+	}
+	e.systemState(st)
+	return st.err
+}
+
+// recordsState declares the records measured so far.
+func (e *engine) recordsState(st *State) {
+	n := len(e.res.Records)
+	st.Int("records", &n)
+	if st.err != nil {
+		return
+	}
+	if st.loading {
+		if n < 0 || n > len(e.evalAt) {
+			st.Fail(fmt.Errorf("checkpoint holds %d records", n))
+			return
+		}
+		e.res.Records = make([]Record, n)
+	}
+	for i := range e.res.Records {
+		r := &e.res.Records[i]
+		st.Int("record round", &r.Round)
+		st.Int64("record up", &r.Up)
+		st.Int64("record down", &r.Down)
+		st.Int("record communication rounds", &r.CommRounds)
+		st.Int64("record samples", &r.Samples)
+		st.FloatSlice("record values", &r.Values)
+		if st.loading && st.err == nil && len(r.Values) != len(e.res.Metrics) {
+			st.Fail(fmt.Errorf("a record has %d values, the run measures %d columns", len(r.Values), len(e.res.Metrics)))
+		}
+	}
+}
+
+// systemState declares the state of the system effects: the clients'
+// online states, the error-feedback memories, the clients' copy of the
+// broadcast, the rounds noised (the privacy accountant) and the bits sent.
+// Their random streams are derived per (seed, run, round, client) and
+// carry no state across rounds.
+func (e *engine) systemState(st *State) {
+	on := e.sys != nil
+	st.Bool("system effects", &on)
+	if st.err != nil {
+		return
+	}
+	if on != (e.sys != nil) {
+		st.Fail(fmt.Errorf("checkpoint of a run with different system effects"))
+		return
+	}
+	if !on {
+		return
+	}
+	sys := e.sys
+	st.Bool("availability started", &sys.started)
+	for m := range sys.online {
+		st.Bool("online", &sys.online[m])
+	}
+	st.Int("rounds noised", &sys.noised)
+	st.Int64("bits up", &sys.bitsUp)
+	st.Int64("bits down", &sys.bitsDown)
+	n := len(sys.replica)
+	st.Int("broadcast copies", &n)
+	if st.loading && st.err == nil {
+		if n < 0 || n > e.dnShape.Vecs {
+			st.Fail(fmt.Errorf("checkpoint holds %d broadcast copies", n))
+			return
+		}
+		sys.replica = make([][]float64, n)
+	}
+	for i := range sys.replica {
+		st.FloatSlice("broadcast copy", &sys.replica[i])
+	}
+	for m := range sys.errs {
+		k := len(sys.errs[m])
+		st.Int("error memories", &k)
+		if st.err != nil {
+			return
+		}
+		if st.loading {
+			if k < 0 || k > e.upShape.Vecs {
+				st.Fail(fmt.Errorf("checkpoint holds %d error memories of client %d", k, m))
+				return
+			}
+			sys.errs[m] = nil
+			if k > 0 {
+				sys.errs[m] = make([][]float64, k)
+			}
+		}
+		for j := range sys.errs[m] {
+			st.FloatSlice("error memory", &sys.errs[m][j])
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package core
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"testing"
+)
+
+// stepper is a stateful test algorithm: w ← mean of the clients' w − g.
+type stepper struct{ recorder }
+
+func (a *stepper) ClientUpdate(_ *Round, c *Client, down, up *Message) {
+	copy(up.Vecs[0], a.w)
+	g := c.Vec(0)
+	c.Gradient(up.Vecs[0], g)
+	up.Vecs[0][0] -= 0.5 * g[0]
+	up.Scalars[0] = float64(c.Steps)
+}
+
+func (a *stepper) State(st *State) { st.Floats("model", a.w) }
+
+// checkpointAfter runs alg for s.Rounds rounds and returns its checkpoint
+// after round r.
+func checkpointAfter(t *testing.T, p *Problem, alg Algorithm, s Settings, r int, metrics ...Metric) []byte {
+	t.Helper()
+	var ckpt []byte
+	s.Checkpoint = func(done int, save func(io.Writer) error) error {
+		if done == r {
+			var b bytes.Buffer
+			if err := save(&b); err != nil {
+				return err
+			}
+			ckpt = b.Bytes()
+		}
+		return nil
+	}
+	if res := Run(p, alg, s, metrics); res.Status != Done {
+		t.Fatalf("%s: %s", res.Status, res.Err)
+	}
+	return ckpt
+}
+
+// A checkpoint that is altered, truncated, of another run or of another
+// format version is refused with its reason, and a run resumed from it
+// fails with that reason instead of continuing wrongly.
+func TestDamagedCheckpointIsRefused(t *testing.T) {
+	p := testProblem(t, sizes(3, 4, 5))
+	s := Settings{Rounds: 4, LocalSteps: 2, Batch: 2, Seed: 3, CheckpointKey: "run-a"}
+	ckpt := checkpointAfter(t, p, &stepper{}, s, 2)
+	if err := VerifyCheckpoint(ckpt, "run-a"); err != nil {
+		t.Fatalf("intact checkpoint refused: %v", err)
+	}
+	flip := bytes.Clone(ckpt)
+	flip[len(flip)-3] ^= 1
+	version := bytes.Clone(ckpt)
+	version[len(checkpointMagic)] = 9
+	cases := []struct {
+		name string
+		data []byte
+		key  string
+		want string
+	}{
+		{"altered", flip, "run-a", "checkpoint is damaged: its payload does not match its sha256"},
+		{"truncated", ckpt[:len(ckpt)-5], "run-a", fmt.Sprintf("checkpoint is truncated (%d bytes)", len(ckpt)-5)},
+		{"header only", ckpt[:10], "run-a", "checkpoint is truncated (10 bytes)"},
+		{"another run", ckpt, "run-b", `checkpoint belongs to run "run-a", not to this run "run-b"`},
+		{"another version", version, "run-a", "checkpoint format version 9, this build reads version 1"},
+		{"not one", []byte("hello, world, this is not a checkpoint"), "run-a", "not a fedlab checkpoint"},
+		{"trailing bytes", append(bytes.Clone(ckpt), 0), "run-a", "checkpoint has 1 bytes after its payload"},
+	}
+	for _, tc := range cases {
+		if err := VerifyCheckpoint(tc.data, tc.key); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+		rs := s
+		rs.CheckpointKey, rs.Resume = tc.key, tc.data
+		res := Run(p, &stepper{}, rs, nil)
+		if want := "cannot resume from the checkpoint: " + tc.want; res.Status != Failed || res.Err != want {
+			t.Errorf("%s: resumed run %s %q, want failed %q", tc.name, res.Status, res.Err, want)
+		}
+	}
+	// the same bytes with a payload of another algorithm: the field names differ
+	other := checkpointAfter(t, p, &otherState{}, s, 2)
+	res := Run(p, &stepper{}, Settings{Rounds: 4, LocalSteps: 2, Batch: 2, Seed: 3, CheckpointKey: "run-a", Resume: other}, nil)
+	if want := `cannot resume from the checkpoint: checkpoint: checkpoint holds float vector "velocity" where float vector "model" is expected (a checkpoint of another algorithm or build)`; res.Err != want {
+		t.Errorf("other algorithm's checkpoint: %q, want %q", res.Err, want)
+	}
+}
+
+type otherState struct{ stepper }
+
+func (a *otherState) State(st *State) { st.Floats("velocity", a.w) }
+
+// An algorithm that does not declare its state cannot be checkpointed: the
+// save reports it (the caller restarts such runs from round 0), and a
+// run resumed with a checkpoint fails rather than continue from a state
+// it cannot restore.
+func TestUndeclaredStateIsReported(t *testing.T) {
+	p := testProblem(t, sizes(3, 4, 5))
+	s := Settings{Rounds: 3, LocalSteps: 1, AlgorithmName: "rec", CheckpointKey: "k"}
+	var errs []error
+	s.Checkpoint = func(done int, save func(io.Writer) error) error {
+		errs = append(errs, save(io.Discard))
+		return nil
+	}
+	if res := Run(p, &recorder{}, s, nil); res.Status != Done {
+		t.Fatalf("%s: %s", res.Status, res.Err)
+	}
+	want := `algorithm "rec" does not declare its state (core.Stateful): it restarts from round 0`
+	if len(errs) != 3 || errs[0] == nil || errs[0].Error() != want {
+		t.Fatalf("save errors %v, want 3 × %q", errs, want)
+	}
+	// a checkpoint hook's error fails the run, after the round it follows
+	s.Checkpoint = func(done int, save func(io.Writer) error) error { return save(io.Discard) }
+	if res := Run(p, &recorder{}, s, nil); res.Status != Failed || res.Err != "checkpoint after round 1: "+want || res.Model != nil {
+		t.Fatalf("%s %q (model %v)", res.Status, res.Err, res.Model)
+	}
+	// a client state the algorithm does not declare
+	s.Checkpoint = func(done int, save func(io.Writer) error) error { return save(io.Discard) }
+	res := Run(p, &clientKeeper{}, s, nil)
+	if want := `checkpoint after round 1: algorithm "rec" keeps state per client but does not declare it (core.ClientStateDeclarer): it restarts from round 0`; res.Err != want {
+		t.Fatalf("%q, want %q", res.Err, want)
+	}
+}
+
+type clientKeeper struct{ stepper }
+
+func (a *clientKeeper) ClientUpdate(rd *Round, c *Client, down, up *Message) {
+	c.State = 1
+	a.stepper.ClientUpdate(rd, c, down, up)
+}
+
+// A resumed run continues bit for bit, in Run and in a cohort, and a
+// checkpoint after the last round resumes to the same end.
+func TestResumedRunContinues(t *testing.T) {
+	p := testProblem(t, sizes(3, 4, 5, 6))
+	s := Settings{Rounds: 6, LocalSteps: 3, Batch: 2, ClientsPerRound: 2, EvalEvery: 2, Seed: 5, CheckpointKey: "k"}
+	m := []Metric{objectiveMetric{}, trainLoss{}}
+	want := Run(p, &stepper{}, s, m)
+	for _, r := range []int{1, 3, 6} {
+		rs := s
+		rs.Resume = checkpointAfter(t, p, &stepper{}, s, r, m...)
+		got := Run(p, &stepper{}, rs, m)
+		if fmt.Sprint(got.Records) != fmt.Sprint(want.Records) || fmt.Sprint(got.Model) != fmt.Sprint(want.Model) || got.Status != Done {
+			t.Fatalf("resumed after %d: %s %v %v, want %v %v", r, got.Status, got.Records, got.Model, want.Records, want.Model)
+		}
+		if got := Run(p, &stepper{}, rs, m[:1]); got.Err != "cannot resume from the checkpoint: checkpoint: a record has 2 values, the run measures 1 columns" {
+			t.Fatalf("resumed with fewer metrics: %s %q", got.Status, got.Err)
+		}
+		for k, c := range RunCohort(p, []Member{{&stepper{}, rs}, {&stepper{}, s}}, m) {
+			if fmt.Sprint(c.Records) != fmt.Sprint(want.Records) || fmt.Sprint(c.Model) != fmt.Sprint(want.Model) {
+				t.Fatalf("cohort member %d resumed after %d: %v %v, want %v %v", k, r, c.Records, c.Model, want.Records, want.Model)
+			}
+		}
+	}
+}
