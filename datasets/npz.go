@@ -334,7 +334,12 @@ func (p npzParams) Memory() (uint64, string) {
 		if k := []int{p.TrainSamples, p.TestSamples}[i]; k > 0 && k < n {
 			kept = k
 		}
-		s.bytes += sampleBytes(kept, w, budget.Product(n, w, int(typ.Size()))+budget.Product(n, 16))
+		raw := budget.Sum(budget.Product(n, w, int(typ.Size())), budget.Product(n, 16)) // the array read, the labels read
+		if typ.Kind() == reflect.Uint8 {
+			s.bytes += pixelBytes(kept, w, raw)
+		} else {
+			s.bytes += sampleBytes(kept, w, raw)
+		}
 	}
 	return s.result()
 }

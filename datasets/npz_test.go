@@ -173,7 +173,7 @@ func TestNPZErrors(t *testing.T) {
 		}
 	}
 	a := mustValidate(t, "npz", map[string]any{"path": archive, "classes": 3})
-	if got, what, _ := a.Spec().Size(a); got != 8*5*8+8*4+8*16 || what != "x = [8 4]" {
+	if got, what, _ := a.Spec().Size(a); got != 8*4+8*8+8*4+8*16 || what != "x = [8 4]" {
 		t.Errorf("declared %d (%q)", got, what)
 	}
 }

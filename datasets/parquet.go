@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -432,11 +433,12 @@ func (p parquetParams) Memory() (uint64, string) {
 			return 0, ""
 		}
 		s.name([]string{"training rows", "test rows"}[i], n, "features", width)
-		raw := uint64(0)
+		rows := int(min(n, math.MaxInt32))
 		if p.Image != "" {
-			raw = uint64(n) * uint64(width) // the pixel bytes
+			s.bytes += pixelBytes(rows, width, budget.Product(rows, width)) // and the pixel bytes read
+		} else {
+			s.bytes += sampleBytes(rows, width, 0)
 		}
-		s.bytes += sampleBytes(int(min(n, math.MaxInt32)), width, raw)
 	}
 	return s.result()
 }

@@ -178,7 +178,7 @@ func TestParquetErrors(t *testing.T) {
 		}
 	}
 	a := mustValidate(t, "parquet", map[string]any{"path": solo, "image": "image", "label": "character", "classes": 3})
-	if got, what, _ := a.Spec().Size(a); got != 6*7*8+6*6 || what != "training rows = 6, features = 6" {
+	if got, what, _ := a.Spec().Size(a); got != 6*6+6*8+6*6 || what != "training rows = 6, features = 6" {
 		t.Errorf("declared %d (%q)", got, what)
 	}
 }
