@@ -118,7 +118,8 @@ func describe(w io.Writer, name string) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s\nLua: %s\n", wrap(fmt.Sprintf("%s %s: %s", s.Kind, s.Name, s.Doc), width), constructorExample(s))
+		lua := strings.ReplaceAll(wrap(constructorExample(s), width-5), "\n", "\n     ") // under "Lua: "
+		fmt.Fprintf(w, "%s\nLua: %s\n", wrap(fmt.Sprintf("%s %s: %s", s.Kind, s.Name, s.Doc), width), lua)
 		if len(s.Params) == 0 {
 			fmt.Fprintln(w, "No parameters.")
 			continue
