@@ -92,7 +92,11 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 	solveReferences(jobs, slots)
 	prog := opts.Progress
 	if prog != nil {
-		prog.begin(len(jobs), true)
+		planned := make([]int, len(jobs))
+		for i := range jobs {
+			planned[i] = jobs[i].Settings.Rounds
+		}
+		prog.begin(planned, true)
 		defer prog.end()
 	}
 	type ended struct {

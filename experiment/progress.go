@@ -10,17 +10,22 @@ import (
 )
 
 // Progress reports the runs of one call on standard error: the call (its
-// index, function and place in the script, as the title), runs done out of
-// the total, how many are running, diverged or failed, the elapsed time
-// and an estimate of the time left. On a terminal (Interactive) one line is
-// redrawn in place twice a second once the call has taken two seconds;
-// otherwise (a log file, a cluster job) a full line is printed every ten
-// seconds. Nothing is printed for calls that finish sooner. The estimate
-// comes from rounds, not runs: the rounds left (runs not started yet are
-// assumed as long as the average run started) at the rate of rounds done
-// since the first round was reported, so the set-up before it (data,
-// reference optimum) does not inflate the first estimate. The calls of a
-// script share one line through ScriptProgress.
+// index, function and place in the script, as the title), the rounds
+// completed out of the rounds planned for all the runs it executes (runs
+// executed together in a cohort included, each counted as it goes), runs
+// done out of the total, how many are running, diverged or failed, the
+// elapsed time, the rate of rounds and an estimate of the time left. On a
+// terminal (Interactive) one line is redrawn in place twice a second once
+// the call has taken two seconds; otherwise (a log file, a cluster job)
+// the same line is printed every ten seconds. Nothing is printed for calls
+// that finish sooner. The rate is that of the last RateWindow (the rounds
+// completed since the newest tick at least RateWindow old, or since the
+// first round when the call is younger: the set-up before it, data and
+// reference optimum, does not count), so the estimate follows the
+// current pace instead of jumping with each run that starts or ends: the
+// rounds left (a run that ended leaves none, even if it diverged early)
+// at that rate. The calls of a script share one line through
+// ScriptProgress.
 type Progress struct {
 	w           io.Writer
 	title       string
@@ -33,11 +38,11 @@ type Progress struct {
 
 	mu                      sync.Mutex
 	start                   time.Time
-	executing               int            // runs to execute
-	doneRounds, totalRounds []atomic.Int64 // per executing run: rounds done and its round count (0: not reported)
-	ended                   []bool         // per executing run: finished
+	doneRounds, planned     []atomic.Int64 // per executing run: rounds completed and rounds planned
+	ended, stopped          []bool         // per executing run: finished; interrupted (its rounds left stay to do)
 	firstRound              atomic.Int64   // when the first round was reported (Unix ns; 0: not yet)
-	roundsAtFirst           atomic.Int64   // rounds done at that time
+	roundsAtFirst           atomic.Int64   // rounds completed by the run that reported it
+	samples                 []sample       // rounds completed at the ticks of the last RateWindow, oldest first (see rate)
 	started, done           int            // runs started and finished by this call
 	diverged, failed        int
 	interrupted             int // runs stopped by an interruption (not done)
@@ -62,8 +67,17 @@ type ScriptProgress struct {
 	start       time.Time
 
 	calls, total, stored, done, diverged, failed, interrupted int
-	rounds                                                    float64
+	rounds                                                    int64
 	shown                                                     bool
+}
+
+// RateWindow is how far back the rate of rounds of a progress line looks.
+const RateWindow = 10 * time.Second
+
+// sample is the rounds completed by a call's runs at a time.
+type sample struct {
+	at     time.Time
+	rounds int64
 }
 
 // NewScriptProgress returns the progress display of the script called
@@ -95,12 +109,12 @@ func (s *ScriptProgress) End() {
 	}
 	el := s.now().Sub(s.start)
 	fmt.Fprintf(s.w, "%s: %s, runs %d/%d%s in %s, %s\n", s.name, calls, s.stored+s.done, s.total, notes,
-		elapsed(el), Throughput(float64(s.done), s.rounds, el))
+		elapsed(el), Throughput(float64(s.done), float64(s.rounds), el))
 }
 
 // add counts the ended call p into the script's totals.
 func (s *ScriptProgress) add(p *Progress) {
-	done, _ := p.rounds()
+	done, _, _ := p.counts()
 	s.calls++
 	s.total += p.total
 	s.stored += p.stored
@@ -123,13 +137,16 @@ func NewProgress(w io.Writer, interactive bool, title string, total, stored int)
 	return p
 }
 
-// begin starts the clock for n runs to execute and, with tick, the
-// goroutine that prints.
-func (p *Progress) begin(n int, tick bool) {
+// begin starts the clock for the runs to execute, planned[i] rounds for
+// run i, and, with tick, the goroutine that prints.
+func (p *Progress) begin(planned []int, tick bool) {
 	p.start = p.now()
-	p.executing = n
-	p.doneRounds, p.totalRounds = make([]atomic.Int64, n), make([]atomic.Int64, n)
-	p.ended = make([]bool, n)
+	n := len(planned)
+	p.doneRounds, p.planned = make([]atomic.Int64, n), make([]atomic.Int64, n)
+	for i, r := range planned {
+		p.planned[i].Store(int64(r))
+	}
+	p.ended, p.stopped = make([]bool, n), make([]bool, n)
 	if !tick {
 		return
 	}
@@ -156,11 +173,12 @@ func (p *Progress) runStarted() {
 	p.mu.Unlock()
 }
 
-// round records that executing run i completed done of total rounds. It is
-// called by the run's engine after every round and does not allocate.
+// round records that executing run i completed done of total rounds (its
+// engine's count, which replaces the planned one). It is called by the
+// run's engine after every round and does not allocate.
 func (p *Progress) round(i, done, total int) {
 	p.doneRounds[i].Store(int64(done))
-	p.totalRounds[i].Store(int64(total))
+	p.planned[i].Store(int64(total))
 	if p.firstRound.Load() == 0 && p.firstRound.CompareAndSwap(0, p.now().UnixNano()) {
 		p.roundsAtFirst.Store(int64(done))
 	}
@@ -170,9 +188,9 @@ func (p *Progress) round(i, done, total int) {
 func (p *Progress) runEnded(i int, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.doneRounds[i].Store(p.totalRounds[i].Load())
 	p.ended[i] = true
 	if status == "interrupted" {
+		p.stopped[i] = true
 		p.interrupted++
 		return
 	}
@@ -190,6 +208,7 @@ func (p *Progress) tick() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := p.now()
+	p.sample(t)
 	if t.Sub(p.start) < p.after {
 		return
 	}
@@ -234,61 +253,83 @@ func (p *Progress) end() {
 }
 
 // line renders the progress at time t, e.g. "call 2: fedlab.sweep at
-// s.lua:12: runs 40/98 (20 stored, 3 diverged), 2 running, 12.3s, ETA 30s".
+// s.lua:12: rounds 4000/7800, runs 40/98 (20 stored, 3 diverged), 2
+// running, 12.3s, 250 rounds/s, ETA 15s" (before a rate is known: no
+// rate, "ETA ?").
 func (p *Progress) line(t time.Time) string {
-	l := fmt.Sprintf("%s: runs %d/%d%s, %d running, %s, ETA %s", p.title, p.stored+p.done, p.total, p.notes(),
-		p.started-p.done-p.interrupted, elapsed(t.Sub(p.start)), p.eta(t))
+	_, accounted, planned := p.counts()
+	rate := ""
+	eta := "?"
+	if r, ok := p.rate(t); ok {
+		rate = ", " + roundRate(r)
+		eta = time.Duration(float64(planned-accounted) / r * float64(time.Second)).Round(time.Second).String()
+	}
+	l := fmt.Sprintf("%s: rounds %d/%d, runs %d/%d%s, %d running, %s%s, ETA %s", p.title, accounted, planned,
+		p.stored+p.done, p.total, p.notes(), p.started-p.done-p.interrupted, elapsed(t.Sub(p.start)), rate, eta)
 	if p.script != nil {
 		l += "; script " + elapsed(t.Sub(p.script.start))
 	}
 	return l
 }
 
-// rounds returns the rounds done by the executing runs and the rounds
-// they have in all (runs that have not reported yet counted as the average
-// of those that have).
-func (p *Progress) rounds() (done, total float64) {
-	known, unknown := 0.0, 0
-	reported := 0
+// counts returns the rounds the executing runs completed, the rounds
+// accounted for (a run that ended, but for an interruption, has no rounds
+// left: its planned rounds) and the rounds planned for them all.
+func (p *Progress) counts() (completed, accounted, planned int64) {
 	for i := range p.doneRounds {
-		n := p.totalRounds[i].Load()
-		done += float64(p.doneRounds[i].Load())
-		switch {
-		case n > 0:
-			known += float64(n)
-			reported++
-		case !p.ended[i]:
-			unknown++
+		done, n := p.doneRounds[i].Load(), p.planned[i].Load()
+		completed += done
+		planned += n
+		if p.ended[i] && !p.stopped[i] {
+			accounted += n
+		} else {
+			accounted += done
 		}
 	}
-	total = known
-	if reported > 0 {
-		total += float64(unknown) * known / float64(reported)
-	}
-	return done, total
+	return completed, accounted, planned
 }
 
-// eta estimates the time left at t from the rate of rounds since the
-// first one, or "?" before there is a rate.
-func (p *Progress) eta(t time.Time) string {
+// sample records the rounds completed at t for the rate, once the first
+// round was reported (whose time and count are the first sample), and
+// forgets the samples older than the newest one at least RateWindow old.
+func (p *Progress) sample(t time.Time) {
 	first := p.firstRound.Load()
-	done, total := p.rounds()
-	since := done - float64(p.roundsAtFirst.Load())
-	el := t.Sub(time.Unix(0, first))
-	if first == 0 || since <= 0 || el <= 0 {
-		return "?"
+	if first == 0 {
+		return
 	}
-	left := time.Duration(float64(el) * max(total-done, 0) / since)
-	return left.Round(time.Second).String()
+	if len(p.samples) == 0 {
+		p.samples = append(p.samples, sample{time.Unix(0, first), p.roundsAtFirst.Load()})
+	}
+	completed, _, _ := p.counts()
+	p.samples = append(p.samples, sample{t, completed})
+	k := 0
+	for k+1 < len(p.samples) && !p.samples[k+1].at.After(t.Add(-RateWindow)) {
+		k++
+	}
+	p.samples = p.samples[k:]
+}
+
+// rate returns the rounds completed per second over the samples, newest
+// at t; ok is false before any round was completed after the first.
+func (p *Progress) rate(t time.Time) (perSecond float64, ok bool) {
+	if len(p.samples) < 2 {
+		return 0, false
+	}
+	oldest, newest := p.samples[0], p.samples[len(p.samples)-1]
+	dt := t.Sub(oldest.at).Seconds()
+	if newest.rounds <= oldest.rounds || dt <= 0 {
+		return 0, false
+	}
+	return float64(newest.rounds-oldest.rounds) / dt, true
 }
 
 // summary renders the final line, e.g. "call 2: fedlab.sweep at
 // s.lua:12: runs 98/98 (3 diverged) in 16.2s, 4.8 runs/s, 12.1k rounds/s".
 func (p *Progress) summary(t time.Time) string {
 	el := t.Sub(p.start)
-	done, _ := p.rounds()
+	done, _, _ := p.counts()
 	return fmt.Sprintf("%s: runs %d/%d%s in %s, %s", p.title, p.stored+p.done, p.total, p.notes(),
-		elapsed(el), Throughput(float64(p.done), done, el))
+		elapsed(el), Throughput(float64(p.done), float64(done), el))
 }
 
 // Throughput renders how fast runs and rounds went in the units that read
@@ -310,16 +351,22 @@ func Throughput(runs, rounds float64, el time.Duration) string {
 	if rounds <= 0 {
 		return r
 	}
-	rate := rounds / sec
+	return r + ", " + roundRate(rounds/sec)
+}
+
+// roundRate renders a rate of rounds per second in the unit that reads
+// best: "12.1k rounds/s" (k, M for thousands, millions), "2.5 rounds/s",
+// "6 rounds/min".
+func roundRate(rate float64) string {
 	switch {
 	case rate >= 1e6:
-		return fmt.Sprintf("%s, %.3gM rounds/s", r, rate/1e6)
+		return fmt.Sprintf("%.3gM rounds/s", rate/1e6)
 	case rate >= 1e3:
-		return fmt.Sprintf("%s, %.3gk rounds/s", r, rate/1e3)
+		return fmt.Sprintf("%.3gk rounds/s", rate/1e3)
 	case rate >= 1:
-		return fmt.Sprintf("%s, %.3g rounds/s", r, rate)
+		return fmt.Sprintf("%.3g rounds/s", rate)
 	}
-	return fmt.Sprintf("%s, %.3g rounds/min", r, rate*60)
+	return fmt.Sprintf("%.3g rounds/min", rate*60)
 }
 
 // notes lists the stored, diverged and failed counts, e.g. " (20 stored, 3 diverged)".

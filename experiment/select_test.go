@@ -1,11 +1,8 @@
 package experiment
 
 import (
-	"bytes"
 	"math"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/fedlab/fedlab/core"
 )
@@ -106,116 +103,3 @@ func TestRuleCheckAndString(t *testing.T) {
 	}
 }
 
-func TestProgressLines(t *testing.T) {
-	var buf bytes.Buffer
-	p := NewProgress(&buf, true, "call 2: fedlab.sweep at s.lua:3", 10, 4)
-	now := time.Unix(100, 0)
-	p.now = func() time.Time { return now }
-	p.begin(6, false)
-	p.runStarted()
-	p.runStarted()
-	now = now.Add(2 * time.Second) // set-up before the first round: not part of the rate
-	p.round(0, 1, 10)
-	p.tick() // after 2 s: a line, but no rate yet
-	now = now.Add(3 * time.Second)
-	p.round(0, 10, 10)
-	p.runEnded(0, "done")
-	p.runStarted()
-	p.round(1, 4, 20)
-	p.runEnded(2, "diverged")
-	p.tick()
-	now = now.Add(time.Second)
-	p.end()
-	// rounds: 10 + 4 done of 10 + 20 + 3 runs × 15 (the average) = 75;
-	// 13 rounds since the first in 3 s: 61 left take 14 s
-	want := "\rcall 2: fedlab.sweep at s.lua:3: runs 4/10 (4 stored), 2 running, 2s, ETA ?" +
-		"\rcall 2: fedlab.sweep at s.lua:3: runs 6/10 (4 stored, 1 diverged), 1 running, 5s, ETA 14s" +
-		"\rcall 2: fedlab.sweep at s.lua:3: runs 6/10 (4 stored, 1 diverged) in 6s, 20 runs/min, 2.33 rounds/s\n"
-	if buf.String() != want {
-		t.Errorf("progress output\n%q, want\n%q", buf.String(), want)
-	}
-	buf.Reset()
-	r := NewProgress(&buf, false, "call 1: fedlab.run at s.lua:2", 2, 0)
-	r.now = p.now
-	r.begin(2, false)
-	r.runStarted()
-	r.runStarted()
-	r.runEnded(0, "done")
-	r.runEnded(1, "interrupted")
-	now = now.Add(20 * time.Second)
-	r.tick()
-	if want := "call 1: fedlab.run at s.lua:2: runs 1/2 (1 interrupted), 0 running, 20s, ETA ?\n"; buf.String() != want {
-		t.Errorf("interrupted run: %q, want %q", buf.String(), want)
-	}
-	for _, c := range []struct {
-		runs, rounds float64
-		el           time.Duration
-		want         string
-	}{
-		{98, 12100, 10 * time.Second, "9.8 runs/s, 1.21k rounds/s"},
-		{4, 4000, 3 * time.Minute, "1.33 runs/min, 22.2 rounds/s"},
-		{2, 10, 90 * time.Minute, "45m0s per run, 0.111 rounds/min"},
-	} {
-		if got := Throughput(c.runs, c.rounds, c.el); got != c.want {
-			t.Errorf("Throughput(%g, %g, %s) = %q, want %q", c.runs, c.rounds, c.el, got, c.want)
-		}
-	}
-	buf.Reset()
-	q := NewProgress(&buf, false, "fedlab.compare", 2, 0)
-	q.now = p.now
-	q.begin(2, false)
-	q.tick()
-	q.end()
-	if buf.Len() != 0 {
-		t.Errorf("a short call printed %q", buf.String())
-	}
-}
-
-// TestScriptProgressKeepsOneLine checks that on a terminal the calls of a
-// script share one line, erased when a call ends (the script's tables come
-// next), and that one summary for the script is printed at its end; in a
-// log every call keeps its summary and the script adds its own.
-func TestScriptProgressKeepsOneLine(t *testing.T) {
-	for _, interactive := range []bool{true, false} {
-		var buf bytes.Buffer
-		s := NewScriptProgress(&buf, interactive, "s.lua")
-		now := time.Unix(100, 0)
-		s.now, s.start = func() time.Time { return now }, now
-
-		p := s.Call("call 1: fedlab.compare at s.lua:3", 2, 0)
-		p.begin(2, false)
-		p.runStarted()
-		p.runStarted()
-		p.round(0, 5, 10)
-		now = now.Add(15 * time.Second)
-		p.round(0, 10, 10)
-		p.runEnded(0, "done")
-		p.round(1, 10, 10)
-		p.runEnded(1, "diverged")
-		p.tick()
-		p.end()
-		buf.WriteString("TABLE\n") // the script prints a table between its calls
-
-		q := s.Call("call 2: fedlab.run at s.lua:9", 3, 2) // too short to show a line
-		q.begin(1, false)
-		q.runStarted()
-		q.round(0, 20, 20)
-		q.runEnded(0, "done")
-		now = now.Add(time.Second)
-		q.end()
-		s.End()
-
-		line := "call 1: fedlab.compare at s.lua:3: runs 2/2 (1 diverged), 0 running, 15s, ETA 0s; script 15s"
-		var want string
-		if interactive {
-			want = "\r" + line + "\r" + strings.Repeat(" ", len(line)) + "\r" + "TABLE\n"
-		} else {
-			want = line + "\n" +
-				"call 1: fedlab.compare at s.lua:3: runs 2/2 (1 diverged) in 15s, 8 runs/min, 1.33 rounds/s\n" + "TABLE\n"
-		}
-		want += "s.lua: 2 calls, runs 5/5 (2 stored, 1 diverged) in 16s, 11.2 runs/min, 2.5 rounds/s\n"
-		if buf.String() != want {
-			t.Errorf("interactive %v:\n%q, want\n%q", interactive, buf.String(), want)
-		}
-	}
-}
