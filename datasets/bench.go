@@ -5,9 +5,11 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/budget"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // The benchmark formats (idx, cifar, npz, leaf, parquet) read the samples
@@ -238,7 +240,8 @@ func partitionRows(train *pooled, rows []int, s benchSplit, classes int, st stre
 			parts, err = PartitionDominant(labels, classes, k, s.Dominant, rng)
 		}
 	default:
-		err = fmt.Errorf("unknown partition %q (known: %s, %s, %s, %s, %s)", s.Partition, MethodIID, MethodDirichlet, MethodShards, MethodDominant, MethodNatural)
+		known := []string{MethodIID, MethodDirichlet, MethodShards, MethodDominant, MethodNatural}
+		err = fmt.Errorf("unknown partition %q%s; known: %s", s.Partition, registry.DidYouMean(s.Partition, known), strings.Join(known, ", "))
 	}
 	return parts, nil, err
 }

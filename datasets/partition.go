@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // Partition methods accepted by Partition.
@@ -44,7 +46,8 @@ func Partition(d *core.Data, classes int, method string, clients int, alpha floa
 	case MethodShards:
 		parts, err = PartitionShards(d.Y, clients, shardsPerClient, rng)
 	default:
-		return nil, fmt.Errorf("unknown partition method %q (known: %s, %s, %s)", method, MethodIID, MethodDirichlet, MethodShards)
+		known := []string{MethodIID, MethodDirichlet, MethodShards}
+		return nil, fmt.Errorf("unknown partition method %q%s; known: %s", method, registry.DidYouMean(method, known), strings.Join(known, ", "))
 	}
 	if err != nil {
 		return nil, err

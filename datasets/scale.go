@@ -3,8 +3,10 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // Feature scaling methods (the scaling parameter of file loaders).
@@ -92,7 +94,8 @@ func Scale(f *core.Federated, method string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown scaling %q (known: %s, %s, %s, %s)", method, ScaleNone, ScaleMaxAbs, ScaleUnitNorm, ScaleStandardize)
+	known := []string{ScaleNone, ScaleMaxAbs, ScaleUnitNorm, ScaleStandardize}
+	return fmt.Errorf("unknown scaling %q%s; known: %s", method, registry.DidYouMean(method, known), strings.Join(known, ", "))
 }
 
 // rowValues returns the stored values of row i of d (every feature when dense).
