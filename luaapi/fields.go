@@ -3,9 +3,11 @@ package luaapi
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
+	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/registry"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -69,12 +71,25 @@ func (f *fields) number(key string, def, lo float64) float64 {
 	case lua.LNumber:
 		if !(float64(v) >= lo) {
 			f.fail(fmt.Errorf("%s: expected a number ≥ %g, got %v", f.what(key), lo, v))
+		} else if math.IsInf(float64(v), 1) { // no key of fedlab means anything by ∞ (identities cannot hold it)
+			f.fail(fmt.Errorf("%s: expected a finite number ≥ %g, got %v", f.what(key), lo, v))
 		}
 		return float64(v)
 	default:
 		f.fail(fmt.Errorf("%s: expected a number, got %s", f.what(key), typeText(v)))
 		return 0
 	}
+}
+
+// callName reads the key name of a call: free text stored in the run
+// directory, so refused unless it is valid UTF-8, as labels are
+// (experiment.ValidText; it was stored with U+FFFD for the invalid bytes).
+func (f *fields) callName() string {
+	name := f.str("name", "")
+	if err := experiment.ValidText("name", name); err != nil {
+		f.fail(fmt.Errorf("%s: %w", f.what("name"), err))
+	}
+	return name
 }
 
 // boolean reads a boolean, or def if absent.

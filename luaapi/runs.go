@@ -90,7 +90,7 @@ func (in *interp) readCall(f *fields) (*call, error) {
 	}
 	s := in.readSettings(f)
 	s.Rounds = f.integer("rounds", 0, 0)
-	name := f.str("name", "")
+	name := f.callName()
 	system := in.readSystem(f, s.Rounds)
 	metricValues := f.list("metrics")
 	if err := f.error(); err != nil {

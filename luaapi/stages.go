@@ -39,7 +39,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	st := plan.Stages{Label: f.str("label", "stages"), Restart: pipeline.Restart(canonicalRestart(f.str("restart", "last", restartChoices...))),
 		Keep: f.integer("keep", 0, 0), Seeds: readSeeds(f), Settings: in.readSettings(f)}
 	metricValues := f.list("metrics")
-	name := f.str("name", "")
+	name := f.callName()
 	if err := f.error(); err != nil {
 		return 0, err
 	}
