@@ -28,7 +28,8 @@ local v = sw.runs[1].final.test_objective
 assert(v ~= v, "a placeholder's metric is NaN")
 local rounds = {}
 for _, rec in ipairs(sw.runs[1].records) do rounds[#rounds + 1] = rec.round end
-assert(table.concat(rounds, ",") == "0,5,10", table.concat(rounds, ","))
+assert(table.concat(rounds, ",") == "0,5,10", table.concat(rounds, ",")); local rec, el = sw.runs[1].records[2], sw.runs[1].elapsed
+assert(rec.comm_up ~= rec.comm_up and rec.comm_down ~= rec.comm_down and rec.samples ~= rec.samples and el ~= el, "a placeholder's counts are NaN")
 assert(sw.best[1].config.eta_c == 0.01, "the first configuration stands as the best")
 fedlab.sweep_table(sw, { file = "sweep.md" })
 local h = fedlab.sweep{
@@ -60,19 +61,19 @@ print("script output")
 	want := `dry run: script.lua: every run is planned, not computed: results are placeholders (status "planned", every metric NaN), a sweep selects its first configuration, and no file is written
 dry run: fedlab.optimum at script.lua:4: the reference solve is skipped (objective, lambda NaN; iters 0)
 dry run: call 1: fedlab.sweep at script.lua:6: 6 runs of 10 rounds (60 rounds)
-dry run: fedlab.sweep_table at script.lua:19: 6 runs, no scores (nothing was computed; the first configuration stands as the best)
-dry run: fedlab.sweep_table at script.lua:19: not written: ` + filepath.Join(out, "sweep.md") + `
-dry run: call 2: rung 1 of 3 (1 rounds) (fedlab.sweep at script.lua:20): 9 runs of 1 round (9 rounds)
-dry run: call 3: rung 2 of 3 (3 rounds) (fedlab.sweep at script.lua:20): 3 runs of 3 rounds (9 rounds)
-dry run: call 4: rung 3 of 3 (9 rounds) (fedlab.sweep at script.lua:20): 1 run of 9 rounds (9 rounds)
-dry run: call 5: fedlab.compare at script.lua:26: 4 runs of 10 rounds (40 rounds); 2 runs planned by an earlier call
-dry run: call 6: fedlab.stages at script.lua:29: 1 run of 6 rounds (6 rounds)
-dry run: fedlab.table at script.lua:35: 6 runs, no numbers (nothing was computed)
-dry run: fedlab.table at script.lua:35: not written: ` + filepath.Join(out, "table.md") + `
-dry run: fedlab.csv at script.lua:36: not written: ` + filepath.Join(out, "runs.csv") + `
-dry run: fedlab.save_model at script.lua:37: not written: ` + filepath.Join(out, "model.txt") + `
-dry run: fedlab.plot at script.lua:38: not written: ` + filepath.Join(out, "figs/obj.png") + `, ` + filepath.Join(out, "figs/obj.svg") + `
-dry run: fedlab.xyplot at script.lua:39: not written: ` + filepath.Join(out, "xy.png") + `, ` + filepath.Join(out, "xy.svg") + `
+dry run: fedlab.sweep_table at script.lua:20: 6 runs, no scores (nothing was computed; the first configuration stands as the best)
+dry run: fedlab.sweep_table at script.lua:20: not written: ` + filepath.Join(out, "sweep.md") + `
+dry run: call 2: rung 1 of 3 (1 rounds) (fedlab.sweep at script.lua:21): 9 runs of 1 round (9 rounds)
+dry run: call 3: rung 2 of 3 (3 rounds) (fedlab.sweep at script.lua:21): 3 runs of 3 rounds (9 rounds)
+dry run: call 4: rung 3 of 3 (9 rounds) (fedlab.sweep at script.lua:21): 1 run of 9 rounds (9 rounds)
+dry run: call 5: fedlab.compare at script.lua:27: 4 runs of 10 rounds (40 rounds); 2 runs planned by an earlier call
+dry run: call 6: fedlab.stages at script.lua:30: 1 run of 6 rounds (6 rounds)
+dry run: fedlab.table at script.lua:36: 6 runs, no numbers (nothing was computed)
+dry run: fedlab.table at script.lua:36: not written: ` + filepath.Join(out, "table.md") + `
+dry run: fedlab.csv at script.lua:37: not written: ` + filepath.Join(out, "runs.csv") + `
+dry run: fedlab.save_model at script.lua:38: not written: ` + filepath.Join(out, "model.txt") + `
+dry run: fedlab.plot at script.lua:39: not written: ` + filepath.Join(out, "figs/obj.png") + `, ` + filepath.Join(out, "figs/obj.svg") + `
+dry run: fedlab.xyplot at script.lua:40: not written: ` + filepath.Join(out, "xy.png") + `, ` + filepath.Join(out, "xy.svg") + `
 script output
 dry run: script.lua: 6 calls, 24 runs, 133 rounds; nothing was computed or written
 `

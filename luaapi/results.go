@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
@@ -34,7 +35,8 @@ func (in *interp) result(r *experiment.Run) *lua.LTable {
 	if res.Err != "" {
 		t.RawSetString("error", lua.LString(res.Err))
 	}
-	t.RawSetString("elapsed", lua.LNumber(res.Elapsed.Seconds()))
+	planned := res.Status == experiment.Planned // a dry run's placeholder: its counts are NaN like its metrics
+	t.RawSetString("elapsed", measured(res.Elapsed.Seconds(), planned))
 	params := L.NewTable()
 	for k, v := range r.Params {
 		params.RawSetString(k, in.paramToLua(v))
@@ -45,9 +47,9 @@ func (in *interp) result(r *experiment.Run) *lua.LTable {
 	for _, rec := range res.Records {
 		row := L.NewTable()
 		row.RawSetString("round", lua.LNumber(rec.Round))
-		row.RawSetString("comm_up", lua.LNumber(rec.Up))
-		row.RawSetString("comm_down", lua.LNumber(rec.Down))
-		row.RawSetString("samples", lua.LNumber(rec.Samples))
+		row.RawSetString("comm_up", measured(float64(rec.Up), planned))
+		row.RawSetString("comm_down", measured(float64(rec.Down), planned))
+		row.RawSetString("samples", measured(float64(rec.Samples), planned))
 		final = L.NewTable()
 		for i, m := range res.Metrics {
 			row.RawSetString(m, lua.LNumber(rec.Values[i]))
@@ -59,6 +61,15 @@ func (in *interp) result(r *experiment.Run) *lua.LTable {
 	t.RawSetString("final", final)
 	in.runs[t] = r
 	return t
+}
+
+// measured is a run's count (time, floats, samples) as Lua sees it: NaN for
+// a placeholder, which counted nothing.
+func measured(v float64, placeholder bool) lua.LNumber {
+	if placeholder {
+		return lua.LNumber(math.NaN())
+	}
+	return lua.LNumber(v)
 }
 
 // results converts runs to a Lua list of result tables.

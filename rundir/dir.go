@@ -149,8 +149,11 @@ func (s *Stopped) Error() string {
 // Nothing is written until the script executes its first call or writes a
 // file there, so a script that fails early leaves no directory behind.
 func Open(path string, opts Options) (*Dir, error) {
-	if opts.DryRun && path != "" {
+	switch {
+	case opts.DryRun && path != "":
 		return nil, fmt.Errorf("a dry run keeps no run directory, got %s", path)
+	case opts.DryRun && opts.Shard.sharded():
+		return nil, fmt.Errorf("a dry run plans every run: shard %s does not apply", opts.Shard)
 	}
 	d := &Dir{path: path, opts: opts, memory: map[string]stored{}, m: newManifest(opts.Script, StatusRunning)}
 	if opts.Progress != nil {

@@ -134,3 +134,34 @@ print("not reached")
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q naming %s", code, stdout, stderr, want, filepath.Join(missing, "train-images-idx3-ubyte.gz"))
 	}
 }
+
+// TestDryRunChecksMemory: the memory pre-checks (plan.Limits) hold in a
+// dry run: SCAFFOLD's control variates for 200 clients at d = 4001 pass no
+// 16 MB ceiling, and FedAvg's state does.
+func TestDryRunChecksMemory(t *testing.T) {
+	const src = `local data = fedlab.data.lasso{ variant = 'custom', dim = 4000, support = 2, clients = 200, samples = 1, test_samples = 0 }
+local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{} }
+local r = fedlab.run{ problem = p, algorithm = fedlab.algo.ALGO{}, rounds = 2, local_steps = 1 }
+`
+	for algo, want := range map[string]int{"scaffold": 1, "fedavg": 0} {
+		dir := t.TempDir()
+		script := filepath.Join(dir, "s.lua")
+		writeFixture(t, script, strings.ReplaceAll(src, "ALGO", algo))
+		code, stderr := isolated(t, "run", "--dry-run", script, "--max-memory", "16MB")
+		if code != want || want == 1 && !strings.HasPrefix(stderr, "fedlab: s.lua:3: ") {
+			t.Errorf("%s: exit %d, stderr %q; want %d (and the call's line)", algo, code, stderr, want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%s: the dry run left files: %v", algo, entries)
+		}
+	}
+}
+
+// TestDryRunTakesNoShard: a dry run plans every run, so --shard is a
+// command-line mistake.
+func TestDryRunTakesNoShard(t *testing.T) {
+	code, _, stderr := runCLI("run", "--dry-run", "--shard", "0/2", "s.lua")
+	if want := "fedlab: --dry-run and --shard exclude each other: a dry run plans every run of every shard\n"; code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}

@@ -60,6 +60,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("--workers %d: want 0 (the CPUs divided among the runs at once) or more", opts.Workers)}
 	case opts.Fresh && opts.Update:
 		return usageError{"--fresh and --update exclude each other"}
+	case opts.DryRun && shard != "":
+		return usageError{"--dry-run and --shard exclude each other: a dry run plans every run of every shard"}
 	case opts.Jobs == 0 && opts.Workers > 0: // the client workers given: as many runs as fill the CPUs
 		opts.Jobs = max(1, runtime.NumCPU()/opts.Workers)
 	case opts.Jobs == 0:
