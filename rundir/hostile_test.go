@@ -349,12 +349,17 @@ func TestLinksAndPipesAmongOptimaAreRefused(t *testing.T) {
 		dir, _ := storedDir(t)
 		files, _ := filepath.Glob(filepath.Join(dir, OptimaDir, "*.json"))
 		plant(t, files[0], c.target)
-		if _, _, err := optimumSession(t, dir); err == nil || err.Error() != files[0]+" "+c.want {
-			t.Errorf("optimum → %s: %v, want %s %s", c.target, err, files[0], c.want)
-		}
 		_, err := Merge(filepath.Join(t.TempDir(), "m"), []string{dir})
 		if err == nil || err.Error() != files[0]+" "+c.want {
 			t.Errorf("merge with optimum → %s: %v, want %s %s", c.target, err, files[0], c.want)
+		}
+		// a session names it and solves again; the solve replaces it
+		s, notices, err := optimumSession(t, dir)
+		if want := "fedlab: " + files[0] + " " + c.want + "; solving it again\n"; err != nil || s.stored.Load() != 1 || notices != want {
+			t.Errorf("optimum → %s: error %v, %d solves, notices %q; want 1 solve and %q", c.target, err, s.stored.Load(), notices, want)
+		}
+		if fi, err := os.Lstat(files[0]); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("optimum → %s: not replaced by the solve: %v", c.target, err)
 		}
 	}
 }

@@ -90,10 +90,11 @@ func (s *optimumStore) key(lambda float64, solver string, set core.SolveSettings
 // written by another fedlab build is not used (the solve may differ): the
 // optimum is solved again and replaces it. So is a file whose size and
 // SHA-256 the manifest does not record as its session stored it (edited,
-// replaced, or written by a session killed before its manifest was),
-// with a notice naming it. A damaged file (it does not decode, holds
-// impossible values, or its key is not the one asked for), a link or
-// anything but a regular file is an error naming it.
+// replaced, or written by a session killed before its manifest was), and
+// a link or anything but a regular file in its place, with a notice
+// naming it. A file that matches its record but is damaged (it does not
+// decode, holds impossible values, or its key is not the one asked for:
+// the manifest was edited too) is an error naming it.
 func (s *optimumStore) LoadReference(lambda float64, solver string, set core.SolveSettings) (*core.Reference, bool, error) {
 	stem, want, err := s.key(lambda, solver, set).hash()
 	if err != nil {
@@ -107,8 +108,8 @@ func (s *optimumStore) LoadReference(lambda float64, solver string, set core.Sol
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil
-	case errors.As(err, &refused) && refused.Altered:
-		s.d.notice("%s: %s; solving it again", path, refused.Why)
+	case errors.As(err, &refused) && refused.Path == path: // a link, a pipe, another size than recorded: replaced by the solve
+		s.d.notice("%s; solving it again", refused.Error())
 		return nil, false, nil
 	case err != nil:
 		return nil, false, err

@@ -38,7 +38,7 @@ func (c *countingStore) StoreReference(ref *core.Reference, s core.SolveSettings
 
 // lassoProblem is a fresh test problem (its own reference cache) with
 // penalty weight lambda, and its identity.
-func lassoProblem(t *testing.T, lambda float64) (*core.Problem, experiment.ProblemID) {
+func lassoProblem(t testing.TB, lambda float64) (*core.Problem, experiment.ProblemID) {
 	t.Helper()
 	data, err := registry.Build[*core.Federated](registry.Dataset, "test_data", nil)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 
 // sweepJobs plans a small sweep: test_gd over eta_c (one value diverges)
 // and two seeds, plus a run that fails.
-func sweepJobs(t *testing.T) []experiment.Job {
+func sweepJobs(t testing.TB) []experiment.Job {
 	t.Helper()
 	data, err := registry.Build[*core.Federated](registry.Dataset, "test_data", nil)
 	if err != nil {
