@@ -220,7 +220,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	if err != nil {
 		return err
 	}
-	pf, err := parquet.OpenFile(fh, st.Size())
+	pf, err := parquet.OpenFile(stopReaderAt{fh}, st.Size())
 	if err != nil {
 		return fmt.Errorf("%s: not a Parquet file, or truncated: %s", path, libError(err))
 	}
@@ -248,6 +248,9 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 			}
 			read = 0
 		}
+		if serr := readStopped(); serr != nil {
+			return fmt.Errorf("%s: row %d: %w", path, row, serr)
+		}
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -255,6 +258,17 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 			return fmt.Errorf("%s: row %d: damaged Parquet data: %s", path, row, libError(err))
 		}
 	}
+}
+
+// stopReaderAt stops the Parquet reader's reads once the read context
+// ends (see SetReadContext).
+type stopReaderAt struct{ r io.ReaderAt }
+
+func (s stopReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := readStopped(); err != nil {
+		return 0, err
+	}
+	return s.r.ReadAt(p, off)
 }
 
 // addRow appends one row's label, writer and features.

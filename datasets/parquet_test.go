@@ -2,6 +2,8 @@ package datasets
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"image"
 	"image/color"
 	"image/png"
@@ -180,5 +182,21 @@ func TestParquetErrors(t *testing.T) {
 	a := mustValidate(t, "parquet", map[string]any{"path": solo, "image": "image", "label": "character", "classes": 3})
 	if got, what, _ := a.Spec().Size(a); got != 6*6+6*8+6*6 || what != "training rows = 6, features = 6" {
 		t.Errorf("declared %d (%q)", got, what)
+	}
+}
+
+// TestParquetStopsWithTheReadContext: a read context that has ended
+// stops the Parquet reader with its cause.
+func TestParquetStopsWithTheReadContext(t *testing.T) {
+	tb, pix := byteTable(6, 6, 3, 2)
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	parquet.WriteFile(path, femnistRows(t, tb, pix))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("the script's time limit"))
+	SetReadContext(ctx)
+	defer SetReadContext(nil)
+	err := buildErr(t, "parquet", map[string]any{"path": path, "image": "image", "label": "character", "classes": 3, "clients": 2})
+	if !strings.Contains(err.Error(), path+": ") || !strings.Contains(err.Error(), "reading stopped: the script's time limit") {
+		t.Errorf("error %v", err)
 	}
 }
