@@ -16,7 +16,7 @@ func TestDryRunPlansEveryCall(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	src := problemSrc + `
 local opt = fedlab.optimum(problem)
-assert(opt.objective ~= opt.objective and opt.iters == 0, "the optimum is a placeholder")
+assert(opt.objective ~= opt.objective and opt.iters ~= opt.iters, "the optimum is a placeholder")
 local sw = fedlab.sweep{
   problem = problem, rounds = 10, clients_per_round = 2, local_steps = 2, batch = 2, eval_every = 5,
   seeds = { 1, 2 }, metrics = { "test_objective" },
@@ -59,7 +59,7 @@ print("script output")
 		t.Fatalf("%v\n%s", err, got)
 	}
 	want := `dry run: script.lua: every run is planned, not computed: results are placeholders (status "planned", every metric NaN), a sweep selects its first configuration, and no file is written
-dry run: fedlab.optimum at script.lua:4: the reference solve is skipped (objective, lambda NaN; iters 0)
+dry run: fedlab.optimum at script.lua:4: the reference solve is skipped (objective, lambda and iters NaN)
 dry run: call 1: fedlab.sweep at script.lua:6: 6 runs of 10 rounds (60 rounds)
 dry run: fedlab.sweep_table at script.lua:20: 6 runs, no scores (nothing was computed; the first configuration stands as the best)
 dry run: fedlab.sweep_table at script.lua:20: not written: ` + filepath.Join(out, "sweep.md") + `

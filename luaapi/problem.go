@@ -100,11 +100,11 @@ func (in *interp) fnOptimum(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	if in.dry != nil {
-		in.dryNote("fedlab.optimum at %s: the reference solve is skipped (objective, lambda NaN; iters 0)", in.where())
+		in.dryNote("fedlab.optimum at %s: the reference solve is skipped (objective, lambda and iters NaN)", in.where())
 		t := L.NewTable()
-		t.RawSetString("objective", lua.LNumber(math.NaN()))
-		t.RawSetString("lambda", lua.LNumber(math.NaN()))
-		t.RawSetString("iters", lua.LNumber(0))
+		for _, k := range []string{"objective", "lambda", "iters"} {
+			t.RawSetString(k, lua.LNumber(math.NaN()))
+		}
 		L.Push(t)
 		return 1, nil
 	}

@@ -107,7 +107,7 @@ func TestDryRunOfEveryShippedScript(t *testing.T) {
 			if code != 0 || !strings.HasPrefix(last, "dry run: "+name+": ") || !strings.HasSuffix(last, "; nothing was computed or written") {
 				t.Errorf("exit %d, last line %q, stderr %q; want 0 and the total line", code, last, stderr)
 			}
-			if took > 20*time.Second {
+			if took > 30*time.Second { // loose: the machine may be shared; quiet, the longest takes a few seconds
 				t.Errorf("the dry run took %s; want seconds", took)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
