@@ -102,4 +102,3 @@ func TestRuleCheckAndString(t *testing.T) {
 		t.Errorf("%q", s)
 	}
 }
-
