@@ -114,7 +114,7 @@ func svmlightFuzz(rng *rand.Rand, lines int, bad float64, qids bool) string {
 		if mistake == 12 {
 			b.WriteString(" a\rb")
 		}
-		if mistake == 13 {
+		if mistake == 13 || (mistake == 4 && rng.IntN(2) == 0) { // (with 4: two mistakes, the qid's first)
 			b.WriteString(" 99999:1")
 		}
 		if rng.IntN(8) == 0 {

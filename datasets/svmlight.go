@@ -226,9 +226,9 @@ func (p *svmParser) line(text string, line int, part *svmPart) error {
 		return bad("bad label %q: %s", tok, numError(perr))
 	}
 	tok, rest = nextField(rest)
-	hasQid := strings.HasPrefix(tok, "qid:")
+	hasQid, qtok := strings.HasPrefix(tok, "qid:"), tok
 	after := func(err error) error {
-		part.errQid, part.errTok = -1, tok
+		part.errQid, part.errTok = -1, qtok
 		if hasQid {
 			part.errQid = 1
 		}
