@@ -12,8 +12,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -165,8 +168,10 @@ type parquetSet struct {
 	p                        *pooled
 	index                    map[string]int // writer → index into p.ids
 	spans                    []parquetSpan
-	imageH, imageW, channels int // fixed by the first image
-	featuresPerSample        int // fixed by the first row of features; -1 before it
+	imageH, imageW, channels int      // fixed by the first image
+	pending                  [][]byte // encoded images of the batch, decoded by flush
+	pendingRows              []int    // their rows in the file
+	featuresPerSample        int      // fixed by the first row of features; -1 before it
 }
 
 // parquetSpan is the rows of one file.
@@ -230,17 +235,20 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	}
 	r := parquet.NewReader(pf)
 	defer r.Close()
-	rows := make([]parquet.Row, 128)
+	rows := make([]parquet.Row, 512)
 	row := 0
 	var read int64
 	for {
 		n, err := r.ReadRows(rows)
 		for _, values := range rows[:n] {
-			if err := p.addRow(s, cols, values); err != nil {
+			if err := p.addRow(s, cols, values, row); err != nil {
 				return fmt.Errorf("%s: row %d: %w", path, row, err)
 			}
 			row++
 			read += int64(s.p.features)
+		}
+		if err := s.flush(path); err != nil {
+			return err
 		}
 		if read >= readCheckEvery {
 			if cerr := checkCeiling(read); cerr != nil {
@@ -272,7 +280,7 @@ func (s stopReaderAt) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // addRow appends one row's label, writer and features.
-func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Row) error {
+func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Row, row int) error {
 	var label, client, img *parquet.Value
 	var feats []float64
 	scalar := make([]float64, len(c.features))
@@ -339,7 +347,7 @@ func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Ro
 		if img == nil || img.IsNull() {
 			return fmt.Errorf("the image is null")
 		}
-		if err := s.addImage(img.ByteArray()); err != nil {
+		if err := s.addImage(img.ByteArray(), row); err != nil {
 			return err
 		}
 	} else {
@@ -376,45 +384,87 @@ func parquetNumber(v parquet.Value) (float64, error) {
 	return math.NaN(), fmt.Errorf("a %s value is not a number", v.Kind())
 }
 
-// addImage decodes a PNG or JPEG image into pixel bytes: grey images one
-// plane, others three planes R, G, B (alpha dropped), each row-major.
-func (s *parquetSet) addImage(b []byte) error {
-	img, format, err := image.Decode(bytes.NewReader(b))
+// addImage queues an encoded image for decoding (flush); the first image
+// of a split is decoded at once, to fix the images' size and channels.
+func (s *parquetSet) addImage(b []byte, row int) error {
+	if s.channels > 0 {
+		s.pending = append(s.pending, b)
+		s.pendingRows = append(s.pendingRows, row)
+		return nil
+	}
+	img, _, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("the image does not decode (%d bytes): %s", len(b), libError(err))
 	}
 	r := img.Bounds()
+	s.imageH, s.imageW, s.channels = r.Dy(), r.Dx(), 3
+	if _, grey := img.(*image.Gray); grey {
+		s.channels = 1
+	}
+	s.p.features = s.imageH * s.imageW * s.channels
+	s.p.pix = append(s.p.pix, make([]byte, s.p.features)...)
+	return s.pixels(img, "", s.p.pix[len(s.p.pix)-s.p.features:])
+}
+
+// flush decodes the queued images on every core, in place at the end of
+// the pixel bytes; an error names the first row (in file order) whose
+// image fails. The queued bytes belong to the rows of the last batch read.
+func (s *parquetSet) flush(path string) error {
+	n, F := len(s.pending), s.p.features
+	if n == 0 {
+		return nil
+	}
+	base := len(s.p.pix)
+	s.p.pix = append(s.p.pix, make([]byte, n*F)...)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
+				img, format, err := image.Decode(bytes.NewReader(s.pending[k]))
+				if err != nil {
+					errs[k] = fmt.Errorf("the image does not decode (%d bytes): %s", len(s.pending[k]), libError(err))
+					continue
+				}
+				errs[k] = s.pixels(img, format, s.p.pix[base+k*F:base+(k+1)*F])
+			}
+		})
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			return fmt.Errorf("%s: row %d: %w", path, s.pendingRows[k], err)
+		}
+	}
+	s.pending, s.pendingRows = s.pending[:0], s.pendingRows[:0]
+	return nil
+}
+
+// pixels writes a decoded image's bytes into dst: grey images one plane,
+// others three planes R, G, B (alpha dropped), each row-major. The image
+// must have the split's size, and be grey if the split's images are.
+func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
+	r := img.Bounds()
 	h, w := r.Dy(), r.Dx()
-	_, grey := img.(*image.Gray)
-	channels := 3
-	if grey {
-		channels = 1
-	}
-	d := s.p
-	if s.channels == 0 {
-		s.imageH, s.imageW, s.channels = h, w, channels
-		d.features = h * w * channels
-	}
 	if h != s.imageH || w != s.imageW {
 		return fmt.Errorf("a %d×%d %s image, earlier images %d×%d", w, h, format, s.imageW, s.imageH)
 	}
+	g, grey := img.(*image.Gray)
 	switch {
 	case s.channels == 1 && grey:
-		g := img.(*image.Gray)
 		for y := range h {
-			d.pix = append(d.pix, g.Pix[y*g.Stride:y*g.Stride+w]...)
+			copy(dst[y*w:(y+1)*w], g.Pix[y*g.Stride:y*g.Stride+w])
 		}
 	case s.channels == 1:
 		return fmt.Errorf("a colour %s image, earlier images grey", format)
 	default:
 		plane := h * w
-		base := len(d.pix)
-		d.pix = append(d.pix, make([]byte, 3*plane)...)
 		for y := range h {
 			for x := range w {
 				c := color.NRGBAModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.NRGBA)
-				k := base + y*w + x
-				d.pix[k], d.pix[k+plane], d.pix[k+2*plane] = c.R, c.G, c.B
+				k := y*w + x
+				dst[k], dst[k+plane], dst[k+2*plane] = c.R, c.G, c.B
 			}
 		}
 	}
@@ -511,7 +561,7 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 		return 0, fmt.Errorf("no rows: %v", err)
 	}
 	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1}
-	if err := p.addRow(s, cols, rows[0]); err != nil {
+	if err := p.addRow(s, cols, rows[0], 0); err != nil {
 		return 0, err
 	}
 	return s.p.features, nil
