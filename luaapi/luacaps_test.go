@@ -223,3 +223,19 @@ func TestTableConcatComputesWhatLuaComputes(t *testing.T) {
 		t.Errorf("table.concat under a 0.3 s limit: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestXpcallKeepsLuaResults: xpcall, now run on a thread of its own,
+// returns what Lua's returns: true and the function's results, or false
+// and what the handler makes of the error, whose line is the error's.
+func TestXpcallKeepsLuaResults(t *testing.T) {
+	out, err := script(t, `print(xpcall(function() return 1, "two", nil end, print))
+print(xpcall(function()
+  error("e")
+end, function(m) return "handled " .. m end))
+print(xpcall(function() error({ code = 7 }) end, function(e) return e.code end))
+`, Options{})
+	want := "true\t1\ttwo\tnil\nfalse\thandled script.lua:3: e\nfalse\t7\n"
+	if err != nil || out != want {
+		t.Errorf("xpcall: %q, %v\nwant %q", out, err, want)
+	}
+}
