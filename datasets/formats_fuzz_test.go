@@ -133,10 +133,13 @@ func FuzzReadLEAF(f *testing.F) {
 		}
 		rows := 0
 		for _, u := range s.users {
-			if len(u.x) != len(u.y)*s.width {
-				t.Fatalf("user %q: %d values for %d rows of %d", u.id, len(u.x), len(u.y), s.width)
+			if u.start != rows {
+				t.Fatalf("user %q starts at row %d after %d rows", u.id, u.start, rows)
 			}
-			rows += len(u.y)
+			rows += u.n
+		}
+		if len(s.y) != rows || len(s.x) != rows*max(s.width, 0) {
+			t.Fatalf("%d rows of %d features: %d values, %d labels", rows, s.width, len(s.x), len(s.y))
 		}
 		if ok && (n != rows || (rows > 0 && width != s.width)) {
 			t.Fatalf("head: %d samples of %d features, reader: %d of %d", n, width, rows, s.width)

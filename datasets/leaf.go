@@ -63,18 +63,19 @@ func leafFiles(path string) ([]string, error) {
 	return files, nil
 }
 
-// leafUser is one user's samples.
+// leafUser is one user's samples: rows start..start+n-1 of its split.
 type leafUser struct {
-	id   string
-	file string
-	x, y []float64 // x flat, n × width
+	id       string
+	file     string
+	start, n int
 }
 
-// leafSplit is the users of a split, in file order.
+// leafSplit is the users of a split, in file order, and their rows.
 type leafSplit struct {
 	name  string
 	width int
 	users []leafUser
+	x, y  []float64 // every row, x flat (rows × width)
 }
 
 // readLEAF reads every file of a split.
@@ -157,7 +158,8 @@ func (s *leafSplit) readFile(path string, seen map[string]string) error {
 		if doc.NumSamples != nil && doc.NumSamples[u] != len(y) {
 			return fmt.Errorf("%s: user %s: num_samples says %d, user_data holds %d", path, echo(id).quoted(), doc.NumSamples[u], len(y))
 		}
-		user := leafUser{id: id, file: path, y: y}
+		user := leafUser{id: id, file: path, start: len(s.y), n: len(y)}
+		s.y = append(s.y, y...)
 		for i, row := range x {
 			if s.width < 0 {
 				s.width = len(row)
@@ -165,7 +167,7 @@ func (s *leafSplit) readFile(path string, seen map[string]string) error {
 			if len(row) != s.width || len(row) == 0 {
 				return fmt.Errorf("%s: user %s sample %d has %d features, earlier samples %d", path, echo(id).quoted(), i, len(row), s.width)
 			}
-			user.x = append(user.x, row...)
+			s.x = append(s.x, row...)
 		}
 		doc.UserData[id] = struct {
 			X json.RawMessage `json:"x"`
@@ -199,7 +201,7 @@ func leafError(path string, dec *json.Decoder, err error) error {
 func (s *leafSplit) sample(minSamples int, fraction float64, seed int) ([]leafUser, error) {
 	var users []leafUser
 	for _, u := range s.users {
-		if len(u.y) >= minSamples {
+		if u.n >= minSamples {
 			users = append(users, u)
 		}
 	}
@@ -218,8 +220,10 @@ func (s *leafSplit) sample(minSamples int, fraction float64, seed int) ([]leafUs
 	return users, nil
 }
 
-// pooled joins the users' rows; ids lists every user of the split, kept
-// or not (a test user of a user left out is left out too).
+// pooled joins the users' rows: the split's own arrays when every user
+// is kept (no copy), else a copy of the kept users' rows (the split's
+// arrays are released). ids lists every user of the split, kept or not
+// (a test user of a user left out is left out too).
 func (s *leafSplit) pooled(users []leafUser) *pooled {
 	p := &pooled{name: s.name, features: max(s.width, 0)}
 	index := map[string]int{}
@@ -227,22 +231,30 @@ func (s *leafSplit) pooled(users []leafUser) *pooled {
 		index[u.id] = len(p.ids)
 		p.ids = append(p.ids, u.id)
 	}
-	total := 0
-	for _, u := range users {
-		total += len(u.y)
+	all := len(users) == len(s.users)
+	if all {
+		p.x, p.y = s.x, s.y
+	} else {
+		total := 0
+		for _, u := range users {
+			total += u.n
+		}
+		p.x, p.y = make([]float64, 0, total*p.features), make([]float64, 0, total)
 	}
-	p.x, p.y = make([]float64, 0, total*p.features), make([]float64, 0, total)
 	starts := make([]int, len(users))
 	for k, u := range users {
 		starts[k] = p.n
-		p.n += len(u.y)
-		p.x = append(p.x, u.x...)
-		p.y = append(p.y, u.y...)
-		for range u.y {
+		p.n += u.n
+		if !all {
+			F := p.features
+			p.x = append(p.x, s.x[u.start*F:(u.start+u.n)*F]...)
+			p.y = append(p.y, s.y[u.start:u.start+u.n]...)
+		}
+		for range u.n {
 			p.client = append(p.client, index[u.id])
 		}
-		users[k].x, users[k].y = nil, nil
 	}
+	s.x, s.y = nil, nil
 	p.where = func(i int) string {
 		k := sort.SearchInts(starts, i+1) - 1
 		place := fmt.Sprintf("user %s sample %d", echo(users[k].id).quoted(), i-starts[k])
@@ -277,8 +289,11 @@ func (p leafParams) Memory() (uint64, string) {
 			n, width = n+k, max(width, w)
 		}
 		s.name([]string{"training samples", "test samples"}[i], n, "features", width)
-		// the rows decoded as float64s, copied into the pooled table
-		s.bytes += sampleBytes(n, width, 0) + sampleBytes(n, width, 0)
+		// the rows as float64s (a second copy only when users are sampled out)
+		s.bytes += sampleBytes(n, width, 0)
+		if i == 0 && (p.Fraction < 1 || p.MinSamples > 0) {
+			s.bytes += sampleBytes(n, width, 0)
+		}
 	}
 	return s.result()
 }
@@ -370,7 +385,7 @@ func loadLEAF(p leafParams) (*core.Federated, error) {
 		if err != nil {
 			return nil, fmt.Errorf("leaf: test split: %w", err)
 		}
-		test = ts.pooled(slices.Clone(ts.users))
+		test = ts.pooled(ts.users)
 	}
 	return federate(filepath.Base(p.Path), train, test, p.benchSplit, p.Classes, benchStreams, "")
 }

@@ -148,7 +148,7 @@ func TestLEAFErrors(t *testing.T) {
 	}
 	os.WriteFile(path, good, 0o644)
 	a := mustValidate(t, "leaf", map[string]any{"path": dir, "classes": 3})
-	if got, what, _ := a.Spec().Size(a); got != 2*12*4*8 || what != "training samples = 12, features = 3" {
+	if got, what, _ := a.Spec().Size(a); got != 12*4*8 || what != "training samples = 12, features = 3" {
 		t.Errorf("declared %d (%q)", got, what)
 	}
 }
