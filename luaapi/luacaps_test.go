@@ -239,3 +239,13 @@ print(xpcall(function() error({ code = 7 }) end, function(e) return e.code end))
 		t.Errorf("xpcall: %q, %v\nwant %q", out, err, want)
 	}
 }
+
+// TestStringRepIsCheckedBesideWhatIsHeld: string.rep refuses a result
+// that fits under the ceiling alone but not beside what the process
+// holds (it checked the result against the whole ceiling only).
+func TestStringRepIsCheckedBesideWhatIsHeld(t *testing.T) {
+	_, err := sandboxScript(t, "local a = string.rep('x', 40e6)\nlocal b = string.rep('y', 40e6)\n", Options{MaxMemory: 64 << 20})
+	if err == nil || !strings.HasPrefix(err.Error(), "script.lua:2: memory ceiling reached: string.rep would make a string of 38.1 MiB beside the ") {
+		t.Errorf("two strings of 40 MB under 64 MiB: %v", err)
+	}
+}

@@ -366,6 +366,8 @@ func (in *interp) confine() {
 		if need := float64(len(s)) * n; need > float64(lim.Limit) {
 			L.RaiseError("string.rep: the result would take %s, more than the memory ceiling of %s (%s; --max-memory sets it)",
 				budget.Format(uint64(min(need, 1<<63))), budget.Format(lim.Limit), lim.Source)
+		} else if err := fits(lim, in.guard.held, "string.rep", uint64(max(need, 0))); err != nil {
+			L.RaiseError("%s", err) // beside what the process holds
 		}
 		L.Push(rep)
 		L.Push(lua.LString(s))
