@@ -311,3 +311,42 @@ func TestLevels(t *testing.T) {
 		t.Fatalf("ends: pixel %g %g, affine %g %g", px[0], px[255], af[0], af[255])
 	}
 }
+
+// benchmarkStorage times a minibatch gradient (batch 16) and a full pass
+// of loss on 2,000 28×28 images in 8-bit or float64 storage.
+func benchmarkStorage(b *testing.B, loss core.Loss, bytes, full bool) {
+	f := imagesLike(4, 1, 2000, 28, 10)
+	if !bytes {
+		f = asFloat64(f)
+	}
+	lay, err := loss.Layout(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	w, g := make([]float64, lay.Dim()), make([]float64, lay.Dim())
+	for i := range w {
+		w[i] = 0.05 * rng.NormFloat64()
+	}
+	ev := loss.NewEvaluator(lay)
+	var idx []int
+	if !full {
+		idx = rng.Perm(2000)[:16]
+	}
+	for b.Loop() {
+		ev.Eval(w, f.Train[0], idx, g)
+	}
+}
+
+func BenchmarkStorageMLPBatch16Bytes(b *testing.B) {
+	benchmarkStorage(b, MLP{Hidden: []int{200, 200}}, true, false)
+}
+func BenchmarkStorageMLPBatch16Float64(b *testing.B) {
+	benchmarkStorage(b, MLP{Hidden: []int{200, 200}}, false, false)
+}
+func BenchmarkStorageMultinomialFullBytes(b *testing.B) {
+	benchmarkStorage(b, Multinomial{Bias: true}, true, true)
+}
+func BenchmarkStorageMultinomialFullFloat64(b *testing.B) {
+	benchmarkStorage(b, Multinomial{Bias: true}, false, true)
+}
