@@ -68,9 +68,22 @@ var pixelLevels = core.PixelLevels()
 
 // data builds a client's data from the positions pos into rows: pixels kept
 // as bytes in 8-bit storage, read as float64(b)/255 (core.PixelLevels),
-// values and labels copied.
-func (p *pooled) data(rows, pos []int) *core.Data {
+// values and labels copied. A client whose rows are a run of consecutive
+// rows of the table (a writer of a natural partition, in file order) shares
+// them instead when share is set (the clients use every row of the table,
+// so none of it is kept alive for nothing): its slices are capped views of
+// the table's arrays, which no other client shares, so a FEMNIST-sized
+// table is not held twice.
+func (p *pooled) data(rows, pos []int, share bool) *core.Data {
 	F := p.features
+	if n := len(pos); share && n > 0 && consecutive(rows, pos) {
+		a, b := rows[pos[0]], rows[pos[0]]+n
+		y := p.y[a:b:b]
+		if p.pix != nil {
+			return core.NewBytesData(p.pix[a*F:b*F:b*F], pixelLevels, y, n, F)
+		}
+		return &core.Data{N: n, Features: F, X: p.x[a*F : b*F : b*F], Y: y}
+	}
 	y := make([]float64, len(pos))
 	if p.pix != nil {
 		x := make([]uint8, len(pos)*F)
@@ -88,6 +101,25 @@ func (p *pooled) data(rows, pos []int) *core.Data {
 		d.Y[i] = p.y[r]
 	}
 	return d
+}
+
+// usesAll reports whether the parts hold n rows in all.
+func usesAll(parts [][]int, n int) bool {
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	return total == n
+}
+
+// consecutive reports whether rows[pos[i]] = rows[pos[0]] + i for every i.
+func consecutive(rows, pos []int) bool {
+	for i, q := range pos {
+		if rows[q] != rows[pos[0]]+i {
+			return false
+		}
+	}
+	return true
 }
 
 // checkLabels refuses labels that are not finite, or, for classes > 0,
@@ -143,8 +175,9 @@ func federate(name string, train, test *pooled, s benchSplit, classes int, st st
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	f := &core.Federated{Name: name, Features: train.features, Classes: classes}
+	share := usesAll(parts, train.n)
 	for _, part := range parts {
-		f.Train = append(f.Train, train.data(rows, part))
+		f.Train = append(f.Train, train.data(rows, part, share))
 	}
 	switch {
 	case test != nil:
@@ -161,8 +194,9 @@ func federate(name string, train, test *pooled, s benchSplit, classes int, st st
 		if err != nil {
 			return nil, fmt.Errorf("%s: test split: %w", name, err)
 		}
+		share := usesAll(testParts, test.n)
 		for _, part := range testParts {
-			f.Test = append(f.Test, test.data(testRows, part))
+			f.Test = append(f.Test, test.data(testRows, part, share))
 		}
 	case s.TestFraction > 0:
 		rng := newRNG(s.Seed, st.split)

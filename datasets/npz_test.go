@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"codeberg.org/sbinet/npyio/npy"
 	"codeberg.org/sbinet/npyio/npz"
@@ -188,4 +189,20 @@ func rowOf(t *testing.T, tb table, x []float64) int {
 	}
 	t.Fatalf("no row %v", x)
 	return -1
+}
+
+// TestNaturalClientsShareTheTable: when a natural partition's clients use
+// every row, each client's bytes are a capped view of the table read (the
+// clients lie end to end in one array), not a second copy.
+func TestNaturalClientsShareTheTable(t *testing.T) {
+	tb, pix := byteTable(30, 6, 4, 5)
+	archive := filepath.Join(t.TempDir(), "d.npz")
+	writeNPZ(t, archive, npzArrays(tb, pix))
+	f := build(t, "npz", map[string]any{"path": archive, "classes": 4, "partition": "natural", "client": "c"})
+	for m := 1; m < len(f.Train); m++ {
+		a, b := f.Train[m-1].X8, f.Train[m].X8
+		if cap(a) != len(a) || uintptr(unsafe.Pointer(unsafe.SliceData(a)))+uintptr(len(a)) != uintptr(unsafe.Pointer(unsafe.SliceData(b))) {
+			t.Fatalf("clients %d and %d do not lie end to end in one capped array", m-1, m)
+		}
+	}
 }
