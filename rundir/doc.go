@@ -13,6 +13,7 @@
 //	records.csv          every evaluated round of every run, call by call (report.WriteRecords)
 //	results/KEY.json     one completed run: status, metric names, records
 //	models/KEY.txt       the run's final model (report.SaveModel)
+//	optima/NAME.json     stored reference optima, by what they solve (size and SHA-256 in the manifest)
 //	...                  files the script writes (fedlab.csv, fedlab.plot, ...)
 //
 // Every file is written atomically (a temporary file renamed into place). A
@@ -22,4 +23,9 @@
 // are the record of what is complete, and the manifest never claims more.
 // The manifest's status is "running" until the script ends ("complete",
 // "stopped" for a shard, "failed" for a script error).
+//
+// A run directory is untrusted input when it is read: every file in it is
+// read through OpenFile (see read.go), which follows no link, opens only
+// regular files, stops at the size the manifest records, and takes plain
+// names only.
 package rundir
