@@ -211,7 +211,7 @@ func checkpointVariants() []checkpointCase {
 // round 3 of 7 and a fresh engine resumed from that checkpoint end with
 // the records (counts, bits and ε included) and the model of the
 // uninterrupted run, bit for bit, alone and in a cohort of resumed and
-// fresh runs. A job refused when it is planned (an effect the algorithm
+// fresh runs, whose fresh members write the very checkpoint written alone. A job refused when it is planned (an effect the algorithm
 // does not take) is skipped with its reason; every algorithm must be
 // checked on at least one problem, and none may lack a declared state.
 func TestContinuationEqualsUninterruptedRun(t *testing.T) {
@@ -252,12 +252,16 @@ func TestContinuationEqualsUninterruptedRun(t *testing.T) {
 		}
 		var members []core.Member
 		var wants []*core.Result
+		var ckpts [][]byte           // per fresh member: the checkpoint written alone
+		inCohort := map[int][]byte{} // per fresh member: the one written in the cohort
 		for _, j := range jobs {
 			what := fmt.Sprintf("%s %v seed %d on %s", j.Algorithm, j.Params, j.Seed, cs.name)
 			want := core.Run(j.Problem, build(t, j), settings(j), j.Metrics)
-			full, ckpt := checkpointAt(t, j, 3)
+			at := 3
+			full, ckpt := checkpointAt(t, j, at)
 			if ckpt == nil && want.Status == core.Diverged && want.DivergedAt >= 2 {
-				full, ckpt = checkpointAt(t, j, 1) // a run that diverges continues to its divergence
+				at = 1 // a run that diverges sooner continues to its divergence
+				full, ckpt = checkpointAt(t, j, at)
 			}
 			if full.Status == core.Failed && strings.Contains(full.Err, "does not declare its state") {
 				undeclared = append(undeclared, what+": "+full.Err)
@@ -274,8 +278,19 @@ func TestContinuationEqualsUninterruptedRun(t *testing.T) {
 			s := settings(j)
 			s.Resume = ckpt
 			sameResult(t, what+" (resumed)", core.Run(j.Problem, build(t, j), s, j.Metrics), want)
-			members = append(members, core.Member{Alg: build(t, j), Settings: s}, core.Member{Alg: build(t, j), Settings: settings(j)})
+			fresh, k := settings(j), len(members)+1
+			fresh.Checkpoint = func(d int, save func(io.Writer) error) error {
+				if d != at {
+					return nil
+				}
+				var b bytes.Buffer
+				err := save(&b)
+				inCohort[k] = b.Bytes()
+				return err
+			}
+			members = append(members, core.Member{Alg: build(t, j), Settings: s}, core.Member{Alg: build(t, j), Settings: fresh})
 			wants = append(wants, want, want)
+			ckpts = append(ckpts, nil, ckpt)
 			checked[j.Algorithm]++
 		}
 		if len(members) == 0 {
@@ -283,6 +298,9 @@ func TestContinuationEqualsUninterruptedRun(t *testing.T) {
 		}
 		for k, r := range core.RunCohort(jobs[0].Problem, members, jobs[0].Metrics) {
 			sameResult(t, fmt.Sprintf("cohort member %d on %s", k, cs.name), r, wants[k])
+			if ckpts[k] != nil && !bytes.Equal(inCohort[k], ckpts[k]) {
+				t.Fatalf("cohort member %d on %s: its checkpoint differs from the one written alone", k, cs.name)
+			}
 		}
 	}
 	var unchecked []string

@@ -122,7 +122,7 @@ func (e *engine) loadState(data []byte) (int, error) {
 }
 
 // state declares the engine's state to st (saving done, or loading it
-// into e.done).
+// into e.start).
 func (e *engine) state(st *State, done int) error {
 	sf, ok := e.alg.(Stateful)
 	if !ok {
@@ -137,9 +137,11 @@ func (e *engine) state(st *State, done int) error {
 		}
 	}
 	st.Int("rounds done", &done)
-	e.start = done
-	if st.loading && st.err == nil && (done < 0 || done > e.s.Rounds) {
-		return fmt.Errorf("checkpoint after round %d of a run of %d rounds", done, e.s.Rounds)
+	if st.loading && st.err == nil {
+		if done < 0 || done > e.s.Rounds {
+			return fmt.Errorf("checkpoint after round %d of a run of %d rounds", done, e.s.Rounds)
+		}
+		e.start = done
 	}
 	dim, M := e.dim, len(e.clients)
 	st.Int("dimension", &dim)

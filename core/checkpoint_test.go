@@ -131,8 +131,9 @@ func (a *clientKeeper) ClientUpdate(rd *Round, c *Client, down, up *Message) {
 	a.stepper.ClientUpdate(rd, c, down, up)
 }
 
-// A resumed run continues bit for bit, in Run and in a cohort, and a
-// checkpoint after the last round resumes to the same end.
+// A resumed run continues bit for bit, in Run and in a cohort, a
+// checkpoint after the last round resumes to the same end, and a cohort
+// member writes the very checkpoint the run writes alone.
 func TestResumedRunContinues(t *testing.T) {
 	p := testProblem(t, sizes(3, 4, 5, 6))
 	s := Settings{Rounds: 6, LocalSteps: 3, Batch: 2, ClientsPerRound: 2, EvalEvery: 2, Seed: 5, CheckpointKey: "k"}
@@ -148,10 +149,26 @@ func TestResumedRunContinues(t *testing.T) {
 		if got := Run(p, &stepper{}, rs, m[:1]); got.Err != "cannot resume from the checkpoint: checkpoint: a record has 2 values, the run measures 1 columns" {
 			t.Fatalf("resumed with fewer metrics: %s %q", got.Status, got.Err)
 		}
-		for k, c := range RunCohort(p, []Member{{&stepper{}, rs}, {&stepper{}, s}}, m) {
+		// a member of a cohort writes the same checkpoint as the run alone
+		var inCohort []byte
+		cs := s
+		cs.Checkpoint = func(done int, save func(io.Writer) error) error {
+			if done == r {
+				var b bytes.Buffer
+				if err := save(&b); err != nil {
+					return err
+				}
+				inCohort = b.Bytes()
+			}
+			return nil
+		}
+		for k, c := range RunCohort(p, []Member{{&stepper{}, rs}, {&stepper{}, cs}}, m) {
 			if fmt.Sprint(c.Records) != fmt.Sprint(want.Records) || fmt.Sprint(c.Model) != fmt.Sprint(want.Model) {
 				t.Fatalf("cohort member %d resumed after %d: %v %v, want %v %v", k, r, c.Records, c.Model, want.Records, want.Model)
 			}
+		}
+		if !bytes.Equal(inCohort, rs.Resume) {
+			t.Fatalf("checkpoint after %d in a cohort: %d bytes, differs from the run's alone (%d bytes)", r, len(inCohort), len(rs.Resume))
 		}
 	}
 }

@@ -69,6 +69,7 @@ func runCohort(p *Problem, members []Member, metrics []Metric, workers int) []*R
 	}
 	results := make([]*Result, len(members))
 	for k := range members {
+		c.checkpoints = c.checkpoints || members[k].Settings.Checkpoint != nil
 		m := &runner{res: newResult(members[k].Alg, metrics)}
 		results[k] = m.res
 		c.all = append(c.all, m)
@@ -137,6 +138,9 @@ type cohort struct {
 	evals   []Evaluator // per worker, for the training losses
 	all     []*runner   // every member, in order
 	active  []*runner   // members that have not ended
+	// checkpoints: some member takes checkpoints (Settings.Checkpoint),
+	// so the rounds end with a phase that offers them
+	checkpoints bool
 }
 
 // runner is one member of a cohort.
@@ -271,7 +275,9 @@ func (c *cohort) round(t int) {
 		m.e.evalEv = c.evals[wk] // the evaluations use the worker's evaluator
 		m.stepKeeping(func() bool { return m.e.endRound(m.e.start + t) })
 	})
-	c.each(func(m *runner, _ int) { m.step(func() bool { return m.e.checkpoint(m.e.start + t) }) })
+	if c.checkpoints {
+		c.each(func(m *runner, _ int) { m.step(func() bool { return m.e.checkpoint(m.e.start + t) }) })
+	}
 }
 
 // each calls f for every active member that has not ended, with the
