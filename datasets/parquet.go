@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -171,6 +172,8 @@ type parquetSet struct {
 	imageH, imageW, channels int      // fixed by the first image
 	pending                  [][]byte // encoded images of the batch, decoded by flush
 	pendingRows              []int    // their rows in the file
+	rows                     int      // the rows the footers declare (capacity of the pixel array)
+	bytes                    int64    // the files' size
 	featuresPerSample        int      // fixed by the first row of features; -1 before it
 }
 
@@ -187,6 +190,16 @@ func (p parquetParams) readParquet(path string) (*pooled, error) {
 		return nil, err
 	}
 	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1}
+	for _, f := range files { // the footers' row counts, to size the pixel array once
+		n, err := parquetRows(f)
+		if err != nil {
+			break // readFile names the damage
+		}
+		s.rows += int(min(n, math.MaxInt32))
+		if st, err := os.Stat(f); err == nil {
+			s.bytes += st.Size()
+		}
+	}
 	if p.Client != "" {
 		s.p.client = []int{}
 	}
@@ -402,6 +415,11 @@ func (s *parquetSet) addImage(b []byte, row int) error {
 		s.channels = 1
 	}
 	s.p.features = s.imageH * s.imageW * s.channels
+	// a damaged footer may declare any count: trust it up to 64 pixel
+	// bytes per byte of file (PNG compresses 28×28 digits about 1.6 times)
+	if s.rows > 0 && s.rows <= math.MaxInt32/s.p.features && int64(s.rows*s.p.features) <= 64*s.bytes {
+		s.p.pix = slices.Grow(s.p.pix, s.rows*s.p.features)
+	}
 	s.p.pix = append(s.p.pix, make([]byte, s.p.features)...)
 	return s.pixels(img, "", s.p.pix[len(s.p.pix)-s.p.features:])
 }
