@@ -30,8 +30,10 @@ func encodeCheckpoint(w io.Writer, key string, payload []byte) error {
 	b.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(payload))))
 	sum := sha256.Sum256(payload)
 	b.Write(sum[:])
-	b.Write(payload)
-	_, err := w.Write(b.Bytes())
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return err
+	}
+	_, err := w.Write(payload)
 	return err
 }
 

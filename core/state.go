@@ -66,7 +66,17 @@ func (st *State) Fail(err error) {
 	}
 }
 
-func (st *State) putUint(x uint64) { st.out.Write(binary.AppendUvarint(nil, x)) }
+func (st *State) putUint(x uint64) { st.out.Write(binary.AppendUvarint(st.out.AvailableBuffer(), x)) }
+
+// putFloats appends the float64 bits of v, little-endian.
+func (st *State) putFloats(v []float64) {
+	st.out.Grow(8 * len(v))
+	b := st.out.AvailableBuffer()
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	st.out.Write(b)
+}
 
 func (st *State) getUint(name string) uint64 {
 	x, n := binary.Uvarint(st.in)
@@ -114,7 +124,7 @@ func (st *State) Floats(name string, v []float64) {
 	}
 	if !st.loading {
 		st.putUint(uint64(len(v)))
-		st.out.Write(encodeFloats(v))
+		st.putFloats(v)
 		return
 	}
 	n := st.getUint(name)
@@ -136,7 +146,7 @@ func (st *State) FloatSlice(name string, v *[]float64) {
 			return
 		}
 		st.putUint(uint64(len(*v)) + 1)
-		st.out.Write(encodeFloats(*v))
+		st.putFloats(*v)
 		return
 	}
 	n := st.getUint(name)
@@ -156,14 +166,6 @@ func (st *State) FloatSlice(name string, v *[]float64) {
 		*v = make([]float64, n)
 	}
 	st.readFloats(name, *v)
-}
-
-func encodeFloats(v []float64) []byte {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-	}
-	return b
 }
 
 func (st *State) readFloats(name string, v []float64) {
@@ -186,7 +188,7 @@ func (st *State) Float(name string, x *float64) {
 		return
 	}
 	if !st.loading {
-		st.out.Write(encodeFloats([]float64{*x}))
+		st.putFloats([]float64{*x})
 		return
 	}
 	v := []float64{0}
@@ -207,7 +209,7 @@ func (st *State) Int64(name string, x *int64) {
 		return
 	}
 	if !st.loading {
-		st.out.Write(binary.AppendVarint(nil, *x))
+		st.out.Write(binary.AppendVarint(st.out.AvailableBuffer(), *x))
 		return
 	}
 	y, n := binary.Varint(st.in)
@@ -252,7 +254,7 @@ func (st *State) Ints(name string, v *[]int) {
 		}
 		st.putUint(uint64(len(*v)) + 1)
 		for _, x := range *v {
-			st.out.Write(binary.AppendVarint(nil, int64(x)))
+			st.out.Write(binary.AppendVarint(st.out.AvailableBuffer(), int64(x)))
 		}
 		return
 	}
