@@ -156,9 +156,16 @@ func (e *engine) state(st *State, done int) error {
 	st.Int("communication rounds", &e.commRounds)
 	st.Float("divergence scale", &e.scale)
 	e.recordsState(st)
-	for _, c := range e.clients {
-		st.Int64("samples accessed", &c.Accessed)
-		st.Int("local steps", &c.Steps)
+	accessed, steps := make([]int, len(e.clients)), make([]int, len(e.clients))
+	for m, c := range e.clients {
+		accessed[m], steps[m] = int(c.Accessed), c.Steps
+	}
+	clientInts(st, "samples accessed", accessed)
+	clientInts(st, "local steps", steps)
+	for m, c := range e.clients {
+		if st.loading {
+			c.Accessed, c.Steps = int64(accessed[m]), steps[m]
+		}
 		if declares {
 			cs.ClientState(c, st)
 		}
@@ -168,6 +175,20 @@ func (e *engine) state(st *State, done int) error {
 	}
 	e.systemState(st)
 	return st.err
+}
+
+// clientInts declares one integer per client, v (on loading, the saved
+// vector must have len(v) entries and is copied into v).
+func clientInts(st *State, name string, v []int) {
+	got := v
+	st.Ints(name, &got)
+	if st.loading && st.err == nil {
+		if len(got) != len(v) {
+			st.Fail(fmt.Errorf("checkpoint field %q has %d entries, the run has %d clients", name, len(got), len(v)))
+			return
+		}
+		copy(v, got)
+	}
 }
 
 // recordsState declares the records measured so far.
@@ -218,8 +239,17 @@ func (e *engine) systemState(st *State) {
 	}
 	sys := e.sys
 	st.Bool("availability started", &sys.started)
-	for m := range sys.online {
-		st.Bool("online", &sys.online[m])
+	online := make([]int, len(sys.online))
+	for m, on := range sys.online {
+		if on {
+			online[m] = 1
+		}
+	}
+	clientInts(st, "online", online)
+	if st.loading {
+		for m := range sys.online {
+			sys.online[m] = online[m] == 1
+		}
 	}
 	st.Int("rounds noised", &sys.noised)
 	st.Int64("bits up", &sys.bitsUp)
