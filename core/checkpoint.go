@@ -86,6 +86,19 @@ func VerifyCheckpoint(data []byte, key string) error {
 	return err
 }
 
+// CheckpointRounds returns the rounds done that checkpoint data of run
+// key records (how far the run got), after VerifyCheckpoint's checks.
+func CheckpointRounds(data []byte, key string) (int, error) {
+	payload, err := decodeCheckpoint(data, key)
+	if err != nil {
+		return 0, err
+	}
+	st := newLoadState(payload)
+	done := 0
+	st.Int("rounds done", &done)
+	return done, st.err
+}
+
 // algName names the run's algorithm in messages.
 func (e *engine) algName() string {
 	if e.s.AlgorithmName != "" {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 	"testing"
 )
 
@@ -170,5 +172,74 @@ func TestResumedRunContinues(t *testing.T) {
 		if !bytes.Equal(inCohort, rs.Resume) {
 			t.Fatalf("checkpoint after %d in a cohort: %d bytes, differs from the run's alone (%d bytes)", r, len(inCohort), len(rs.Resume))
 		}
+	}
+}
+
+// Every kind of field comes back bit for bit (NaN, −0 and ±Inf included;
+// nil and empty vectors kept apart), a vector of another length is
+// refused, and every truncation of the payload is refused with the field
+// it ends in, never a panic.
+func TestStateFieldsRoundTrip(t *testing.T) {
+	nan := math.Float64frombits(0x7ff8000000000abc)
+	declare := func(st *State, f *fields) {
+		st.Floats("fixed", f.fixed)
+		st.FloatSlice("nil vector", &f.none)
+		st.FloatSlice("empty vector", &f.empty)
+		st.FloatSlice("vector", &f.vec)
+		st.Float("scalar", &f.x)
+		st.Int("int", &f.i)
+		st.Int64("int64", &f.j)
+		st.Bool("flag", &f.b)
+		st.Ints("ints", &f.ints)
+	}
+	in := fields{fixed: []float64{nan, math.Copysign(0, -1)}, empty: []float64{}, vec: []float64{math.Inf(1), math.Inf(-1), 1e-310},
+		x: math.Pi, i: -7, j: math.MinInt64, b: true, ints: []int{0, -1, 1 << 40}}
+	save := newSaveState()
+	declare(save, &in)
+	payload := save.out.Bytes()
+	out := fields{fixed: make([]float64, 2), none: []float64{1}}
+	load := newLoadState(payload)
+	declare(load, &out)
+	if load.err != nil || len(load.in) != 0 {
+		t.Fatalf("load: %v, %d bytes left", load.err, len(load.in))
+	}
+	if got, want := fmt.Sprintf("%#v", out), fmt.Sprintf("%#v", in); got != want ||
+		math.Float64bits(out.fixed[0]) != math.Float64bits(nan) || math.Float64bits(out.fixed[1]) != 1<<63 {
+		t.Fatalf("loaded %s, saved %s", got, want)
+	}
+	short := fields{fixed: make([]float64, 3)}
+	load = newLoadState(payload)
+	declare(load, &short)
+	if want := `checkpoint field "fixed" has 2 entries, the run has 3`; load.err == nil || load.err.Error() != want {
+		t.Fatalf("other length: %v, want %q", load.err, want)
+	}
+	for n := range len(payload) {
+		load := newLoadState(payload[:n])
+		declare(load, &fields{fixed: make([]float64, 2)})
+		if load.err == nil || !strings.HasPrefix(load.err.Error(), "checkpoint ends inside field ") {
+			t.Fatalf("payload cut at %d of %d: %v", n, len(payload), load.err)
+		}
+	}
+}
+
+type fields struct {
+	fixed, none, empty, vec []float64
+	x                       float64
+	i                       int
+	j                       int64
+	b                       bool
+	ints                    []int
+}
+
+// CheckpointRounds tells how far a run got from its checkpoint alone.
+func TestCheckpointRounds(t *testing.T) {
+	p := testProblem(t, sizes(3, 4))
+	s := Settings{Rounds: 5, LocalSteps: 1, CheckpointKey: "k"}
+	ckpt := checkpointAfter(t, p, &stepper{}, s, 4)
+	if r, err := CheckpointRounds(ckpt, "k"); r != 4 || err != nil {
+		t.Fatalf("%d, %v; want 4", r, err)
+	}
+	if _, err := CheckpointRounds(ckpt, "other"); err == nil || err.Error() != `checkpoint belongs to run "k", not to this run "other"` {
+		t.Fatalf("another run's: %v", err)
 	}
 }
