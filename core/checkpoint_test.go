@@ -243,3 +243,30 @@ func TestCheckpointRounds(t *testing.T) {
 		t.Fatalf("another run's: %v", err)
 	}
 }
+
+// A run resumed with more rounds than the checkpointed run had (a halving
+// rung continued to the next budget) continues bit for bit: its records
+// are the longer run's, plus the shorter run's last evaluation where that
+// is not on the longer run's grid.
+func TestResumeWithLongerHorizon(t *testing.T) {
+	p := testProblem(t, sizes(3, 4, 5, 6))
+	m := []Metric{objectiveMetric{}}
+	long := Settings{Rounds: 6, LocalSteps: 3, Batch: 2, ClientsPerRound: 2, EvalEvery: 2, Seed: 5, CheckpointKey: "k"}
+	short := long
+	short.Rounds = 3
+	want := Run(p, &stepper{}, long, m)
+	rs := long
+	rs.Resume = checkpointAfter(t, p, &stepper{}, short, 3, m...)
+	got := Run(p, &stepper{}, rs, m)
+	var rounds []int
+	for _, r := range got.Records {
+		rounds = append(rounds, r.Round)
+	}
+	if fmt.Sprint(rounds) != "[0 2 3 4 6]" {
+		t.Fatalf("rounds evaluated %v, want [0 2 3 4 6]", rounds)
+	}
+	kept := append(got.Records[:2:2], got.Records[3:]...)
+	if fmt.Sprint(kept) != fmt.Sprint(want.Records) || fmt.Sprint(got.Model) != fmt.Sprint(want.Model) {
+		t.Fatalf("continued: %v %v, want %v %v", kept, got.Model, want.Records, want.Model)
+	}
+}
