@@ -363,3 +363,19 @@ func TestLinksAndPipesAmongOptimaAreRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestNegativeRecordedSizesAreRefused(t *testing.T) {
+	dir, keys := storedDir(t)
+	editManifest(t, dir, func(m map[string]any) {
+		m["runs"].(map[string]any)[keys[0]].(map[string]any)["result_size"] = -1
+	})
+	want := dir + "/manifest.json: run " + keys[0] + ": result_size -1 is negative (was the file edited? fedlab writes it whole)"
+	if _, err := Load(dir); err == nil || err.Error() != want {
+		t.Errorf("negative result_size: %v, want %s", err, want)
+	}
+	dir, keys = storedDir(t)
+	editResult(t, dir, keys[1], func(f map[string]any) { f["model_size"] = -5 })
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), resultPath(keys[1])+" (test_gd seed 2, sweep.lua:3 fedlab.sweep, manifest status done): records a negative model size (-5)") {
+		t.Errorf("negative model_size: %v", err)
+	}
+}

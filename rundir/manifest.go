@@ -191,7 +191,7 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 		m.Runs = map[string]*Entry{}
 	}
 	if err := m.checkNames(); err != nil {
-		return nil, false, fmt.Errorf("%s: %w (was the file edited? fedlab writes hexadecimal run keys)", filepath.Join(dir, ManifestFile), err)
+		return nil, false, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	return m, true, nil
 }
@@ -199,26 +199,29 @@ func ReadManifest(dir string) (m *Manifest, ok bool, err error) {
 // checkNames refuses a manifest whose run keys or optimum names are not
 // plain file names (ValidName): they become file names in the directory
 // (results/KEY.json, models/KEY.txt, optima/NAME), and a key such as
-// "../../x" would lead out of it.
+// "../../x" would lead out of it. A negative recorded size is refused too.
 func (m *Manifest) checkNames() error {
-	for key := range m.Runs {
+	for key, e := range m.Runs {
 		if err := ValidName(key); err != nil {
-			return fmt.Errorf("run key %s", err)
+			return fmt.Errorf("run key %s (was the file edited? fedlab writes hexadecimal run keys)", err)
+		}
+		if e != nil && e.ResultSize < 0 {
+			return fmt.Errorf("run %s: result_size %d is negative (was the file edited? fedlab writes it whole)", key, e.ResultSize)
 		}
 	}
 	for i, c := range m.Calls {
 		for _, r := range c.Runs {
 			if err := ValidName(r.Key); err != nil {
-				return fmt.Errorf("call %d: run key %s", i+1, err)
+				return fmt.Errorf("call %d: run key %s (was the file edited? fedlab writes hexadecimal run keys)", i+1, err)
 			}
 		}
 	}
 	for name, sum := range m.Optima {
 		if err := ValidName(name); err != nil {
-			return fmt.Errorf("optimum name %s", err)
+			return fmt.Errorf("optimum name %s (was the file edited? fedlab names them by hexadecimal keys)", err)
 		}
 		if sum == nil || sum.Size <= 0 {
-			return fmt.Errorf("optimum %s: no size recorded", escape.Quote(name, 40))
+			return fmt.Errorf("optimum %s: no size recorded (was the file edited? fedlab writes it whole)", escape.Quote(name, 40))
 		}
 	}
 	return nil

@@ -192,6 +192,8 @@ func load(dir, key string, want FileSum) (st stored, problem string, err error) 
 		return stored{}, fmt.Sprintf("unknown format %q (want %q)", f.Format, resultFormat), nil
 	case f.Key != key:
 		return stored{}, fmt.Sprintf("holds the result of run %s", escape.Quote(f.Key, 40)), nil
+	case f.ModelSize < 0:
+		return stored{}, fmt.Sprintf("records a negative model size (%d)", f.ModelSize), nil
 	case f.Model != "" && f.Model != modelPath(key):
 		return stored{}, fmt.Sprintf("names its model file %s, where fedlab keeps it as %s", escape.Quote(f.Model, 80), modelPath(key)), nil
 	}
