@@ -200,3 +200,36 @@ func TestParquetStopsWithTheReadContext(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestParquetTestSplitPairsByWriter: with the natural partition, a test
+// split's rows go to their writer's client, in file order.
+func TestParquetTestSplitPairsByWriter(t *testing.T) {
+	tb, pix := byteTable(30, 6, 4, 5)
+	testTab, testPix := byteTable(12, 6, 4, 5)
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train.parquet"), filepath.Join(dir, "test.parquet")
+	parquet.WriteFile(train, femnistRows(t, tb, pix))
+	parquet.WriteFile(test, femnistRows(t, testTab, testPix))
+	f := build(t, "parquet", map[string]any{"path": train, "test": test, "image": "image", "label": "character",
+		"client": "writer_id", "partition": "natural", "classes": 4})
+	total := 0
+	for m, d := range f.Train {
+		w := tb.client[rowOf(t, tb, d.Row(0))]
+		k := 0
+		for i, c := range testTab.client {
+			if c == w {
+				if got := f.Test[m].Row(k); rowOf(t, testTab, got) != i {
+					t.Fatalf("client %d (writer %s) test row %d is not test row %d", m, w, k, i)
+				}
+				k++
+			}
+		}
+		if f.Test[m].N != k {
+			t.Fatalf("client %d (writer %s): %d test rows, want %d", m, w, f.Test[m].N, k)
+		}
+		total += k
+	}
+	if total != 12 {
+		t.Fatalf("%d test rows paired, want 12", total)
+	}
+}
