@@ -82,6 +82,7 @@ type npySource struct {
 	zip  *zip.ReadCloser // nil: a directory of .npy files
 }
 
+// openNPY opens path: a directory of .npy files, or an .npz archive.
 func openNPY(path string) (*npySource, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -97,6 +98,7 @@ func openNPY(path string) (*npySource, error) {
 	return &npySource{path: path, zip: z}, nil
 }
 
+// Close closes the archive (a directory holds nothing open).
 func (s *npySource) Close() {
 	if s.zip != nil {
 		s.zip.Close()
