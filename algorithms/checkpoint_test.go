@@ -252,8 +252,8 @@ func TestContinuationEqualsUninterruptedRun(t *testing.T) {
 		}
 		var members []core.Member
 		var wants []*core.Result
-		var ckpts [][]byte           // per fresh member: the checkpoint written alone
-		inCohort := map[int][]byte{} // per fresh member: the one written in the cohort
+		var ckpts [][]byte     // per fresh member: the checkpoint written alone
+		var inCohort []*[]byte // per member: the checkpoint written in the cohort (members run concurrently)
 		for _, j := range jobs {
 			what := fmt.Sprintf("%s %v seed %d on %s", j.Algorithm, j.Params, j.Seed, cs.name)
 			want := core.Run(j.Problem, build(t, j), settings(j), j.Metrics)
@@ -278,19 +278,20 @@ func TestContinuationEqualsUninterruptedRun(t *testing.T) {
 			s := settings(j)
 			s.Resume = ckpt
 			sameResult(t, what+" (resumed)", core.Run(j.Problem, build(t, j), s, j.Metrics), want)
-			fresh, k := settings(j), len(members)+1
+			fresh, slot := settings(j), new([]byte)
 			fresh.Checkpoint = func(d int, save func(io.Writer) error) error {
 				if d != at {
 					return nil
 				}
 				var b bytes.Buffer
 				err := save(&b)
-				inCohort[k] = b.Bytes()
+				*slot = b.Bytes()
 				return err
 			}
 			members = append(members, core.Member{Alg: build(t, j), Settings: s}, core.Member{Alg: build(t, j), Settings: fresh})
 			wants = append(wants, want, want)
 			ckpts = append(ckpts, nil, ckpt)
+			inCohort = append(inCohort, nil, slot)
 			checked[j.Algorithm]++
 		}
 		if len(members) == 0 {
@@ -298,7 +299,7 @@ func TestContinuationEqualsUninterruptedRun(t *testing.T) {
 		}
 		for k, r := range core.RunCohort(jobs[0].Problem, members, jobs[0].Metrics) {
 			sameResult(t, fmt.Sprintf("cohort member %d on %s", k, cs.name), r, wants[k])
-			if ckpts[k] != nil && !bytes.Equal(inCohort[k], ckpts[k]) {
+			if ckpts[k] != nil && !bytes.Equal(*inCohort[k], ckpts[k]) {
 				t.Fatalf("cohort member %d on %s: its checkpoint differs from the one written alone", k, cs.name)
 			}
 		}

@@ -56,7 +56,8 @@ type Settings struct {
 	// and checked against a checkpoint it resumes from.
 	CheckpointKey string
 	// Checkpoint, if set, is called by the coordinator after every round
-	// that leaves the run going, with the rounds done (as Progress);
+	// that did not end the run (the last one included), with the rounds
+	// done (as Progress);
 	// calling save writes the engine's state at that boundary (a
 	// checkpoint) to a writer, or returns why it cannot (an algorithm that
 	// does not declare its state, see Stateful). An error returned by
