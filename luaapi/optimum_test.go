@@ -2,6 +2,8 @@ package luaapi
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,9 +14,10 @@ import (
 )
 
 // TestOptimumIsStoredInTheRunDirectory runs a script that prints its
-// problem's optimum three times into one directory: the second run reads
-// the stored optimum (shown by a stored objective edited to a value no
-// solve gives), the third, with another λ, solves its changed problem.
+// problem's optimum into one directory: a re-run reads the stored optimum
+// (shown by a stored objective edited to a value no solve gives, the edit
+// recorded in the manifest; an edit the manifest does not know is solved
+// again), and a run with another λ solves its changed problem.
 func TestOptimumIsStoredInTheRunDirectory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "opt.lua")
@@ -57,6 +60,18 @@ print(string.format("%.17g", fedlab.optimum(problem).objective))
 	if err := os.WriteFile(files[0], b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// the edit alone is refused: the manifest records the file's size and
+	// SHA-256, so the re-run solves again and prints the true optimum
+	if again := run(nil); again != first {
+		t.Fatalf("re-run after an edit the manifest does not know printed %s, want the solved %s", again, first)
+	}
+	// an edit recorded in the manifest too is taken as stored (the
+	// checksums catch careless edits, not forgery): the re-run reads it
+	// without solving
+	if err := os.WriteFile(files[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recordOptimum(t, filepath.Join(out, rundir.ManifestFile), filepath.Base(files[0]), b)
 	if again := run(nil); again != "12345.5" {
 		t.Fatalf("re-run printed %s, want the stored 12345.5 (no solve)", again)
 	}
@@ -65,5 +80,31 @@ print(string.format("%.17g", fedlab.optimum(problem).objective))
 	}
 	if files, _ = filepath.Glob(filepath.Join(out, rundir.OptimaDir, "*.json")); len(files) != 2 {
 		t.Fatalf("optima after the changed problem: %v, want two files", files)
+	}
+}
+
+// recordOptimum records content as the optimum file name's size and
+// SHA-256 in the manifest at path.
+func recordOptimum(t *testing.T, path, name string, content []byte) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	optima, _ := m["optima"].(map[string]any)
+	if optima[name] == nil {
+		t.Fatalf("the manifest records no optimum %q: %v", name, m["optima"])
+	}
+	sum := sha256.Sum256(content)
+	optima[name] = map[string]any{"size": len(content), "sha256": hex.EncodeToString(sum[:])}
+	if b, err = json.MarshalIndent(m, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
