@@ -117,23 +117,22 @@ func (e *engine) saveState(done int, w io.Writer) error {
 	return encodeCheckpoint(w, e.s.CheckpointKey, st.out.Bytes())
 }
 
-// loadState restores the engine from checkpoint data and returns the
-// rounds the run had done.
-func (e *engine) loadState(data []byte) (int, error) {
+// loadState restores the engine from checkpoint data; the run continues
+// after the rounds it had done (e.start).
+func (e *engine) loadState(data []byte) error {
 	payload, err := decodeCheckpoint(data, e.s.CheckpointKey)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	st := newLoadState(payload)
-	done := 0
-	if err := e.state(st, done); err != nil {
-		return 0, fmt.Errorf("checkpoint: %w", err)
+	if err := e.state(st, 0); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if len(st.in) != 0 {
-		return 0, fmt.Errorf("checkpoint: %d bytes left after the run's state (a checkpoint of another algorithm or build)", len(st.in))
+		return fmt.Errorf("checkpoint: %d bytes left after the run's state (a checkpoint of another algorithm or build)", len(st.in))
 	}
 	e.alg.Model(e.model)
-	return e.start, nil
+	return nil
 }
 
 // state declares the engine's state to st (saving done, or loading it

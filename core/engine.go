@@ -158,7 +158,7 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 		e.nodeMean = make([]float64, dim)
 	}
 	if s.Resume != nil {
-		if _, err := e.loadState(s.Resume); err != nil {
+		if err := e.loadState(s.Resume); err != nil {
 			return nil, fmt.Errorf("cannot resume from the checkpoint: %w", err)
 		}
 		e.resumed = true
