@@ -1,0 +1,5 @@
+package cli
+
+// The tests run the command line with every fedlab component registered,
+// as cmd/fedlab does.
+import _ "github.com/fedlab/fedlab/all"

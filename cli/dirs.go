@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir"
+)
+
+// mergeCmd is `fedlab merge DIR... --out DIR`: combines run directories
+// (the shards of a script) and prints the tables of the merged calls.
+func mergeCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "", "write the merged run directory `DIR` (required)")
+	dirs, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 || *out == "" {
+		return usageError{"merge takes run directories and --out DIR"}
+	}
+	m, err := rundir.Merge(*out, dirs)
+	if err != nil {
+		return err
+	}
+	l, err := rundir.Load(*out)
+	if err != nil {
+		return err
+	}
+	pending := 0
+	for i, runs := range l.Calls {
+		done := slices.DeleteFunc(slices.Clone(runs), func(r experiment.Run) bool { return r.Result == nil })
+		pending += len(runs) - len(done)
+		if len(done) == 0 {
+			continue
+		}
+		c := m.Calls[i]
+		title := fmt.Sprintf("call %d: %s at %s", i+1, c.Function, c.Where)
+		if len(c.Select) > 0 {
+			err = report.SweepTable(stdout, experiment.Select(runs, c.Select), c.Select, report.SweepOptions{Title: title})
+		} else {
+			err = report.Table(stdout, done, report.TableOptions{Title: title})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "fedlab: merged %d directories into %s: %d runs, %d pending", len(m.MergedFrom), *out, len(m.Runs), pending)
+	if pending > 0 {
+		fmt.Fprint(stderr, " (run the script with --out "+*out+" to complete them)")
+	}
+	fmt.Fprintln(stderr)
+	return nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// metricNames lists the metrics of the completed runs in order of first
+// appearance.
+func metricNames(runs []experiment.Run) []string {
+	var names []string
+	for _, r := range runs {
+		if r.Result == nil {
+			continue
+		}
+		for _, m := range r.Result.Metrics {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	return names
+}
