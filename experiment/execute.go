@@ -1,10 +1,14 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -38,6 +42,34 @@ type Options struct {
 	// (see Placeholder), reported to Done in order, and the first job
 	// whose algorithm fails to build stops Execute with a *PlanError.
 	DryRun bool
+	// Checkpoints, if set, keeps the runs' checkpoints: a run resumes from
+	// the one it returns, and saves one every CheckpointEvery (0: never
+	// on time alone) and always at the round boundary where the Context's
+	// end stops it (see Checkpoints).
+	Checkpoints     Checkpoints
+	CheckpointEvery time.Duration
+	// KeepCheckpoints saves a checkpoint after a run's last round too
+	// (its final state, which the caller keeps).
+	KeepCheckpoints bool
+}
+
+// Checkpoints keeps the checkpoints of runs (core.Settings.Checkpoint and
+// Resume), by job. Its methods are called from the goroutines that run
+// the jobs, concurrently.
+type Checkpoints interface {
+	// Resume returns the checkpoint job j continues from, or nil to start
+	// it from round 0 (the implementation says why it does not use a
+	// checkpoint it holds).
+	Resume(j *Job) []byte
+	// Save stores data, the state of job j after done rounds, in place of
+	// its previous checkpoint.
+	Save(j *Job, done int, data []byte) error
+	// Refused reports that the checkpoint Resume returned for job j does
+	// not resume it (why): the run starts again from round 0.
+	Refused(j *Job, why string)
+	// Unsupported reports that job j cannot be checkpointed (why): it
+	// runs without, and starts again from round 0 if it is interrupted.
+	Unsupported(j *Job, why string)
 }
 
 // Cohorts says which runs Execute runs together in lockstep
@@ -107,10 +139,10 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 	start := func(u []int, workers int) {
 		go func() {
 			if len(u) == 1 {
-				out <- ended{u[0], execute(opts.Context, &jobs[u[0]], u[0], workers, prog)}
+				out <- ended{u[0], execute(&opts, &jobs[u[0]], u[0], workers)}
 				return
 			}
-			for k, res := range executeCohort(opts.Context, jobs, u, workers, prog) {
+			for k, res := range executeCohort(&opts, jobs, u, workers) {
 				out <- ended{u[k], res}
 			}
 		}()
@@ -254,8 +286,9 @@ func cohortable(a, b *Job) bool {
 
 // executeCohort runs the jobs u in one cohort (core.RunCohort) with the
 // given number of client workers; jobs whose algorithm fails to build fail
-// alone.
-func executeCohort(ctx context.Context, jobs []Job, u []int, workers int, prog *Progress) []*core.Result {
+// alone, and so does a member whose checkpoint does not resume it (it runs
+// again from round 0, alone).
+func executeCohort(opts *Options, jobs []Job, u []int, workers int) []*core.Result {
 	results := make([]*core.Result, len(u))
 	var members []core.Member
 	var at []int
@@ -266,12 +299,16 @@ func executeCohort(ctx context.Context, jobs []Job, u []int, workers int, prog *
 			results[k] = &core.Result{Status: core.Failed, Err: err.Error()}
 			continue
 		}
-		members = append(members, core.Member{Alg: alg, Settings: settingsOf(ctx, j, i, workers, prog)})
+		members = append(members, core.Member{Alg: alg, Settings: settingsOf(opts, j, i, workers)})
 		at = append(at, k)
 	}
 	if len(members) > 0 {
 		for n, res := range core.RunCohort(jobs[u[0]].Problem, members, jobs[u[0]].Metrics) {
-			results[at[n]] = res
+			k := at[n]
+			results[k] = res
+			if members[n].Settings.Resume != nil && resumeFailed(res) {
+				results[k] = rerun(opts, &jobs[u[k]], members[n].Settings, res)
+			}
 		}
 	}
 	return results
@@ -279,38 +316,109 @@ func executeCohort(ctx context.Context, jobs []Job, u []int, workers int, prog *
 
 // execute runs job j (index i) with the given number of client workers:
 // a fresh algorithm built from the job's validated parameters, or the
-// job's pipeline. It stops at a round boundary when ctx (if not nil) is
-// done.
-func execute(ctx context.Context, j *Job, i, workers int, prog *Progress) *core.Result {
-	var progress func(done, total int)
-	if prog != nil {
-		progress = func(done, total int) { prog.round(i, done, total) }
-	}
-	var interrupt func() bool
-	if ctx != nil {
-		interrupt = func() bool { return ctx.Err() != nil }
-	}
+// job's pipeline. It stops at a round boundary when opts.Context (if not
+// nil) is done.
+func execute(opts *Options, j *Job, i, workers int) *core.Result {
+	ctx, prog := opts.Context, opts.Progress
 	if j.Stages != nil {
-		return j.Stages.RunInterruptible(j.Seed, 0, workers, progress, interrupt)
+		var progress func(done, total int)
+		if prog != nil {
+			progress = func(done, total int) { prog.round(i, done, total) }
+		}
+		var interrupt func() bool
+		if ctx != nil {
+			interrupt = func() bool { return ctx.Err() != nil }
+		}
+		res := j.Stages.RunInterruptible(j.Seed, 0, workers, progress, interrupt)
+		if res.Status == core.Interrupted && opts.Checkpoints != nil {
+			opts.Checkpoints.Unsupported(j, "the stages of a pipeline do not declare their state yet")
+		}
+		return res
 	}
 	alg, err := registry.BuildArgs[core.Algorithm](j.Args)
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
-	return core.Run(j.Problem, alg, settingsOf(ctx, j, i, workers, prog), j.Metrics)
+	s := settingsOf(opts, j, i, workers)
+	res := core.Run(j.Problem, alg, s, j.Metrics)
+	if s.Resume != nil && resumeFailed(res) {
+		return rerun(opts, j, s, res)
+	}
+	return res
+}
+
+// resumeError starts the error of a run whose checkpoint does not load
+// (core.Run: one of another algorithm or build).
+const resumeError = "cannot resume from the checkpoint"
+
+// resumeFailed reports whether res is a run that failed to load its
+// checkpoint.
+func resumeFailed(res *core.Result) bool {
+	return res.Status == core.Failed && strings.HasPrefix(res.Err, resumeError)
+}
+
+// rerun runs job j again from round 0 with its settings s after its checkpoint
+// failed to resume it (res), which is reported.
+func rerun(opts *Options, j *Job, s core.Settings, res *core.Result) *core.Result {
+	opts.Checkpoints.Refused(j, res.Err)
+	alg, err := registry.BuildArgs[core.Algorithm](j.Args)
+	if err != nil {
+		return &core.Result{Status: core.Failed, Err: err.Error()}
+	}
+	s.Resume, s.Checkpoint = nil, checkpointHook(opts, j)
+	return core.Run(j.Problem, alg, s, j.Metrics)
 }
 
 // settingsOf returns the engine settings of job j (index i) run with the
-// given number of client workers, its progress reported to prog and
-// interrupted when ctx (if not nil) is done.
-func settingsOf(ctx context.Context, j *Job, i, workers int, prog *Progress) core.Settings {
+// given number of client workers, its progress reported to
+// opts.Progress, interrupted when opts.Context (if not nil) is done, and
+// checkpointed to opts.Checkpoints (if set).
+func settingsOf(opts *Options, j *Job, i, workers int) core.Settings {
 	s := j.Settings
 	s.Seed, s.Run, s.Workers = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)) // more workers than clients would idle
-	if prog != nil {
+	if prog := opts.Progress; prog != nil {
 		s.Progress = func(done, total int) { prog.round(i, done, total) }
 	}
-	if ctx != nil {
+	if ctx := opts.Context; ctx != nil {
 		s.Interrupt = func() bool { return ctx.Err() != nil }
 	}
+	if opts.Checkpoints != nil {
+		s.AlgorithmName, s.CheckpointKey = j.Algorithm, j.Key
+		s.Resume = opts.Checkpoints.Resume(j)
+		s.Checkpoint = checkpointHook(opts, j)
+	}
 	return s
+}
+
+// checkpointHook is job j's core.Settings.Checkpoint: it saves the run's
+// state to opts.Checkpoints when CheckpointEvery has passed since the
+// run started or was last saved, when the context has ended (the engine
+// stops before the next round), and after the last round with
+// KeepCheckpoints. A state that cannot be saved or stored is reported
+// (Unsupported) and the run goes on without checkpoints: it never fails
+// for it.
+func checkpointHook(opts *Options, j *Job) func(done int, save func(io.Writer) error) error {
+	last, off := time.Now(), false
+	rounds := j.Settings.Rounds
+	return func(done int, save func(io.Writer) error) error {
+		final := done >= rounds
+		stopping := opts.Context != nil && opts.Context.Err() != nil
+		due := opts.CheckpointEvery > 0 && time.Since(last) >= opts.CheckpointEvery
+		if off || (final && !opts.KeepCheckpoints) || !(final || stopping || due) {
+			return nil
+		}
+		var b bytes.Buffer
+		if err := save(&b); err != nil {
+			off = true
+			opts.Checkpoints.Unsupported(j, err.Error())
+			return nil
+		}
+		if err := opts.Checkpoints.Save(j, done, b.Bytes()); err != nil {
+			off = true
+			opts.Checkpoints.Unsupported(j, "its checkpoint could not be stored: "+err.Error())
+			return nil
+		}
+		last = time.Now()
+		return nil
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/scriptfile"
@@ -49,6 +50,12 @@ type Options struct {
 	ArgText map[string]string
 	// Context, if set, interrupts the script when done (see rundir.Options.Context and sandbox.go).
 	Context context.Context
+	// CheckpointEvery is the time between two checkpoints of a run in the
+	// run directory (0: only when Context ends; fedlab run's default is
+	// rundir.DefaultCheckpointEvery), and KeepCheckpoints keeps them when
+	// the runs complete (see rundir.Options).
+	CheckpointEvery time.Duration
+	KeepCheckpoints bool
 	// CommandLine is the command that started the script (recorded in the
 	// run directory's manifest with the working directory and ArgText).
 	CommandLine []string
@@ -118,7 +125,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	limits := plan.NewLimits(opts.MaxMemory, opts.Jobs)
 	dopts := rundir.Options{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
 		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers,
-		Context: g.ctx, Notices: opts.Stderr, DryRun: opts.DryRun}
+		Context: g.ctx, Notices: opts.Stderr, DryRun: opts.DryRun, CheckpointEvery: opts.CheckpointEvery, KeepCheckpoints: opts.KeepCheckpoints}
 	if !opts.Solo {
 		dopts.Cohorts = experiment.Cohorts{MaxState: limits.CohortBytes(), MinData: experiment.CohortMinData}
 	}

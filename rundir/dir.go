@@ -52,6 +52,13 @@ type Options struct {
 	// stored result that is missing or altered and runs again (nil
 	// discards them; fedlab run gives standard error).
 	Notices io.Writer
+	// CheckpointEvery is the time between two checkpoints of a run in
+	// checkpoints/ (0: only when the Context ends); KeepCheckpoints keeps
+	// a run's checkpoint, after its last round, when it completes
+	// (otherwise it is removed). A run directory kept in memory only
+	// takes no checkpoints.
+	CheckpointEvery time.Duration
+	KeepCheckpoints bool
 	// DryRun computes no run: each gets its placeholder result
 	// (experiment.Placeholder) and no progress is shown. A dry run keeps
 	// memory only (Open refuses a path), so it leaves no directory that
@@ -89,8 +96,12 @@ type Dir struct {
 	nextName string
 	// nextRung is the rung of the next call Execute records (RungOfNextCall).
 	nextRung *Rung
-	// mu guards m.Optima and the notices, which the optimum store uses
-	// from run goroutines.
+	// unsupported are the reasons runs could not be checkpointed, each
+	// reported once.
+	unsupported map[string]bool
+	// mu guards m.Optima, m.Checkpoints, m.Runs while runs execute, the
+	// manifest's writes and the notices, which the optimum and checkpoint
+	// stores use from run goroutines.
 	mu sync.Mutex
 }
 
@@ -220,6 +231,7 @@ func (d *Dir) check() error {
 	}
 	d.m.MergedFrom = old.MergedFrom // a merged directory stays documented as such
 	d.m.Optima = old.Optima         // the stored optima stay (their files are not deleted but with --fresh)
+	d.m.Checkpoints = old.Checkpoints
 	d.previous = old.Runs
 	if filepath.Base(old.Script.Path) == filepath.Base(d.opts.Script.Path) {
 		d.prunable = map[string]bool{}
@@ -252,7 +264,7 @@ func (d *Dir) begin() error {
 			return err
 		}
 	}
-	for _, sub := range []string{"", ResultsDir, ModelsDir, OptimaDir} {
+	for _, sub := range []string{"", ResultsDir, ModelsDir, OptimaDir, CheckpointsDir} {
 		if err := atomicfile.Clean(filepath.Join(d.path, sub)); err != nil {
 			return err
 		}
@@ -275,7 +287,7 @@ func (d *Dir) begin() error {
 
 // clear deletes the files of earlier sessions.
 func (d *Dir) clear() error {
-	for _, name := range []string{ManifestFile, RecordsFile, ResultsDir, ModelsDir, OptimaDir} {
+	for _, name := range []string{ManifestFile, RecordsFile, ResultsDir, ModelsDir, OptimaDir, CheckpointsDir} {
 		if err := os.RemoveAll(filepath.Join(d.path, name)); err != nil {
 			return err
 		}
@@ -334,8 +346,12 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	if d.progress != nil && !d.opts.DryRun {
 		prog = d.progress.Call(callTitle(len(d.m.Calls), call), len(planned), found)
 	}
-	_, err := experiment.Execute(todo, experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Cohorts: d.opts.Cohorts, Progress: prog,
-		Context: d.opts.Context, DryRun: d.opts.DryRun, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }})
+	eopts := experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Cohorts: d.opts.Cohorts, Progress: prog,
+		Context: d.opts.Context, DryRun: d.opts.DryRun, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }}
+	if d.path != "" {
+		eopts.Checkpoints, eopts.CheckpointEvery, eopts.KeepCheckpoints = checkpoints{d}, d.opts.CheckpointEvery, d.opts.KeepCheckpoints
+	}
+	_, err := experiment.Execute(todo, eopts)
 	if d.interrupted() {
 		if werr := d.writeManifest(); werr != nil {
 			return nil, werr
@@ -396,10 +412,10 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 }
 
 // completed saves a run that just ended: model and result file first, then
-// the manifest entry.
+// the manifest entry; its checkpoint is removed (see removeCheckpoint).
 func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
 	if r.Result.Status == core.Interrupted {
-		return nil // incomplete: stays pending, runs again on resume
+		return nil // incomplete: stays pending, resumes from its checkpoint (if any) or runs again
 	}
 	end := time.Now().UTC().Truncate(time.Millisecond)
 	st := stored{res: r.Result, started: end.Add(-r.Result.Elapsed).Truncate(time.Millisecond), finished: end}
@@ -414,8 +430,13 @@ func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
 		}
 		st.sum = sum
 		d.memory[j.Key] = st
+		if err := d.removeCheckpoint(j.Key); err != nil {
+			return err
+		}
 	}
+	d.mu.Lock()
 	d.m.Runs[j.Key] = d.entry(*j, st)
+	d.mu.Unlock()
 	d.dirty = true
 	if time.Since(d.written) < manifestInterval {
 		return nil
@@ -507,10 +528,11 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 // interrupted reports whether the session's context has ended.
 func (d *Dir) interrupted() bool { return d.opts.Context != nil && d.opts.Context.Err() != nil }
 
-// prune deletes the result and model files of the runs the previous
-// manifest listed (see check) that this session's manifest does not.
+// prune deletes the result, model and checkpoint files of the runs the
+// previous manifest listed (see check) that this session's manifest does
+// not.
 func (d *Dir) prune() error {
-	for _, sub := range []string{ResultsDir, ModelsDir} {
+	for _, sub := range []string{ResultsDir, ModelsDir, CheckpointsDir} {
 		entries, err := os.ReadDir(filepath.Join(d.path, sub))
 		if os.IsNotExist(err) {
 			continue
@@ -519,11 +541,12 @@ func (d *Dir) prune() error {
 			return err
 		}
 		for _, e := range entries {
-			key := strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".json"), ".txt")
+			key := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".json"), ".txt"), ".ckpt")
 			if _, ok := d.m.Runs[key]; !ok && d.prunable[key] {
 				if err := os.Remove(filepath.Join(d.path, sub, e.Name())); err != nil {
 					return err
 				}
+				delete(d.m.Checkpoints, key)
 			}
 		}
 	}

@@ -67,6 +67,9 @@ type Manifest struct {
 	// Optima are the size and SHA-256 of each stored optimum
 	// (optima/NAME), by file name, verified before one is used.
 	Optima map[string]*FileSum `json:"optima,omitempty"`
+	// Checkpoints are the checkpoints of unfinished runs
+	// (checkpoints/KEY.ckpt), by run key, verified before a run resumes.
+	Checkpoints map[string]*CheckpointSum `json:"checkpoints,omitempty"`
 }
 
 // FileSum is what a manifest records of a file it lists: its size in
@@ -222,6 +225,14 @@ func (m *Manifest) checkNames() error {
 		}
 		if sum == nil || sum.Size <= 0 {
 			return fmt.Errorf("optimum %s: no size recorded (was the file edited? fedlab writes it whole)", escape.Quote(name, 40))
+		}
+	}
+	for key, c := range m.Checkpoints {
+		if err := ValidName(key); err != nil {
+			return fmt.Errorf("checkpoint of run key %s (was the file edited? fedlab writes hexadecimal run keys)", err)
+		}
+		if c == nil || c.Size <= 0 {
+			return fmt.Errorf("checkpoint of run %s: no size recorded (was the file edited? fedlab writes it whole)", escape.Quote(key, 40))
 		}
 	}
 	return nil

@@ -1,0 +1,278 @@
+package rundir
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/fedlab/fedlab/algorithms"
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/registry"
+)
+
+// stateJobs plans one run of each of the given registered algorithms
+// (seed 1) on test_data: 40 rounds, evaluated every 4.
+func stateJobs(t *testing.T, names ...string) []experiment.Job {
+	t.Helper()
+	data, err := registry.Build[*core.Federated](registry.Dataset, "test_data", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, _ := registry.Build[core.Loss](registry.Loss, "test_squared", nil)
+	pen, _ := registry.Build[core.Penalty](registry.Regularizer, "test_l1", map[string]any{"lambda": 0.01})
+	p, err := core.NewProblem(data, loss, pen, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _ := registry.Build[core.Metric](registry.Metric, "test_objective", nil)
+	base := experiment.Base{Problem: p,
+		ProblemID: experiment.ProblemID{Data: experiment.NewComponent("test_data", nil),
+			Loss: experiment.NewComponent("test_squared", nil), Reg: experiment.NewComponent("test_l1", map[string]any{"lambda": 0.01})},
+		Settings: core.Settings{Rounds: 40, ClientsPerRound: 2, LocalSteps: 2, Batch: 2, EvalEvery: 4},
+		Metrics:  []core.Metric{obj}, MetricIDs: []experiment.Component{experiment.NewComponent("test_objective", nil)}}
+	var jobs []experiment.Job
+	for _, name := range names {
+		js, err := experiment.Jobs(base, experiment.AlgoSpec{Name: name, Params: map[string]any{"eta_c": 0.05}}, nil, []uint64{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, js...)
+	}
+	return jobs
+}
+
+// interruptAt runs jobs in a session on dir whose context ends when job 0
+// reports round k done; it returns the session's notices.
+func interruptAt(t *testing.T, dir string, k int, opts Options, jobs []experiment.Job) string {
+	t.Helper()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	js := append([]experiment.Job(nil), jobs...)
+	js[0].Settings.Progress = func(done, _ int) {
+		if done == k {
+			cancel(errors.New("interrupted (test)"))
+		}
+	}
+	var notes bytes.Buffer
+	opts.Script, opts.Context, opts.Notices = script, ctx, &notes
+	d, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Execute("fedlab.compare", "cmp.lua:3", nil, js)
+	var intr *Interrupted
+	if !errors.As(err, &intr) {
+		t.Fatalf("Execute: %v, want the interruption", err)
+	}
+	if _, err := d.Finish(err); err != nil {
+		t.Fatal(err)
+	}
+	return notes.String()
+}
+
+// resumeSession runs jobs again into dir and returns its notices.
+func resumeSession(t *testing.T, dir string, opts Options, jobs []experiment.Job) (Summary, string) {
+	t.Helper()
+	var notes bytes.Buffer
+	opts.Script, opts.Notices = script, &notes
+	d, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Execute("fedlab.compare", "cmp.lua:3", nil, jobs)
+	sum, ferr := d.Finish(err)
+	if err != nil || ferr != nil {
+		t.Fatal(err, ferr)
+	}
+	return sum, notes.String()
+}
+
+// uninterrupted runs jobs in a fresh directory.
+func uninterrupted(t *testing.T, jobs []experiment.Job) string {
+	t.Helper()
+	dir := t.TempDir()
+	resumeSession(t, dir, Options{}, jobs)
+	return dir
+}
+
+func TestAnInterruptedRunResumesFromItsCheckpoint(t *testing.T) {
+	jobs := stateJobs(t, "fedavg", "scaffold")
+	whole := uninterrupted(t, jobs)
+	dir := t.TempDir()
+	if notes := interruptAt(t, dir, 10, Options{Jobs: 1}, jobs); notes != "" {
+		t.Errorf("notices of the interrupted session: %q", notes)
+	}
+	m, _, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := m.Checkpoints[jobs[0].Key]
+	if len(m.Checkpoints) != 1 || rec == nil || rec.Rounds != 10 || rec.Fedlab != Version() {
+		t.Fatalf("manifest's checkpoints %v, want the first run's after round 10", m.Checkpoints)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sumOf(b); got.Size != rec.Size || got.SHA256 != rec.SHA256 {
+		t.Errorf("the checkpoint is %+v, the manifest records %+v", got, rec)
+	}
+	sum, notes := resumeSession(t, dir, Options{}, jobs)
+	want := fmt.Sprintf("fedlab: %s: resuming fedavg (seed 1) after round 10 of 40\n", filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt"))
+	if notes != want {
+		t.Errorf("notices of the resume:\n%s\nwant\n%s", notes, want)
+	}
+	if sum.Ran != 2 {
+		t.Errorf("resume: %+v", sum)
+	}
+	sameDirs(t, whole, dir) // records.csv, results and models equal; no checkpoint left, none in the manifest
+}
+
+func TestAPeriodicCheckpointIsInTheManifestAtOnce(t *testing.T) {
+	jobs := stateJobs(t, "fedavg")
+	dir := t.TempDir()
+	seen := -1
+	js := append([]experiment.Job(nil), jobs...)
+	js[0].Settings.Progress = func(done, _ int) {
+		if done == 10 { // the checkpoint after round 9 is saved; a kill now would resume from it
+			m, _, err := ReadManifest(dir)
+			if err == nil && m.Checkpoints[jobs[0].Key] != nil {
+				seen = m.Checkpoints[jobs[0].Key].Rounds
+			}
+		}
+	}
+	resumeSession(t, dir, Options{CheckpointEvery: time.Nanosecond}, js)
+	if seen != 9 {
+		t.Errorf("at round 10 the manifest recorded a checkpoint after round %d, want 9", seen)
+	}
+	if _, err := os.Stat(filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt")); !os.IsNotExist(err) {
+		t.Errorf("the checkpoint of a completed run is left: %v", err)
+	}
+}
+
+func TestKeptCheckpointsHoldTheLastRound(t *testing.T) {
+	jobs := stateJobs(t, "fedavg")
+	dir := t.TempDir()
+	resumeSession(t, dir, Options{KeepCheckpoints: true}, jobs)
+	m, _, _ := ReadManifest(dir)
+	if rec := m.Checkpoints[jobs[0].Key]; rec == nil || rec.Rounds != 40 {
+		t.Fatalf("kept checkpoints %v, want one after round 40", m.Checkpoints)
+	}
+	b, err := ReadFile(dir, checkpointPath(jobs[0].Key), m.Checkpoints[jobs[0].Key].Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := core.CheckpointRounds(b, jobs[0].Key); n != 40 || err != nil {
+		t.Errorf("CheckpointRounds = %d, %v", n, err)
+	}
+}
+
+func TestABadCheckpointIsRefusedAndTheRunRecomputed(t *testing.T) {
+	jobs := stateJobs(t, "fedavg", "scaffold")
+	whole := uninterrupted(t, jobs)
+	key := jobs[0].Key
+	file := filepath.Join(CheckpointsDir, key+".ckpt")
+	editManifest := func(dir string, edit func(*CheckpointSum)) {
+		m, _, err := ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(m.Checkpoints[key])
+		if err := m.write(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(dir string) string // the notice after the file's path
+	}{
+		{"altered", func(dir string) string {
+			b, _ := os.ReadFile(filepath.Join(dir, file))
+			b[len(b)-1] ^= 1
+			os.WriteFile(filepath.Join(dir, file), b, 0o644)
+			return ": altered: its SHA-256 is "
+		}},
+		{"truncated", func(dir string) string {
+			b, _ := os.ReadFile(filepath.Join(dir, file))
+			os.WriteFile(filepath.Join(dir, file), b[:len(b)-3], 0o644)
+			return fmt.Sprintf(" is %d bytes, the manifest recorded %d: it was altered", len(b)-3, len(b))
+		}},
+		{"unrecorded", func(dir string) string {
+			m, _, _ := ReadManifest(dir)
+			delete(m.Checkpoints, key)
+			m.write(dir)
+			return ": the manifest records no checksum of it (written by a session that ended before recording it)"
+		}},
+		{"another build", func(dir string) string {
+			editManifest(dir, func(c *CheckpointSum) { c.Fedlab = "v0.0.1-other" })
+			return ": written by another fedlab build (v0.0.1-other, this is " + Version() + ")"
+		}},
+		{"another key, consistent record", func(dir string) string {
+			b, _ := os.ReadFile(filepath.Join(dir, file))
+			b = bytes.Replace(b, []byte(key), []byte(jobs[1].Key), 1)
+			os.WriteFile(filepath.Join(dir, file), b, 0o644)
+			editManifest(dir, func(c *CheckpointSum) { s := sumOf(b); c.Size, c.SHA256 = s.Size, s.SHA256 })
+			return fmt.Sprintf(": checkpoint belongs to run %q, not to this run %q", jobs[1].Key, key)
+		}},
+		{"missing", func(dir string) string {
+			os.Remove(filepath.Join(dir, file))
+			return ": missing (the manifest records a checkpoint after round 10)"
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			interruptAt(t, dir, 10, Options{Jobs: 1}, jobs)
+			want := c.damage(dir)
+			_, notes := resumeSession(t, dir, Options{}, jobs)
+			prefix := "fedlab: " + filepath.Join(dir, file) + want
+			suffix := "; fedavg (seed 1) starts again from round 0\n"
+			if !strings.HasPrefix(notes, prefix) || !strings.HasSuffix(notes, suffix) || strings.Count(notes, "\n") != 1 {
+				t.Errorf("notices:\n%s\nwant one line starting\n%s\nand ending %q", notes, prefix, suffix)
+			}
+			sameDirs(t, whole, dir)
+		})
+	}
+}
+
+func TestACheckpointOfAnotherAlgorithmIsRefusedByTheEngine(t *testing.T) {
+	jobs := stateJobs(t, "fedavg")
+	dir := t.TempDir()
+	interruptAt(t, dir, 10, Options{Jobs: 1}, jobs)
+	other := stateJobs(t, "scaffold")
+	whole := uninterrupted(t, other)
+	own := other[0].Key
+	// scaffold planned under fedavg's key: the header fits, the fields do not
+	other[0].Key = jobs[0].Key
+	_, notes := resumeSession(t, dir, Options{Update: true}, other)
+	prefix := fmt.Sprintf("fedlab: %s: resuming scaffold (seed 1) after round 10 of 40\nfedlab: %s: cannot resume from the checkpoint: checkpoint: ",
+		filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt"), filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt"))
+	if !strings.HasPrefix(notes, prefix) || !strings.HasSuffix(notes, "; scaffold (seed 1) starts again from round 0\n") {
+		t.Errorf("notices:\n%s\nwant them to start\n%s", notes, prefix)
+	}
+	a, _ := os.ReadFile(filepath.Join(whole, RecordsFile))
+	b, _ := os.ReadFile(filepath.Join(dir, RecordsFile))
+	if a = bytes.ReplaceAll(a, []byte(own), []byte(jobs[0].Key)); !bytes.Equal(a, b) { // the key column aside
+		t.Errorf("records of the recomputed run differ:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestARunThatCannotCheckpointIsNamedOnce(t *testing.T) {
+	jobs := sweepJobs(t)[:2] // test_gd declares no state
+	dir := t.TempDir()
+	notes := interruptAt(t, dir, 3, Options{Jobs: 2}, jobs)
+	want := `fedlab: test_gd (seed 1) cannot be checkpointed: algorithm "test_gd" does not declare its state (core.Stateful): it restarts from round 0; ` +
+		"if interrupted, it (and any run like it) starts again from round 0\n"
+	if notes != want && notes != strings.Replace(want, "seed 1", "seed 2", 1) {
+		t.Errorf("notices:\n%s\nwant\n%s", notes, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, CheckpointsDir)); !os.IsNotExist(err) {
+		t.Errorf("checkpoints/ of runs that cannot checkpoint: %v", err)
+	}
+}
