@@ -38,6 +38,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&sets, "set", "pass `K=V` to the script as fedlab.args.K (repeatable): numbers stay numbers, true/false are booleans, anything else a string; a key the script does not read is refused; only the runs whose parameters it changes get new keys")
 	var timeout durationFlag
 	fs.Var(&timeout, "timeout", "stop after `D` (e.g. 90s, 2h; 0: no limit): runs stop at a round boundary, the completed ones are kept, and running the script again resumes it")
+	checkpointEvery := durationFlag(rundir.DefaultCheckpointEvery)
+	fs.Var(&checkpointEvery, "checkpoint-every", "save each running run's state in DIR/checkpoints every `D` (0: only when --timeout, Ctrl-C or SIGTERM stops it, which always saves at the round boundary where it stops); running the script again continues each run from its checkpoint")
+	fs.BoolVar(&opts.KeepCheckpoints, "keep-checkpoints", false, "keep each run's checkpoint, taken after its last round, when it completes (removed by default)")
 	maxMemory := fs.String("max-memory", "", "keep data and state under the memory ceiling `M`, e.g. 4GB (empty: the tightest of half of MemAvailable or of the cgroup limit and a quarter of ulimit -v/-d, named in messages); larger ones are refused before allocation")
 	scripts, err := parseArgs(fs, args)
 	if err != nil {
@@ -79,6 +82,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if timeout < 0 {
 		return usageError{fmt.Sprintf("--timeout %s: want a positive duration (e.g. 30m), or 0 for no limit", time.Duration(timeout))}
 	}
+	if checkpointEvery < 0 {
+		return usageError{fmt.Sprintf("--checkpoint-every %s: want a positive duration (e.g. 10m), or 0 to save only when stopped", time.Duration(checkpointEvery))}
+	}
+	opts.CheckpointEvery = time.Duration(checkpointEvery)
 	ctx, release := guarded(time.Duration(timeout))
 	defer release()
 	opts.Context = ctx

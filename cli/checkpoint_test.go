@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fedlab/fedlab/rundir"
+)
+
+// fullManifest reads dir's manifest as rundir does.
+func fullManifest(t *testing.T, dir string) *rundir.Manifest {
+	t.Helper()
+	m, ok, err := rundir.ReadManifest(dir)
+	if !ok || err != nil {
+		t.Fatalf("%s: manifest %v", dir, err)
+	}
+	return m
+}
+
+// longScript is one run of ROUNDS rounds (100,000 take about a second);
+// STAGES makes it a two-stage pipeline.
+const longScript = `local data = fedlab.data.lasso{ variant = "custom", dim = 20, support = 4, clients = 6, samples = 20, seed = 1 }
+local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{ half = false }, reg = fedlab.reg.l1{ lambda = 0.05 } }
+local settings = { problem = problem, clients_per_round = 3, batch = 5, epochs = 1, eval_every = 5000, seeds = { 1 }, metrics = { "objective" } }
+if fedlab.args.stages then
+  settings[1] = { algo = fedlab.algo.fedmid{ eta_c = 0.01 }, rounds = 100000 }
+  settings[2] = { rounds = 5000 }
+  fedlab.stages(settings)
+else
+  settings.rounds, settings.algorithms = 100000, { fedlab.algo.fedmid{ eta_c = 0.01 } }
+  fedlab.compare(settings)
+end
+`
+
+// TestATimedOutRunContinuesFromItsCheckpoint: --timeout stops the run at
+// a round boundary and saves its state there (with --checkpoint-every 0,
+// only then); running the script again continues it, the notice naming
+// the round, and records.csv is byte for byte an uninterrupted run's; the
+// checkpoint is removed when the run completes, or kept, after the last
+// round, with --keep-checkpoints.
+func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "long.lua")
+	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCLI("run", script, "--out", out, "--quiet", "--timeout", "300ms", "--checkpoint-every", "0")
+	if code != 124 || strings.Contains(stderr, "checkpointed") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	m := fullManifest(t, out)
+	if m.Status != "interrupted" || len(m.Checkpoints) != 1 {
+		t.Fatalf("manifest %s with checkpoints %v", m.Status, m.Checkpoints)
+	}
+	code, _, stderr = runCLI("run", script, "--out", out, "--quiet")
+	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of 100000\n$`).FindStringSubmatch(stderr)
+	if code != 0 || resumed == nil || resumed[1] == "0" {
+		t.Fatalf("resume: exit %d, stderr:\n%s", code, stderr)
+	}
+	if entries, err := os.ReadDir(filepath.Join(out, "checkpoints")); err != nil || len(entries) != 0 {
+		t.Errorf("checkpoints/ after the run completed: %v %v", entries, err)
+	}
+	if m := fullManifest(t, out); m.Status != "complete" || len(m.Checkpoints) != 0 {
+		t.Errorf("manifest %s with checkpoints %v", m.Status, m.Checkpoints)
+	}
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runCLI("run", script, "--out", whole, "--quiet", "--keep-checkpoints"); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d, %s", code, stderr)
+	}
+	if read(t, whole, "records.csv") != read(t, out, "records.csv") {
+		t.Errorf("records.csv of the resumed run differs from the uninterrupted run's")
+	}
+	for key, c := range fullManifest(t, whole).Checkpoints {
+		if c.Rounds != 100000 {
+			t.Errorf("kept checkpoint of %s after round %d, want 100000", key, c.Rounds)
+		}
+	}
+}
+
+// TestAPipelineRunStartsAgainWithANotice: pipeline stages do not declare
+// their state, so an interrupted pipeline run says so once and runs again
+// from round 0.
+func TestAPipelineRunStartsAgainWithANotice(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "long.lua")
+	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCLI("run", script, "--out", out, "--quiet", "--timeout", "300ms", "--set", "stages=true")
+	want := "fedlab: stages (seed 1) cannot be checkpointed: the stages of a pipeline do not declare their state yet; " +
+		"if interrupted, it (and any run like it) starts again from round 0\n"
+	if code != 124 || !strings.HasPrefix(stderr, want) {
+		t.Fatalf("exit %d, stderr:\n%s\nwant it to start\n%s", code, stderr, want)
+	}
+	if m := fullManifest(t, out); len(m.Checkpoints) != 0 {
+		t.Errorf("checkpoints %v", m.Checkpoints)
+	}
+	if _, err := os.Stat(filepath.Join(out, "checkpoints")); !os.IsNotExist(err) {
+		t.Errorf("checkpoints/ of a pipeline: %v", err)
+	}
+}
