@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fedlab/fedlab/rundir"
 )
@@ -57,8 +59,8 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		t.Fatalf("manifest %s with checkpoints %v", m.Status, m.Checkpoints)
 	}
 	code, _, stderr = runCLI("run", script, "--out", out, "--quiet")
-	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of 100000\n$`).FindStringSubmatch(stderr)
-	if code != 0 || resumed == nil || resumed[1] == "0" {
+	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of 100000\n$`).FindStringSubmatch(stderr)
+	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] == "0" {
 		t.Fatalf("resume: exit %d, stderr:\n%s", code, stderr)
 	}
 	if entries, err := os.ReadDir(filepath.Join(out, "checkpoints")); err != nil || len(entries) != 0 {
@@ -102,5 +104,49 @@ func TestAPipelineRunStartsAgainWithANotice(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "checkpoints")); !os.IsNotExist(err) {
 		t.Errorf("checkpoints/ of a pipeline: %v", err)
+	}
+}
+
+// TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint: a session killed
+// (SIGKILL) between two checkpoints resumes from the last one the manifest
+// recorded, and its records equal an uninterrupted run's.
+func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "long.lua")
+	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd, stderr := child(t, "run", script, "--out", out, "--quiet", "--checkpoint-every", "20ms", "--jobs", "1", "--workers", "1")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m, ok, _ := rundir.ReadManifest(out); ok && len(m.Checkpoints) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no checkpoint recorded after 60 s; stderr:\n%s", stderr)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(30 * time.Millisecond) // between two checkpoints, or while one is written
+	cmd.Process.Kill()
+	cmd.Wait()
+	var rounds int
+	for _, c := range fullManifest(t, out).Checkpoints {
+		rounds = c.Rounds
+	}
+	code, _, errs := runCLI("run", script, "--out", out, "--quiet")
+	want := fmt.Sprintf("resuming fedmid (seed 1) after round %d of 100000\n", rounds)
+	if code != 0 || rounds == 0 || !strings.Contains(errs, want) {
+		t.Fatalf("resume: exit %d, stderr:\n%s\nwant it to contain %q", code, errs, want)
+	}
+	whole := filepath.Join(dir, "whole")
+	if code, _, errs := runCLI("run", script, "--out", whole, "--quiet"); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d, %s", code, errs)
+	}
+	if read(t, whole, "records.csv") != read(t, out, "records.csv") {
+		t.Errorf("records.csv of the resumed run differs from the uninterrupted run's")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fedlab/fedlab/core"
@@ -13,12 +14,14 @@ import (
 )
 
 // A run in progress keeps its state at a round boundary in
-// checkpoints/KEY.ckpt (core's checkpoint format, which carries the run's
-// key and the sha256 of its payload), written atomically every
+// checkpoints/KEY.ROUNDS.ckpt (core's checkpoint format, which carries the
+// run's key and the sha256 of its payload), written atomically every
 // Options.CheckpointEvery and when the session is interrupted; the
 // manifest records its size, sha256, rounds done and the build that wrote
-// it. The next session resumes the run from it, bit for bit; the file is
-// removed when the run completes (kept with Options.KeepCheckpoints).
+// it, and only then is the run's previous checkpoint removed, so a session
+// killed at any moment leaves a recorded checkpoint in place. The next
+// session resumes the run from it, bit for bit; the file is removed when
+// the run completes (kept with Options.KeepCheckpoints).
 
 // DefaultCheckpointEvery is the period of checkpoints fedlab run uses
 // unless told otherwise.
@@ -32,9 +35,24 @@ type CheckpointSum struct {
 	Fedlab string `json:"fedlab_version"` // the build that wrote it
 }
 
-// checkpointPath is the checkpoint file of the run with the given key,
-// relative to the directory, slash-separated.
-func checkpointPath(key string) string { return CheckpointsDir + "/" + key + ".ckpt" }
+// checkpointPath is the checkpoint file of the run with the given key
+// after the given rounds, relative to the directory, slash-separated.
+func checkpointPath(key string, rounds int) string {
+	return fmt.Sprintf("%s/%s.%d.ckpt", CheckpointsDir, key, rounds)
+}
+
+// checkpointFiles are the checkpoint files of run key in the directory
+// (paths relative to it), recorded or not.
+func (d *Dir) checkpointFiles(key string) []string {
+	entries, _ := os.ReadDir(filepath.Join(d.path, CheckpointsDir))
+	var out []string
+	for _, e := range entries {
+		if k, _, _ := strings.Cut(e.Name(), "."); k == key && strings.HasSuffix(e.Name(), ".ckpt") {
+			out = append(out, CheckpointsDir+"/"+e.Name())
+		}
+	}
+	return out
+}
 
 // checkpoints is the experiment.Checkpoints of a run directory. Its
 // methods are called from run goroutines.
@@ -49,43 +67,45 @@ func (c checkpoints) Resume(j *experiment.Job) []byte {
 	d.mu.Lock()
 	rec := d.m.Checkpoints[j.Key]
 	d.mu.Unlock()
-	var size int64
-	if rec != nil {
-		size = rec.Size
-	}
-	path := filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key)))
-	b, err := ReadFile(d.path, checkpointPath(j.Key), size)
-	var refused *RefusedError
+	var b []byte
 	problem := ""
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && rec == nil:
-		return nil
-	case errors.Is(err, fs.ErrNotExist):
-		problem = fmt.Sprintf("%s: missing (the manifest records a checkpoint after round %d)", path, rec.Rounds)
-	case errors.As(err, &refused):
-		problem = refused.Error()
-	case err != nil:
-		problem = fmt.Sprintf("%s: %v", path, err)
-	case rec == nil:
-		problem = path + ": the manifest records no checksum of it (written by a session that ended before recording it)"
-	case sumOf(b).SHA256 != rec.SHA256:
-		problem = fmt.Sprintf("%s: altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", path, sumOf(b).SHA256, rec.SHA256)
-	case rec.Fedlab != Version():
-		problem = fmt.Sprintf("%s: written by another fedlab build (%s, this is %s)", path, rec.Fedlab, Version())
-	}
-	var done int
-	if problem == "" {
-		if done, err = core.CheckpointRounds(b, j.Key); err != nil {
+	if rec == nil {
+		files := d.checkpointFiles(j.Key)
+		if len(files) == 0 {
+			return nil
+		}
+		problem = filepath.Join(d.path, filepath.FromSlash(files[0])) + ": the manifest records no checksum of it (written by a session that ended before recording it)"
+	} else {
+		path := filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key, rec.Rounds)))
+		var err error
+		b, err = ReadFile(d.path, checkpointPath(j.Key, rec.Rounds), rec.Size)
+		var refused *RefusedError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			problem = fmt.Sprintf("%s: missing (the manifest records it)", path)
+		case errors.As(err, &refused):
+			problem = refused.Error()
+		case err != nil:
 			problem = fmt.Sprintf("%s: %v", path, err)
+		case sumOf(b).SHA256 != rec.SHA256:
+			problem = fmt.Sprintf("%s: altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", path, sumOf(b).SHA256, rec.SHA256)
+		case rec.Fedlab != Version():
+			problem = fmt.Sprintf("%s: written by another fedlab build (%s, this is %s)", path, rec.Fedlab, Version())
+		default:
+			if _, err := core.CheckpointRounds(b, j.Key); err != nil {
+				problem = fmt.Sprintf("%s: %v", path, err)
+			}
+		}
+		if problem == "" {
+			d.notice("%s: resuming %s (seed %d) after round %d of %d", path, j.Label, j.Seed, rec.Rounds, j.Settings.Rounds)
+			return b
 		}
 	}
-	if problem != "" {
-		d.forgetCheckpoint(j.Key)
-		d.notice("%s; %s", problem, fromZero(j))
-		return nil
+	d.notice("%s; %s", problem, fromZero(j))
+	if err := d.dropCheckpoints(j.Key); err != nil {
+		d.notice("%s", err)
 	}
-	d.notice("%s: resuming %s (seed %d) after round %d of %d", path, j.Label, j.Seed, done, j.Settings.Rounds)
-	return b
+	return nil
 }
 
 // fromZero says that job j starts again from round 0.
@@ -94,27 +114,47 @@ func fromZero(j *experiment.Job) string {
 }
 
 // Save writes the checkpoint of job j after done rounds, atomically, then
-// records it in the manifest, which is written at once: a session killed
-// after that resumes from it.
+// records it in the manifest, which is written at once, and only then
+// removes the run's previous checkpoint: a session killed at any moment
+// resumes from the last checkpoint recorded.
 func (c checkpoints) Save(j *experiment.Job, done int, data []byte) error {
 	d := c.d
-	if err := writeFile(filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key))), data); err != nil {
+	name := checkpointPath(j.Key, done)
+	if err := writeFile(filepath.Join(d.path, filepath.FromSlash(name)), data); err != nil {
 		return err
 	}
 	sum := sumOf(data)
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.m.Checkpoints == nil {
 		d.m.Checkpoints = map[string]*CheckpointSum{}
 	}
+	old := d.m.Checkpoints[j.Key]
 	d.m.Checkpoints[j.Key] = &CheckpointSum{Size: sum.Size, SHA256: sum.SHA256, Rounds: done, Fedlab: Version()}
-	return d.m.write(d.path)
+	err := d.m.write(d.path)
+	d.mu.Unlock()
+	if err != nil || old == nil || old.Rounds == done {
+		return err
+	}
+	if err := os.Remove(filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key, old.Rounds)))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Refused reports a checkpoint the engine could not resume job j from.
 func (c checkpoints) Refused(j *experiment.Job, why string) {
-	c.d.forgetCheckpoint(j.Key)
-	c.d.notice("%s: %s; %s", filepath.Join(c.d.path, filepath.FromSlash(checkpointPath(j.Key))), why, fromZero(j))
+	d := c.d
+	d.mu.Lock()
+	rec := d.m.Checkpoints[j.Key]
+	d.mu.Unlock()
+	path := filepath.Join(d.path, CheckpointsDir)
+	if rec != nil {
+		path = filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key, rec.Rounds)))
+	}
+	d.notice("%s: %s; %s", path, why, fromZero(j))
+	if err := d.dropCheckpoints(j.Key); err != nil {
+		d.notice("%s", err)
+	}
 }
 
 // Unsupported reports, once per reason in a session, that a run cannot be
@@ -133,24 +173,25 @@ func (c checkpoints) Unsupported(j *experiment.Job, why string) {
 	}
 }
 
-// forgetCheckpoint drops the manifest's record of the checkpoint of run
-// key (the file is replaced by the run's next checkpoint, or removed when
-// it completes).
-func (d *Dir) forgetCheckpoint(key string) {
+// dropCheckpoints removes the checkpoint files of run key and the
+// manifest's record of them (written with the next manifest).
+func (d *Dir) dropCheckpoints(key string) error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	delete(d.m.Checkpoints, key)
+	d.mu.Unlock()
+	for _, name := range d.checkpointFiles(key) {
+		if err := os.Remove(filepath.Join(d.path, filepath.FromSlash(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
-// removeCheckpoint deletes the checkpoint of a run that completed, with
-// its record, unless the session keeps checkpoints.
+// removeCheckpoint deletes the checkpoints of a run that completed, with
+// their record, unless the session keeps checkpoints.
 func (d *Dir) removeCheckpoint(key string) error {
 	if d.path == "" || d.opts.KeepCheckpoints {
 		return nil
 	}
-	d.forgetCheckpoint(key)
-	if err := os.Remove(filepath.Join(d.path, filepath.FromSlash(checkpointPath(key)))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return d.dropCheckpoints(key)
 }

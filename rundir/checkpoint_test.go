@@ -117,7 +117,7 @@ func TestAnInterruptedRunResumesFromItsCheckpoint(t *testing.T) {
 	if len(m.Checkpoints) != 1 || rec == nil || rec.Rounds != 10 || rec.Fedlab != Version() {
 		t.Fatalf("manifest's checkpoints %v, want the first run's after round 10", m.Checkpoints)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt"))
+	b, err := os.ReadFile(filepath.Join(dir, CheckpointsDir, jobs[0].Key+".10.ckpt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestAnInterruptedRunResumesFromItsCheckpoint(t *testing.T) {
 		t.Errorf("the checkpoint is %+v, the manifest records %+v", got, rec)
 	}
 	sum, notes := resumeSession(t, dir, Options{}, jobs)
-	want := fmt.Sprintf("fedlab: %s: resuming fedavg (seed 1) after round 10 of 40\n", filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt"))
+	want := fmt.Sprintf("fedlab: %s: resuming fedavg (seed 1) after round 10 of 40\n", filepath.Join(dir, CheckpointsDir, jobs[0].Key+".10.ckpt"))
 	if notes != want {
 		t.Errorf("notices of the resume:\n%s\nwant\n%s", notes, want)
 	}
@@ -138,7 +138,7 @@ func TestAnInterruptedRunResumesFromItsCheckpoint(t *testing.T) {
 func TestAPeriodicCheckpointIsInTheManifestAtOnce(t *testing.T) {
 	jobs := stateJobs(t, "fedavg")
 	dir := t.TempDir()
-	seen := -1
+	seen, files := -1, ""
 	js := append([]experiment.Job(nil), jobs...)
 	js[0].Settings.Progress = func(done, _ int) {
 		if done == 10 { // the checkpoint after round 9 is saved; a kill now would resume from it
@@ -146,15 +146,29 @@ func TestAPeriodicCheckpointIsInTheManifestAtOnce(t *testing.T) {
 			if err == nil && m.Checkpoints[jobs[0].Key] != nil {
 				seen = m.Checkpoints[jobs[0].Key].Rounds
 			}
+			files = fmt.Sprint(listDir(dir, CheckpointsDir))
 		}
 	}
 	resumeSession(t, dir, Options{CheckpointEvery: time.Nanosecond}, js)
 	if seen != 9 {
 		t.Errorf("at round 10 the manifest recorded a checkpoint after round %d, want 9", seen)
 	}
-	if _, err := os.Stat(filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt")); !os.IsNotExist(err) {
-		t.Errorf("the checkpoint of a completed run is left: %v", err)
+	if want := fmt.Sprint([]string{jobs[0].Key + ".9.ckpt"}); files != want {
+		t.Errorf("at round 10 checkpoints/ held %s, want %s (the earlier ones removed)", files, want)
 	}
+	if left := listDir(dir, CheckpointsDir); len(left) != 0 {
+		t.Errorf("checkpoints of a completed run are left: %v", left)
+	}
+}
+
+// listDir lists the names in dir/sub.
+func listDir(dir, sub string) []string {
+	entries, _ := os.ReadDir(filepath.Join(dir, sub))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 func TestKeptCheckpointsHoldTheLastRound(t *testing.T) {
@@ -165,7 +179,7 @@ func TestKeptCheckpointsHoldTheLastRound(t *testing.T) {
 	if rec := m.Checkpoints[jobs[0].Key]; rec == nil || rec.Rounds != 40 {
 		t.Fatalf("kept checkpoints %v, want one after round 40", m.Checkpoints)
 	}
-	b, err := ReadFile(dir, checkpointPath(jobs[0].Key), m.Checkpoints[jobs[0].Key].Size)
+	b, err := ReadFile(dir, checkpointPath(jobs[0].Key, 40), m.Checkpoints[jobs[0].Key].Size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +192,7 @@ func TestABadCheckpointIsRefusedAndTheRunRecomputed(t *testing.T) {
 	jobs := stateJobs(t, "fedavg", "scaffold")
 	whole := uninterrupted(t, jobs)
 	key := jobs[0].Key
-	file := filepath.Join(CheckpointsDir, key+".ckpt")
+	file := filepath.Join(CheckpointsDir, key+".10.ckpt")
 	editManifest := func(dir string, edit func(*CheckpointSum)) {
 		m, _, err := ReadManifest(dir)
 		if err != nil {
@@ -223,7 +237,7 @@ func TestABadCheckpointIsRefusedAndTheRunRecomputed(t *testing.T) {
 		}},
 		{"missing", func(dir string) string {
 			os.Remove(filepath.Join(dir, file))
-			return ": missing (the manifest records a checkpoint after round 10)"
+			return ": missing (the manifest records it)"
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -252,7 +266,7 @@ func TestACheckpointOfAnotherAlgorithmIsRefusedByTheEngine(t *testing.T) {
 	other[0].Key = jobs[0].Key
 	_, notes := resumeSession(t, dir, Options{Update: true}, other)
 	prefix := fmt.Sprintf("fedlab: %s: resuming scaffold (seed 1) after round 10 of 40\nfedlab: %s: cannot resume from the checkpoint: checkpoint: ",
-		filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt"), filepath.Join(dir, CheckpointsDir, jobs[0].Key+".ckpt"))
+		filepath.Join(dir, CheckpointsDir, jobs[0].Key+".10.ckpt"), filepath.Join(dir, CheckpointsDir, jobs[0].Key+".10.ckpt"))
 	if !strings.HasPrefix(notes, prefix) || !strings.HasSuffix(notes, "; scaffold (seed 1) starts again from round 0\n") {
 		t.Errorf("notices:\n%s\nwant them to start\n%s", notes, prefix)
 	}

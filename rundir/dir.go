@@ -541,7 +541,7 @@ func (d *Dir) prune() error {
 			return err
 		}
 		for _, e := range entries {
-			key := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".json"), ".txt"), ".ckpt")
+			key, _, _ := strings.Cut(e.Name(), ".") // KEY.json, KEY.txt, KEY.ROUNDS.ckpt
 			if _, ok := d.m.Runs[key]; !ok && d.prunable[key] {
 				if err := os.Remove(filepath.Join(d.path, sub, e.Name())); err != nil {
 					return err

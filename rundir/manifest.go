@@ -68,7 +68,8 @@ type Manifest struct {
 	// (optima/NAME), by file name, verified before one is used.
 	Optima map[string]*FileSum `json:"optima,omitempty"`
 	// Checkpoints are the checkpoints of unfinished runs
-	// (checkpoints/KEY.ckpt), by run key, verified before a run resumes.
+	// (checkpoints/KEY.ROUNDS.ckpt), by run key, verified before a run
+	// resumes.
 	Checkpoints map[string]*CheckpointSum `json:"checkpoints,omitempty"`
 }
 
