@@ -21,6 +21,13 @@ import (
 // (seed 1) on test_data: 40 rounds, evaluated every 4.
 func stateJobs(t *testing.T, names ...string) []experiment.Job {
 	t.Helper()
+	return roundJobs(t, 40, []uint64{1}, names...)
+}
+
+// roundJobs plans runs of the given algorithms over the seeds on
+// test_data, with the given rounds, evaluated every 4.
+func roundJobs(t *testing.T, rounds int, seeds []uint64, names ...string) []experiment.Job {
+	t.Helper()
 	data, err := registry.Build[*core.Federated](registry.Dataset, "test_data", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -35,11 +42,11 @@ func stateJobs(t *testing.T, names ...string) []experiment.Job {
 	base := experiment.Base{Problem: p,
 		ProblemID: experiment.ProblemID{Data: experiment.NewComponent("test_data", nil),
 			Loss: experiment.NewComponent("test_squared", nil), Reg: experiment.NewComponent("test_l1", map[string]any{"lambda": 0.01})},
-		Settings: core.Settings{Rounds: 40, ClientsPerRound: 2, LocalSteps: 2, Batch: 2, EvalEvery: 4},
+		Settings: core.Settings{Rounds: rounds, ClientsPerRound: 2, LocalSteps: 2, Batch: 2, EvalEvery: 4},
 		Metrics:  []core.Metric{obj}, MetricIDs: []experiment.Component{experiment.NewComponent("test_objective", nil)}}
 	var jobs []experiment.Job
 	for _, name := range names {
-		js, err := experiment.Jobs(base, experiment.AlgoSpec{Name: name, Params: map[string]any{"eta_c": 0.05}}, nil, []uint64{1})
+		js, err := experiment.Jobs(base, experiment.AlgoSpec{Name: name, Params: map[string]any{"eta_c": 0.05}}, nil, seeds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,4 +296,46 @@ func TestARunThatCannotCheckpointIsNamedOnce(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, CheckpointsDir)); !os.IsNotExist(err) {
 		t.Errorf("checkpoints/ of runs that cannot checkpoint: %v", err)
 	}
+}
+
+func TestACohortResumesFromItsMembersCheckpoints(t *testing.T) {
+	jobs := roundJobs(t, 20000, []uint64{1, 2, 3}, "fedavg") // one cohort of three seeds
+	cohorts := experiment.Cohorts{MaxState: 1 << 30}
+	whole := t.TempDir()
+	resumeSession(t, whole, Options{Cohorts: cohorts, Jobs: 3}, jobs)
+
+	// Interrupted once every member has saved a checkpoint (every round).
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		for ctx.Err() == nil {
+			if m, ok, _ := ReadManifest(dir); ok && len(m.Checkpoints) == 3 {
+				cancel(errors.New("interrupted (test)"))
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	d, err := Open(dir, Options{Script: script, Context: ctx, Cohorts: cohorts, Jobs: 3, CheckpointEvery: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Execute("fedlab.compare", "cmp.lua:3", nil, jobs)
+	if _, ferr := d.Finish(err); ferr != nil || err == nil {
+		t.Fatalf("the cohort was not interrupted: %v %v", err, ferr)
+	}
+	m, _, _ := ReadManifest(dir)
+	if len(m.Checkpoints) != 3 || len(listDir(dir, CheckpointsDir)) != 3 {
+		t.Fatalf("checkpoints %v, files %v: want one per member", m.Checkpoints, listDir(dir, CheckpointsDir))
+	}
+	_, notes := resumeSession(t, dir, Options{Cohorts: cohorts, Jobs: 3}, jobs)
+	if n := strings.Count(notes, ": resuming fedavg (seed "); n != 3 || strings.Count(notes, "\n") != 3 {
+		t.Errorf("notices:\n%s\nwant three resumes", notes)
+	}
+	m, _, _ = ReadManifest(dir)
+	for key, e := range m.Runs {
+		if e.Cohort != 3 {
+			t.Errorf("run %s ran in a cohort of %d, want 3", key, e.Cohort)
+		}
+	}
+	sameDirs(t, whole, dir)
 }
