@@ -62,8 +62,9 @@ type Checkpoints interface {
 	// checkpoint it holds).
 	Resume(j *Job) []byte
 	// Save stores data, the state of job j after done rounds, in place of
-	// its previous checkpoint.
-	Save(j *Job, done int, data []byte) error
+	// its previous checkpoint; elapsed is the run's time in this
+	// execution so far (its share, in a cohort).
+	Save(j *Job, done int, elapsed time.Duration, data []byte) error
 	// Refused reports that the checkpoint Resume returned for job j does
 	// not resume it (why): the run starts again from round 0.
 	Refused(j *Job, why string)
@@ -299,7 +300,7 @@ func executeCohort(opts *Options, jobs []Job, u []int, workers int) []*core.Resu
 			results[k] = &core.Result{Status: core.Failed, Err: err.Error()}
 			continue
 		}
-		members = append(members, core.Member{Alg: alg, Settings: settingsOf(opts, j, i, workers)})
+		members = append(members, core.Member{Alg: alg, Settings: settingsOf(opts, j, i, workers, len(u))})
 		at = append(at, k)
 	}
 	if len(members) > 0 {
@@ -339,7 +340,7 @@ func execute(opts *Options, j *Job, i, workers int) *core.Result {
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
-	s := settingsOf(opts, j, i, workers)
+	s := settingsOf(opts, j, i, workers, 1)
 	res := core.Run(j.Problem, alg, s, j.Metrics)
 	if s.Resume != nil && resumeFailed(res) {
 		return rerun(opts, j, s, res)
@@ -365,15 +366,16 @@ func rerun(opts *Options, j *Job, s core.Settings, res *core.Result) *core.Resul
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
-	s.Resume, s.Checkpoint = nil, checkpointHook(opts, j)
+	s.Resume, s.Checkpoint = nil, checkpointHook(opts, j, 1)
 	return core.Run(j.Problem, alg, s, j.Metrics)
 }
 
 // settingsOf returns the engine settings of job j (index i) run with the
 // given number of client workers, its progress reported to
 // opts.Progress, interrupted when opts.Context (if not nil) is done, and
-// checkpointed to opts.Checkpoints (if set).
-func settingsOf(opts *Options, j *Job, i, workers int) core.Settings {
+// checkpointed to opts.Checkpoints (if set) as one of a cohort of the
+// given size (1: alone).
+func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
 	s := j.Settings
 	s.Seed, s.Run, s.Workers = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)) // more workers than clients would idle
 	if prog := opts.Progress; prog != nil {
@@ -385,7 +387,7 @@ func settingsOf(opts *Options, j *Job, i, workers int) core.Settings {
 	if opts.Checkpoints != nil {
 		s.AlgorithmName, s.CheckpointKey = j.Algorithm, j.Key
 		s.Resume = opts.Checkpoints.Resume(j)
-		s.Checkpoint = checkpointHook(opts, j)
+		s.Checkpoint = checkpointHook(opts, j, cohort)
 	}
 	return s
 }
@@ -396,9 +398,11 @@ func settingsOf(opts *Options, j *Job, i, workers int) core.Settings {
 // stops before the next round), and after the last round with
 // KeepCheckpoints. A state that cannot be saved or stored is reported
 // (Unsupported) and the run goes on without checkpoints: it never fails
-// for it.
-func checkpointHook(opts *Options, j *Job) func(done int, save func(io.Writer) error) error {
-	last, off := time.Now(), false
+// for it. The run's elapsed time given to Save is the wall-clock time
+// since the hook was made, divided among the runs of its cohort.
+func checkpointHook(opts *Options, j *Job, cohort int) func(done int, save func(io.Writer) error) error {
+	start := time.Now()
+	last, off := start, false
 	rounds := j.Settings.Rounds
 	return func(done int, save func(io.Writer) error) error {
 		final := done >= rounds
@@ -413,7 +417,7 @@ func checkpointHook(opts *Options, j *Job) func(done int, save func(io.Writer) e
 			opts.Checkpoints.Unsupported(j, err.Error())
 			return nil
 		}
-		if err := opts.Checkpoints.Save(j, done, b.Bytes()); err != nil {
+		if err := opts.Checkpoints.Save(j, done, time.Since(start)/time.Duration(cohort), b.Bytes()); err != nil {
 			off = true
 			opts.Checkpoints.Unsupported(j, "its checkpoint could not be stored: "+err.Error())
 			return nil

@@ -33,6 +33,9 @@ type CheckpointSum struct {
 	SHA256 string `json:"sha256"`
 	Rounds int    `json:"rounds"`         // the rounds the run had done
 	Fedlab string `json:"fedlab_version"` // the build that wrote it
+	// Elapsed is the run's time up to the checkpoint, over the sessions
+	// that ran it; a resumed run adds it to its own.
+	Elapsed float64 `json:"elapsed_seconds"`
 }
 
 // checkpointPath is the checkpoint file of the run with the given key
@@ -97,6 +100,12 @@ func (c checkpoints) Resume(j *experiment.Job) []byte {
 			}
 		}
 		if problem == "" {
+			d.mu.Lock()
+			if d.resumed == nil {
+				d.resumed = map[string]time.Duration{}
+			}
+			d.resumed[j.Key] = time.Duration(rec.Elapsed * float64(time.Second))
+			d.mu.Unlock()
 			d.notice("%s: resuming %s (seed %d) after round %d of %d", path, j.Label, j.Seed, rec.Rounds, j.Settings.Rounds)
 			return b
 		}
@@ -116,8 +125,9 @@ func fromZero(j *experiment.Job) string {
 // Save writes the checkpoint of job j after done rounds, atomically, then
 // records it in the manifest, which is written at once, and only then
 // removes the run's previous checkpoint: a session killed at any moment
-// resumes from the last checkpoint recorded.
-func (c checkpoints) Save(j *experiment.Job, done int, data []byte) error {
+// resumes from the last checkpoint recorded. The record's elapsed time is
+// elapsed plus that of the checkpoint the run resumed from.
+func (c checkpoints) Save(j *experiment.Job, done int, elapsed time.Duration, data []byte) error {
 	d := c.d
 	name := checkpointPath(j.Key, done)
 	if err := writeFile(filepath.Join(d.path, filepath.FromSlash(name)), data); err != nil {
@@ -129,7 +139,8 @@ func (c checkpoints) Save(j *experiment.Job, done int, data []byte) error {
 		d.m.Checkpoints = map[string]*CheckpointSum{}
 	}
 	old := d.m.Checkpoints[j.Key]
-	d.m.Checkpoints[j.Key] = &CheckpointSum{Size: sum.Size, SHA256: sum.SHA256, Rounds: done, Fedlab: Version()}
+	d.m.Checkpoints[j.Key] = &CheckpointSum{Size: sum.Size, SHA256: sum.SHA256, Rounds: done, Fedlab: Version(),
+		Elapsed: (d.resumed[j.Key] + elapsed).Seconds()}
 	err := d.m.write(d.path)
 	d.mu.Unlock()
 	if err != nil || old == nil || old.Rounds == done {
@@ -152,6 +163,9 @@ func (c checkpoints) Refused(j *experiment.Job, why string) {
 		path = filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key, rec.Rounds)))
 	}
 	d.notice("%s: %s; %s", path, why, fromZero(j))
+	d.mu.Lock()
+	delete(d.resumed, j.Key)
+	d.mu.Unlock()
 	if err := d.dropCheckpoints(j.Key); err != nil {
 		d.notice("%s", err)
 	}
@@ -194,4 +208,14 @@ func (d *Dir) removeCheckpoint(key string) error {
 		return nil
 	}
 	return d.dropCheckpoints(key)
+}
+
+// resumedElapsed returns, and forgets, the time run key had run before
+// the checkpoint it resumed from in this session (0 if none).
+func (d *Dir) resumedElapsed(key string) time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e := d.resumed[key]
+	delete(d.resumed, key)
+	return e
 }

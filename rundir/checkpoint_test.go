@@ -128,10 +128,21 @@ func TestAnInterruptedRunResumesFromItsCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sumOf(b); got.Size != rec.Size || got.SHA256 != rec.SHA256 {
+	if got := sumOf(b); got.Size != rec.Size || got.SHA256 != rec.SHA256 || rec.Elapsed <= 0 {
 		t.Errorf("the checkpoint is %+v, the manifest records %+v", got, rec)
 	}
+	rec.Elapsed = 1000 // the time before the checkpoint counts in the run's elapsed time
+	if err := m.write(dir); err != nil {
+		t.Fatal(err)
+	}
 	sum, notes := resumeSession(t, dir, Options{}, jobs)
+	m, _, _ = ReadManifest(dir)
+	if e := m.Runs[jobs[0].Key].Elapsed; e < 1000 || e > 1060 {
+		t.Errorf("the resumed run's elapsed time is %g s, want 1000 s and this session's", e)
+	}
+	if e := m.Runs[jobs[1].Key].Elapsed; e > 60 {
+		t.Errorf("the other run's elapsed time is %g s", e)
+	}
 	want := fmt.Sprintf("fedlab: %s: resuming fedavg (seed 1) after round 10 of 40\n", filepath.Join(dir, CheckpointsDir, jobs[0].Key+".10.ckpt"))
 	if notes != want {
 		t.Errorf("notices of the resume:\n%s\nwant\n%s", notes, want)

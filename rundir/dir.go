@@ -99,6 +99,9 @@ type Dir struct {
 	// unsupported are the reasons runs could not be checkpointed, each
 	// reported once.
 	unsupported map[string]bool
+	// resumed is the time each run resumed from a checkpoint had run
+	// before it (added to its elapsed time).
+	resumed map[string]time.Duration
 	// mu guards m.Optima, m.Checkpoints, m.Runs while runs execute, the
 	// manifest's writes and the notices, which the optimum and checkpoint
 	// stores use from run goroutines.
@@ -417,6 +420,7 @@ func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
 	if r.Result.Status == core.Interrupted {
 		return nil // incomplete: stays pending, resumes from its checkpoint (if any) or runs again
 	}
+	r.Result.Elapsed += d.resumedElapsed(j.Key)
 	end := time.Now().UTC().Truncate(time.Millisecond)
 	st := stored{res: r.Result, started: end.Add(-r.Result.Elapsed).Truncate(time.Millisecond), finished: end}
 	d.memory[j.Key] = st
