@@ -58,6 +58,14 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 	if m.Status != "interrupted" || len(m.Checkpoints) != 1 {
 		t.Fatalf("manifest %s with checkpoints %v", m.Status, m.Checkpoints)
 	}
+	rounds := 0
+	for _, c := range fullManifest(t, out).Checkpoints {
+		rounds = c.Rounds
+	}
+	code, table, _ := runCLI("table", out)
+	if want := fmt.Sprintf("; in progress: fedmid seed 1 at round %d of 100000]: no run completed, no table\n", rounds); code != 0 || !strings.HasSuffix(table, want) {
+		t.Errorf("fedlab table of the unfinished directory: exit %d\n%s\nwant it to end %q", code, table, want)
+	}
 	code, _, stderr = runCLI("run", script, "--out", out, "--quiet")
 	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of 100000\n$`).FindStringSubmatch(stderr)
 	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] == "0" {

@@ -101,7 +101,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		o := opts
 		o.Title = fmt.Sprintf("Call %d: %s", i+1, titles[i])
 		if pending := all - len(runs); pending > 0 {
-			o.Title += fmt.Sprintf(" [%d of %d runs pending: left to other shards or not run yet]", pending, all)
+			o.Title += fmt.Sprintf(" [%d of %d runs pending: left to other shards or not run yet%s]", pending, all, inProgress(l.InProgress[i]))
 		}
 		if len(runs) == 0 {
 			pendingNotes = append(pendingNotes, o.Title)
@@ -174,4 +174,18 @@ func reportCmd(args []string, stdout io.Writer) error {
 	}
 	_, err = fmt.Fprintln(stdout, *out)
 	return err
+}
+
+// inProgress lists how far the unfinished runs of a call with a
+// checkpoint got (rundir.Loaded.InProgress), the first three and a count
+// of the others: "; in progress: fedmid seed 1 at round 2000 of 4000".
+func inProgress(runs []string) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	text := "; in progress: " + strings.Join(runs[:min(len(runs), 3)], ", ")
+	if len(runs) > 3 {
+		text += fmt.Sprintf(" and %d more", len(runs)-3)
+	}
+	return text
 }

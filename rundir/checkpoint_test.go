@@ -350,3 +350,26 @@ func TestACohortResumesFromItsMembersCheckpoints(t *testing.T) {
 	}
 	sameDirs(t, whole, dir)
 }
+
+func TestLoadSaysHowFarUnfinishedRunsGot(t *testing.T) {
+	jobs := stateJobs(t, "fedavg", "scaffold")
+	dir := t.TempDir()
+	interruptAt(t, dir, 10, Options{Jobs: 1}, jobs)
+	l, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(l.InProgress); got != "[[fedavg seed 1 at round 10 of 40]]" {
+		t.Errorf("InProgress %s", got)
+	}
+	file := filepath.Join(dir, CheckpointsDir, jobs[0].Key+".10.ckpt")
+	b, _ := os.ReadFile(file)
+	b[len(b)-1] ^= 1
+	os.WriteFile(file, b, 0o644)
+	if l, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(l.InProgress); got != "[[fedavg seed 1 has a checkpoint that a resume refuses (altered)]]" {
+		t.Errorf("InProgress of an altered checkpoint %s", got)
+	}
+}

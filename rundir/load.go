@@ -3,8 +3,10 @@ package rundir
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 )
 
@@ -21,6 +23,10 @@ type Loaded struct {
 	// lock file if any. Manifest then says interrupted, with this as its
 	// error. Commands show it where they print.
 	Unfinished string
+	// InProgress says, per call, how far its runs not completed got, for
+	// those with a checkpoint (see CheckpointProgress), in the call's
+	// order.
+	InProgress [][]string
 }
 
 // Load reads the run directory at path.
@@ -43,6 +49,7 @@ func Load(path string) (*Loaded, error) {
 	var damaged []string
 	for _, c := range m.Calls {
 		runs := make([]experiment.Run, len(c.Runs))
+		var progress []string
 		for i, cr := range c.Runs {
 			e := m.Runs[cr.Key]
 			if e == nil {
@@ -66,9 +73,12 @@ func Load(path string) (*Loaded, error) {
 				Params: e.Algorithm.Params, Config: cr.Config, Key: cr.Key}
 			if st != nil {
 				runs[i].Result = st.res
+			} else if rec := m.Checkpoints[cr.Key]; rec != nil && !slices.ContainsFunc(c.Runs[:i], func(o CallRun) bool { return o.Key == cr.Key }) {
+				progress = append(progress, CheckpointProgress(path, cr, rec, e.Settings.Rounds))
 			}
 		}
 		l.Calls = append(l.Calls, runs)
+		l.InProgress = append(l.InProgress, progress)
 	}
 	if len(damaged) > 0 {
 		return nil, &DamagedError{Dir: path, Results: damaged}
@@ -94,4 +104,26 @@ func (e *DamagedError) Error() string {
 	}
 	return fmt.Sprintf("%s: %d stored results are missing or altered, so its tables and figures would leave those runs out:\n  %s%s\n"+
 		"run the script again into %s to recompute them", e.Dir, len(e.Results), strings.Join(lines, "\n  "), more, e.Dir)
+}
+
+// CheckpointProgress says how far run r of dir got by its checkpoint, as
+// the manifest records it (rec) and the file confirms: "fedmid seed 1 at
+// round 2000 of 4000", or why a resume would not use it.
+func CheckpointProgress(dir string, r CallRun, rec *CheckpointSum, rounds int) string {
+	run := fmt.Sprintf("%s seed %d", r.Label, r.Seed)
+	b, err := ReadFile(dir, checkpointPath(r.Key, rec.Rounds), rec.Size)
+	if err == nil && sumOf(b).SHA256 != rec.SHA256 {
+		err = fmt.Errorf("altered")
+	}
+	var done int
+	if err == nil {
+		done, err = core.CheckpointRounds(b, r.Key)
+	}
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s has a checkpoint that a resume refuses (%v)", run, err)
+	case rec.Fedlab != Version():
+		return fmt.Sprintf("%s at round %d of %d (a checkpoint of another fedlab build, %s)", run, done, rounds, rec.Fedlab)
+	}
+	return fmt.Sprintf("%s at round %d of %d", run, done, rounds)
 }
