@@ -51,7 +51,7 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	code, _, stderr := runCLI("run", script, "--out", out, "--quiet", "--timeout", "300ms", "--checkpoint-every", "0")
-	if code != 124 || strings.Contains(stderr, "checkpointed") {
+	if code != 124 || strings.Contains(stderr, "checkpointed") || !strings.Contains(stderr, "1 planned runs did not complete (1 saved a checkpoint to continue from)\n") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 	m := fullManifest(t, out)
@@ -104,7 +104,7 @@ func TestAPipelineRunStartsAgainWithANotice(t *testing.T) {
 	code, _, stderr := runCLI("run", script, "--out", out, "--quiet", "--timeout", "300ms", "--set", "stages=true")
 	want := "fedlab: stages (seed 1) cannot be checkpointed: the stages of a pipeline do not declare their state yet; " +
 		"if interrupted, it (and any run like it) starts again from round 0\n"
-	if code != 124 || !strings.HasPrefix(stderr, want) {
+	if code != 124 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "1 planned runs did not complete\n") {
 		t.Fatalf("exit %d, stderr:\n%s\nwant it to start\n%s", code, stderr, want)
 	}
 	if m := fullManifest(t, out); len(m.Checkpoints) != 0 {

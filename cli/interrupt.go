@@ -95,8 +95,12 @@ func interrupted(stderr io.Writer, intr *rundir.Interrupted, sum rundir.Summary,
 		fmt.Fprintf(stderr, "fedlab: the script stopped before its first call; the %d stored results in %s are kept (manifest status %q)\n",
 			len(stored), sum.Dir, rundir.StatusInterrupted)
 	} else {
-		fmt.Fprintf(stderr, "fedlab: kept %d completed runs in %s (manifest status %q); %d planned runs did not complete\n",
-			sum.Runs-sum.Pending, sum.Dir, rundir.StatusInterrupted, sum.Pending)
+		saved := ""
+		if sum.Checkpointed > 0 {
+			saved = fmt.Sprintf(" (%d saved a checkpoint to continue from)", sum.Checkpointed)
+		}
+		fmt.Fprintf(stderr, "fedlab: kept %d completed runs in %s (manifest status %q); %d planned runs did not complete%s\n",
+			sum.Runs-sum.Pending, sum.Dir, rundir.StatusInterrupted, sum.Pending, saved)
 	}
 	resume := []string{"fedlab", "run", shellQuote(script), "--out", shellQuote(sum.Dir)}
 	if opts.Shard.Count > 1 {

@@ -585,7 +585,10 @@ type Summary struct {
 	Reused   int // found in the directory
 	Diverged int
 	Failed   int
-	Pending  int // left to other shards
+	Pending  int // left to other shards, or not completed
+	// Checkpointed are the runs not completed whose checkpoint a resume
+	// continues from.
+	Checkpointed int
 	// Failures are the failed runs, in the order of the calls that planned
 	// them.
 	Failures []Failure
@@ -638,6 +641,11 @@ func (d *Dir) summary() Summary {
 			s.Failed++
 		case Pending:
 			s.Pending++
+		}
+	}
+	for key := range d.m.Checkpoints {
+		if e := d.m.Runs[key]; e != nil && e.Status == Pending {
+			s.Checkpointed++
 		}
 	}
 	listed := map[string]bool{}
