@@ -67,6 +67,9 @@ func TestDryRunStopsAtAMisspelledMetric(t *testing.T) {
 // script whose data file is absent on this machine (Fashion-MNIST, the
 // LIBSVM example's default file) fails naming the file instead.
 func TestDryRunOfEveryShippedScript(t *testing.T) {
+	if raceEnabled {
+		t.Skip("loads every script's data (minutes under the race detector); the dry run's code is raced by the other dry-run tests")
+	}
 	scripts, err := filepath.Glob(filepath.Join("..", "scripts", "*.lua"))
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts: %v", err)

