@@ -270,3 +270,65 @@ func TestResumeWithLongerHorizon(t *testing.T) {
 		t.Fatalf("continued: %v %v, want %v %v", kept, got.Model, want.Records, want.Model)
 	}
 }
+
+// tripwire is a metric that asks for an interruption (sets *flag) when it
+// evaluates round at, as a signal arriving during that evaluation would.
+type tripwire struct {
+	at   int
+	flag *bool
+}
+
+func (tripwire) Name() string { return "tripwire" }
+func (m tripwire) Eval(e *Eval) float64 {
+	if e.Round == m.at {
+		*m.flag = true
+	}
+	return 0
+}
+
+// An interruption that arrives while a round is evaluated: a run without
+// checkpoints abandons that evaluation (no record of the round); a run
+// with checkpoints completes it, saves the round in a checkpoint, and
+// stops before the next round, and resuming from that checkpoint gives the
+// uninterrupted run (the stop is at a round boundary whose state is kept).
+func TestInterruptDuringAnEvaluationIsCheckpointed(t *testing.T) {
+	p := testProblem(t, sizes(3, 4, 5, 6))
+	base := Settings{Rounds: 6, LocalSteps: 3, Batch: 2, ClientsPerRound: 2, EvalEvery: 2, Seed: 5, CheckpointKey: "k"}
+	m := func(flag *bool) []Metric { return []Metric{objectiveMetric{}, trainLoss{}, tripwire{at: 4, flag: flag}} }
+	var never bool
+	want := Run(p, &stepper{}, base, m(&never))
+
+	var tripped bool
+	s := base
+	s.Interrupt = func() bool { return tripped }
+	plain := Run(p, &stepper{}, s, m(&tripped))
+	if plain.Status != Interrupted || plain.Err != "interrupted while evaluating round 4" || len(plain.Records) != 2 {
+		t.Fatalf("without checkpoints: %s %q, %d records; want interrupted while evaluating round 4 with rounds 0 and 2", plain.Status, plain.Err, len(plain.Records))
+	}
+
+	tripped = false
+	var saved []byte
+	var at int
+	s.Checkpoint = func(done int, save func(io.Writer) error) error {
+		if !tripped {
+			return nil
+		}
+		var b bytes.Buffer
+		if err := save(&b); err != nil {
+			return err
+		}
+		saved, at = b.Bytes(), done
+		return nil
+	}
+	stopped := Run(p, &stepper{}, s, m(&tripped))
+	if stopped.Status != Interrupted || stopped.Err != "interrupted after 4 of 6 rounds" || len(stopped.Records) != 3 || at != 4 {
+		t.Fatalf("with checkpoints: %s %q, %d records, checkpoint after round %d; want interrupted after 4 rounds with rounds 0, 2, 4 and a checkpoint after 4",
+			stopped.Status, stopped.Err, len(stopped.Records), at)
+	}
+	rs := base
+	rs.Resume = saved
+	got := Run(p, &stepper{}, rs, m(&never))
+	if got.Status != Done || fmt.Sprint(got.Records) != fmt.Sprint(want.Records) || fmt.Sprint(got.Model) != fmt.Sprint(want.Model) {
+		t.Fatalf("resumed: %s %v %v, want %v %v", got.Status, got.Records, got.Model, want.Records, want.Model)
+	}
+}

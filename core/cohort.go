@@ -352,7 +352,7 @@ func (c *cohort) trainLosses(ms []*runner) {
 		w := works[j]
 		d := parts[w.client]
 		w.run(w.client, func(it item) {
-			if it.m.e.s.Interrupt != nil && it.m.e.s.Interrupt() {
+			if stop := it.m.e.evalInterrupt(); stop != nil && stop() {
 				return
 			}
 			it.m.timed(func() { losses[it.slot][w.client] = c.evals[wk].Eval(it.m.e.model, d, nil, nil) })
@@ -365,7 +365,7 @@ func (c *cohort) trainLosses(ms []*runner) {
 			m.ended = true
 			continue
 		}
-		if m.e.s.Interrupt != nil && m.e.s.Interrupt() {
+		if stop := m.e.evalInterrupt(); stop != nil && stop() {
 			continue
 		}
 		v := sumWeighted(weights, losses[k], parts)

@@ -331,6 +331,19 @@ func (e *engine) endRound(t int) bool {
 	return false
 }
 
+// evalInterrupt is what stops an evaluation midway: Settings.Interrupt,
+// unless the run checkpoints (Settings.Checkpoint). A run that checkpoints
+// completes the evaluation of the round it is in, so that the checkpoint
+// the interruption asks for holds that round (an evaluation abandoned
+// midway leaves a model whose round was not recorded, and no checkpoint);
+// it then stops at the next round boundary.
+func (e *engine) evalInterrupt() func() bool {
+	if e.s.Checkpoint != nil {
+		return nil
+	}
+	return e.s.Interrupt
+}
+
 // checkpoint offers the caller a checkpoint after round t
 // (Settings.Checkpoint); true: the caller's error failed the run.
 func (e *engine) checkpoint(t int) bool {
@@ -467,7 +480,7 @@ func DivergenceScale(p *Problem, w []float64) float64 {
 func (e *engine) evaluate(round, psiRound int) bool {
 	ev := NewEval(e.p, e.evalEv, e.model, round, e.p.Penalty.At(psiRound, e.p.Layout))
 	ev.trainLoss, e.trainLoss = e.trainLoss, nil
-	ev.stop = e.s.Interrupt
+	ev.stop = e.evalInterrupt()
 	ev.Up, ev.Down, ev.CommRounds = e.up, e.down, e.commRounds
 	ev.Samples = e.s.Carry.Samples
 	for _, c := range e.clients {
