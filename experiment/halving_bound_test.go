@@ -35,7 +35,7 @@ func TestHalvingRungsAreBounded(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v over %d rounds: %v, want %q", c.h, c.rounds, err, c.want)
 		}
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > 15*time.Second { // generous (a shared machine); before the bound, planning never ended
 			t.Errorf("%+v: %v to refuse", c.h, d)
 		}
 	}
