@@ -294,7 +294,9 @@ func (m tripwire) Eval(e *Eval) float64 {
 func TestInterruptDuringAnEvaluationIsCheckpointed(t *testing.T) {
 	p := testProblem(t, sizes(3, 4, 5, 6))
 	base := Settings{Rounds: 6, LocalSteps: 3, Batch: 2, ClientsPerRound: 2, EvalEvery: 2, Seed: 5, CheckpointKey: "k"}
-	m := func(flag *bool) []Metric { return []Metric{objectiveMetric{}, trainLoss{}, tripwire{at: 4, flag: flag}} }
+	m := func(flag *bool) []Metric {
+		return []Metric{objectiveMetric{}, trainLoss{}, tripwire{at: 4, flag: flag}}
+	}
 	var never bool
 	want := Run(p, &stepper{}, base, m(&never))
 
