@@ -132,7 +132,7 @@ func loadCIFAR(p cifarParams) (*core.Federated, error) {
 	if p.Coarse {
 		classes = 20
 	}
-	return federate(filepath.Base(p.Dir), train, test, p.benchSplit, classes, benchStreams,
+	return federate(p.Dir, train, test, p.benchSplit, classes, benchStreams, // errors name the directory read
 		"CIFAR names no writers")
 }
 
