@@ -124,17 +124,8 @@ func TestCohortsOfEveryRegisteredAlgorithm(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, r := range runs {
-				a, c := alone[i].Result, r.Result
-				if c.Status != a.Status || c.Err != a.Err || c.DivergedAt != a.DivergedAt || !bitsEqual(c.Model, a.Model) || len(c.Records) != len(a.Records) {
-					t.Fatalf("%s, %+v: %s seed %d: %s %q, %d records; alone %s %q, %d records",
-						pname, o, r.Label, r.Seed, c.Status, c.Err, len(c.Records), a.Status, a.Err, len(a.Records))
-				}
-				for k, rec := range c.Records {
-					want := a.Records[k]
-					if rec.Round != want.Round || rec.Up != want.Up || rec.Samples != want.Samples || !bitsEqual(rec.Values, want.Values) {
-						t.Fatalf("%s, %+v: %s seed %d, record %d: %+v, alone %+v", pname, o, r.Label, r.Seed, k, rec, want)
-					}
-				}
+				c := r.Result
+				sameRun(t, fmt.Sprintf("%s, %+v: %s seed %d", pname, o, r.Label, r.Seed), c, alone[i].Result)
 				if c.Cohort < 2 && !solitary(t, jobs[i]) {
 					t.Errorf("%s: %s seed %d ran alone (cohort %d) under cohorts", pname, r.Label, r.Seed, c.Cohort)
 				}
@@ -195,13 +186,9 @@ func TestSolitaryAlgorithmsRunAlone(t *testing.T) {
 		if k == 1 {
 			want = 0
 		}
-		if r.Cohort != want || !bitsEqual(r.Model, alone.Model) || len(r.Records) != len(alone.Records) {
-			t.Fatalf("member %d: cohort %d (want %d), %d records (alone %d), model equal: %v", k, r.Cohort, want, len(r.Records), len(alone.Records), bitsEqual(r.Model, alone.Model))
+		if r.Cohort != want {
+			t.Fatalf("member %d: cohort %d, want %d", k, r.Cohort, want)
 		}
-		for i := range r.Records {
-			if !bitsEqual(r.Records[i].Values, alone.Records[i].Values) {
-				t.Fatalf("member %d, record %d: %v, alone %v", k, i, r.Records[i].Values, alone.Records[i].Values)
-			}
-		}
+		sameRun(t, fmt.Sprintf("member %d", k), r, alone)
 	}
 }

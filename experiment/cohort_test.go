@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -99,17 +100,23 @@ func TestCohortsGiveTheRunsOfOneByOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, r := range runs {
-			a, c := alone[i].Result, r.Result
-			if c.Status != a.Status || c.Err != a.Err || c.DivergedAt != a.DivergedAt || !bitsEqual(c.Model, a.Model) || len(c.Records) != len(a.Records) {
-				t.Fatalf("%+v: run %d (%s, seed %d): %s %q, %d records; one by one %s %q, %d records",
-					o, i, r.Label, r.Seed, c.Status, c.Err, len(c.Records), a.Status, a.Err, len(a.Records))
-			}
-			for k, rec := range c.Records {
-				want := a.Records[k]
-				if rec.Round != want.Round || rec.Up != want.Up || rec.Samples != want.Samples || !bitsEqual(rec.Values, want.Values) {
-					t.Fatalf("%+v: run %d (%s, seed %d), record %d: %+v, one by one %+v", o, i, r.Label, r.Seed, k, rec, want)
-				}
-			}
+			sameRun(t, fmt.Sprintf("%+v: run %d (%s, seed %d)", o, i, r.Label, r.Seed), r.Result, alone[i].Result)
+		}
+	}
+}
+
+// sameRun fails the test unless got (in a cohort) has want's status,
+// error, divergence round and model, and its records (round, counts and
+// values) bit for bit.
+func sameRun(t *testing.T, what string, got, want *core.Result) {
+	t.Helper()
+	if got.Status != want.Status || got.Err != want.Err || got.DivergedAt != want.DivergedAt || !bitsEqual(got.Model, want.Model) || len(got.Records) != len(want.Records) {
+		t.Fatalf("%s: %s %q, %d records; alone %s %q, %d records", what, got.Status, got.Err, len(got.Records), want.Status, want.Err, len(want.Records))
+	}
+	for k, rec := range got.Records {
+		w := want.Records[k]
+		if rec.Round != w.Round || rec.Up != w.Up || rec.Samples != w.Samples || !bitsEqual(rec.Values, w.Values) {
+			t.Fatalf("%s, record %d: %+v, alone %+v", what, k, rec, w)
 		}
 	}
 }
