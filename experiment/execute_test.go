@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
-	_ "github.com/fedlab/fedlab/internal/fake"
+	_ "github.com/fedlab/fedlab/fedlabtest"
 	"github.com/fedlab/fedlab/registry"
 )
 

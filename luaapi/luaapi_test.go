@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedlab/fedlab/internal/fake"
+	"github.com/fedlab/fedlab/fedlabtest"
 )
 
 // script runs src as script.lua and returns its standard output.
@@ -114,7 +114,7 @@ func TestSettingsAreStrict(t *testing.T) {
 }
 
 func TestLuaFunctionSchedulesAreTabulated(t *testing.T) {
-	fake.Steps()
+	fedlabtest.Steps()
 	out, err := script(t, `local data = fedlab.data.test_data{}
 local reg = fedlab.reg.test_l1{ lambda = function(r) return (r + 1) / 10 end }
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.test_squared{}, reg = reg }
@@ -132,7 +132,7 @@ print(#run.params.eta_s, run.params.eta_c)
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)
 	}
-	steps := fake.Steps()
+	steps := fedlabtest.Steps()
 	wantSteps := []float64{1, 0.5, 1.0 / 3, 0.25}
 	if len(steps) != len(wantSteps) {
 		t.Fatalf("server steps %v, want %v", steps, wantSteps)
@@ -162,14 +162,14 @@ fedlab.run{ problem = problem, algorithm = bad, rounds = 4, local_steps = 1, met
 }
 
 func TestScheduleComponents(t *testing.T) {
-	fake.Steps()
+	fedlabtest.Steps()
 	_, err := script(t, problemSrc+`local s = fedlab.schedule.test_step{ start = 1, factor = 0.5 }
 fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{ eta_s = s }, rounds = 3, local_steps = 1, metrics = {} }
 `, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fake.Steps(); len(got) != 3 || got[0] != 1 || got[1] != 0.5 || got[2] != 0.25 {
+	if got := fedlabtest.Steps(); len(got) != 3 || got[0] != 1 || got[1] != 0.5 || got[2] != 0.25 {
 		t.Errorf("server steps %v, want [1 0.5 0.25]", got)
 	}
 }

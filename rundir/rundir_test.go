@@ -13,7 +13,7 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
-	_ "github.com/fedlab/fedlab/internal/fake"
+	_ "github.com/fedlab/fedlab/fedlabtest"
 	"github.com/fedlab/fedlab/registry"
 )
 

@@ -1,11 +1,13 @@
-// Package fake registers tiny components under "test_" names for the tests
-// of the experiment, report and Lua layers, so those tests do not depend on
-// the real component packages. Import it only from _test.go files.
+// Package fedlabtest registers tiny components under "test_" names for the
+// tests of the experiment, run-directory and Lua layers, so those tests do
+// not depend on the real component packages, as net/http/httptest serves
+// the tests of net/http. Import it only from _test.go files: importing it
+// registers its components in the process.
 //
 // Registered: datasets test_data and test_undeclared (the same without a
 // declared size), loss test_squared, regularizer test_l1, algorithm
 // test_gd, metrics test_objective and test_lambda, schedule test_step.
-package fake
+package fedlabtest
 
 import (
 	"fmt"
