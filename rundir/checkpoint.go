@@ -32,7 +32,10 @@ type CheckpointSum struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
 	Rounds int    `json:"rounds"`         // the rounds the run had done
-	Fedlab string `json:"fedlab_version"` // the build that wrote it
+	Fedlab string `json:"fedlab_version"` // the version that wrote it
+	// Build is the CheckpointBuild that wrote it; a resume needs this
+	// one.
+	Build string `json:"build"`
 	// Elapsed is the run's time up to the checkpoint, over the sessions
 	// that ran it; a resumed run adds it to its own.
 	Elapsed float64 `json:"elapsed_seconds"`
@@ -92,8 +95,8 @@ func (c checkpoints) Resume(j *experiment.Job) []byte {
 			problem = fmt.Sprintf("%s: %v", path, err)
 		case sumOf(b).SHA256 != rec.SHA256:
 			problem = fmt.Sprintf("%s: altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", path, sumOf(b).SHA256, rec.SHA256)
-		case rec.Fedlab != Version():
-			problem = fmt.Sprintf("%s: written by another fedlab build (%s, this is %s)", path, rec.Fedlab, Version())
+		case rec.Build != CheckpointBuild():
+			problem = fmt.Sprintf("%s: %s", path, otherBuild(rec))
 		default:
 			if _, err := core.CheckpointRounds(b, j.Key); err != nil {
 				problem = fmt.Sprintf("%s: %v", path, err)
@@ -115,6 +118,15 @@ func (c checkpoints) Resume(j *experiment.Job) []byte {
 		d.notice("%s", err)
 	}
 	return nil
+}
+
+// otherBuild says that the checkpoint rec records was written by another
+// build than this one.
+func otherBuild(rec *CheckpointSum) string {
+	if rec.Build == "" {
+		return fmt.Sprintf("written by a fedlab build that did not record its identity (%s), this is %s", rec.Fedlab, CheckpointBuild())
+	}
+	return fmt.Sprintf("written by another fedlab build (%s, this is %s)", rec.Build, CheckpointBuild())
 }
 
 // fromZero says that job j starts again from round 0.
@@ -139,7 +151,7 @@ func (c checkpoints) Save(j *experiment.Job, done int, elapsed time.Duration, da
 		d.m.Checkpoints = map[string]*CheckpointSum{}
 	}
 	old := d.m.Checkpoints[j.Key]
-	d.m.Checkpoints[j.Key] = &CheckpointSum{Size: sum.Size, SHA256: sum.SHA256, Rounds: done, Fedlab: Version(),
+	d.m.Checkpoints[j.Key] = &CheckpointSum{Size: sum.Size, SHA256: sum.SHA256, Rounds: done, Fedlab: Version(), Build: CheckpointBuild(),
 		Elapsed: (d.resumed[j.Key] + elapsed).Seconds()}
 	err := d.m.write(d.path)
 	d.mu.Unlock()

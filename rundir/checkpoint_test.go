@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,7 +122,7 @@ func TestAnInterruptedRunResumesFromItsCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := m.Checkpoints[jobs[0].Key]
-	if len(m.Checkpoints) != 1 || rec == nil || rec.Rounds != 10 || rec.Fedlab != Version() {
+	if len(m.Checkpoints) != 1 || rec == nil || rec.Rounds != 10 || rec.Fedlab != Version() || rec.Build != CheckpointBuild() {
 		t.Fatalf("manifest's checkpoints %v, want the first run's after round 10", m.Checkpoints)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, CheckpointsDir, jobs[0].Key+".10.ckpt"))
@@ -243,8 +244,13 @@ func TestABadCheckpointIsRefusedAndTheRunRecomputed(t *testing.T) {
 			return ": the manifest records no checksum of it (written by a session that ended before recording it)"
 		}},
 		{"another build", func(dir string) string {
-			editManifest(dir, func(c *CheckpointSum) { c.Fedlab = "v0.0.1-other" })
-			return ": written by another fedlab build (v0.0.1-other, this is " + Version() + ")"
+			forged := Version() + " go1.0 plan9/386"
+			editManifest(dir, func(c *CheckpointSum) { c.Build = forged })
+			return ": written by another fedlab build (" + forged + ", this is " + CheckpointBuild() + ")"
+		}},
+		{"a build that recorded no identity", func(dir string) string {
+			editManifest(dir, func(c *CheckpointSum) { c.Build = "" })
+			return ": written by a fedlab build that did not record its identity (" + Version() + "), this is " + CheckpointBuild()
 		}},
 		{"another key, consistent record", func(dir string) string {
 			b, _ := os.ReadFile(filepath.Join(dir, file))
@@ -371,5 +377,24 @@ func TestLoadSaysHowFarUnfinishedRunsGot(t *testing.T) {
 	}
 	if got := fmt.Sprint(l.InProgress); got != "[[fedavg seed 1 has a checkpoint that a resume refuses (altered)]]" {
 		t.Errorf("InProgress of an altered checkpoint %s", got)
+	}
+}
+
+func TestTheBuildOfACheckpointNamesTheCodeOfADirtyCheckout(t *testing.T) {
+	exe := func(sum string) func() (string, error) { return func() (string, error) { return sum, nil } }
+	if got, want := buildID("v1.2.0", "go1.26.8 linux/amd64", exe("0123456789abcdef")), "v1.2.0 go1.26.8 linux/amd64"; got != want {
+		t.Errorf("a clean build: %q, want %q", got, want)
+	}
+	a := buildID("(devel) 71c4e80+dirty", "go1.26.8 linux/amd64", exe("aaaaaaaaaaaa0000"))
+	b := buildID("(devel) 71c4e80+dirty", "go1.26.8 linux/amd64", exe("bbbbbbbbbbbb0000"))
+	if a != "(devel) 71c4e80+dirty go1.26.8 linux/amd64 exe:aaaaaaaaaaaa" || a == b {
+		t.Errorf("two dirty builds of one revision: %q and %q, want the executables' digests to tell them apart", a, b)
+	}
+	if buildID("v1", "go1.26.8 linux/amd64", exe("x")) == buildID("v1", "go1.25.0 linux/amd64", exe("x")) {
+		t.Error("two toolchains give one build")
+	}
+	u := buildID("v1+dirty", "go1.26.8 linux/amd64", func() (string, error) { return "", fs.ErrPermission })
+	if !strings.HasPrefix(u, "v1+dirty go1.26.8 linux/amd64 exe:unreadable (pid ") {
+		t.Errorf("an unreadable executable: %q", u)
 	}
 }

@@ -122,8 +122,8 @@ func CheckpointProgress(dir string, r CallRun, rec *CheckpointSum, rounds int) s
 	switch {
 	case err != nil:
 		return fmt.Sprintf("%s has a checkpoint that a resume refuses (%v)", run, err)
-	case rec.Fedlab != Version():
-		return fmt.Sprintf("%s at round %d of %d (a checkpoint of another fedlab build, %s)", run, done, rounds, rec.Fedlab)
+	case rec.Build != CheckpointBuild():
+		return fmt.Sprintf("%s at round %d of %d (a resume refuses its checkpoint: %s)", run, done, rounds, otherBuild(rec))
 	}
 	return fmt.Sprintf("%s at round %d of %d", run, done, rounds)
 }

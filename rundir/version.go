@@ -1,10 +1,13 @@
 package rundir
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
+	"time"
 )
 
 // Version is fedlab's version as the Go toolchain stamped it into the
@@ -59,6 +62,32 @@ func executableSHA256() (string, error) {
 	}
 	defer f.Close()
 	return readerSHA256(f)
+}
+
+// CheckpointBuild identifies the build a checkpoint was written by, which
+// must be this one for a run to resume from it: Version, the Go toolchain
+// and the platform (a run continues bit for bit only with the same code
+// compiled the same way) and, for a build from a modified checkout
+// ("+dirty": the revision alone does not name its code), the SHA-256 of
+// its executable.
+func CheckpointBuild() string { return checkpointBuild() }
+
+var checkpointBuild = sync.OnceValue(func() string {
+	return buildID(Version(), runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH, executableSHA256)
+})
+
+// buildID composes CheckpointBuild from the version, the toolchain and
+// platform, and the executable's digest (read only for a dirty build).
+func buildID(version, toolchain string, exe func() (string, error)) string {
+	id := version + " " + toolchain
+	if strings.HasSuffix(version, "+dirty") {
+		sum, err := exe()
+		if err != nil { // unique to this process: no other session resumes it
+			return fmt.Sprintf("%s exe:unreadable (pid %d, %s)", id, os.Getpid(), time.Now().UTC().Format(time.RFC3339Nano))
+		}
+		id += " exe:" + sum[:12]
+	}
+	return id
 }
 
 // goVersion is the Go toolchain that built the binary.
