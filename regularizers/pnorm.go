@@ -8,13 +8,13 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// pnormParams are the p-norm map's parameters.
-type pnormParams struct {
+// PNormParams are the parameters of the mirror map "pnorm".
+type PNormParams struct {
 	P float64 `param:"p" min:"0" doc:"the dual exponent p ≥ 2; 0 = 2 ln d with d the model dimension (at least 2), the theory's choice"`
 }
 
 // Check refuses exponents in (0, 2).
-func (p pnormParams) Check() error {
+func (p PNormParams) Check() error {
 	if p.P != 0 && p.P < 2 {
 		return fmt.Errorf("parameter \"p\" must be ≥ 2 (or 0 for 2 ln d), got %g", p.P)
 	}
@@ -24,7 +24,7 @@ func (p pnormParams) Check() error {
 func init() {
 	registry.Define(registry.Mirror, "pnorm",
 		"p-norm map h(w) = ‖w‖_q²/(2(q−1)), q = p/(p−1): 1-strongly convex in ‖·‖_q, for sparse high-dimensional problems; composite map with ψ = l1 or none",
-		pnormParams{}, func(p pnormParams) (core.Mirror, error) { return PNorm{P: p.P}, nil })
+		PNormParams{}, func(p PNormParams) (core.Mirror, error) { return PNorm{P: p.P}, nil })
 }
 
 var _ core.Mirror = PNorm{}

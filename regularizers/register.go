@@ -8,13 +8,26 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
+// Typed plans: each component's parameters are an exported type named
+// after it (L1Params for "l1", ...), used with plan.Of (see docs/library.md).
+
 // weight is the required weight λ of a penalty.
 type weight struct {
 	Lambda sched.Schedule `param:"lambda,required" min:"0" doc:"weight λ ≥ 0 of the penalty: a number or a schedule over rounds"`
 }
 
-// elasticNetParams are the elastic net's weight and mixing ratio.
-type elasticNetParams struct {
+// L1Params are the parameters of the regularizer "l1".
+type L1Params struct{ weight }
+
+// L2SqParams are the parameters of the regularizer "l2sq".
+type L2SqParams struct{ weight }
+
+// NuclearParams are the parameters of the regularizer "nuclear".
+type NuclearParams struct{ weight }
+
+// ElasticNetParams are the parameters of the regularizer "elastic_net":
+// its weight and mixing ratio.
+type ElasticNetParams struct {
 	weight
 	L1Ratio float64 `param:"l1_ratio" min:"0" max:"1" doc:"mixing weight α ∈ [0, 1] of the ℓ1 term (1 is l1, 0 is ½‖w‖²₂)"`
 }
@@ -32,37 +45,58 @@ func (p radius) Check() error {
 	return nil
 }
 
+// L1BallParams are the parameters of the regularizer "l1_ball".
+type L1BallParams struct{ radius }
+
+// L2BallParams are the parameters of the regularizer "l2_ball".
+type L2BallParams struct{ radius }
+
+// NoneParams are the parameters of the regularizer "none" (there are none).
+type NoneParams struct{}
+
+// EuclideanParams are the parameters of the mirror map "euclidean" (there
+// are none).
+type EuclideanParams struct{}
+
 // penalty registers a weighted penalty with the fixed regularizer r.
-func penalty(name, doc string, r core.Regularizer) {
-	registry.Define(registry.Regularizer, name, doc, weight{}, func(p weight) (core.Penalty, error) {
-		return core.Penalty{Name: name, Reg: r, Lambda: p.Lambda}, nil
+func penalty[P interface{ lambda() sched.Schedule }](name, doc string, r core.Regularizer) {
+	var defaults P
+	registry.Define(registry.Regularizer, name, doc, defaults, func(p P) (core.Penalty, error) {
+		return core.Penalty{Name: name, Reg: r, Lambda: p.lambda()}, nil
 	})
 }
+
+// lambda is the penalty's weight.
+func (w weight) lambda() sched.Schedule { return w.Lambda }
 
 // constraint registers a ball constraint of the given radius.
-func constraint(name, doc string, reg func(radius float64) core.Regularizer) {
-	registry.Define(registry.Regularizer, name, doc, radius{}, func(p radius) (core.Penalty, error) {
-		return core.Penalty{Name: name, Reg: reg(p.Radius), Lambda: sched.Constant(1)}, nil
+func constraint[P interface{ size() float64 }](name, doc string, reg func(radius float64) core.Regularizer) {
+	var defaults P
+	registry.Define(registry.Regularizer, name, doc, defaults, func(p P) (core.Penalty, error) {
+		return core.Penalty{Name: name, Reg: reg(p.size()), Lambda: sched.Constant(1)}, nil
 	})
 }
 
+// size is the ball's radius.
+func (r radius) size() float64 { return r.Radius }
+
 func init() {
-	registry.Define(registry.Regularizer, "none", "no regularization (ψ = 0)", struct{}{},
-		func(struct{}) (core.Penalty, error) {
+	registry.Define(registry.Regularizer, "none", "no regularization (ψ = 0)", NoneParams{},
+		func(NoneParams) (core.Penalty, error) {
 			return core.Penalty{Name: "none", Reg: None{}, Lambda: sched.Constant(1)}, nil
 		})
-	penalty("l1", "λ‖w‖₁ on the regularized blocks (prox: soft thresholding)", L1{})
-	penalty("l2sq", "λ‖w‖²₂ (not halved) on the regularized blocks (prox: z/(1+2tλ), weight decay)", L2Sq{})
+	penalty[L1Params]("l1", "λ‖w‖₁ on the regularized blocks (prox: soft thresholding)", L1{})
+	penalty[L2SqParams]("l2sq", "λ‖w‖²₂ (not halved) on the regularized blocks (prox: z/(1+2tλ), weight decay)", L2Sq{})
 	registry.Define(registry.Regularizer, "elastic_net", "λ(α‖w‖₁ + (1−α)/2‖w‖²₂) on the regularized blocks, α = l1_ratio",
-		elasticNetParams{L1Ratio: 0.5}, func(p elasticNetParams) (core.Penalty, error) {
+		ElasticNetParams{L1Ratio: 0.5}, func(p ElasticNetParams) (core.Penalty, error) {
 			return core.Penalty{Name: "elastic_net", Reg: ElasticNet{L1Ratio: p.L1Ratio}, Lambda: p.Lambda}, nil
 		})
-	penalty("nuclear", "λ·Σσᵢ, the nuclear norm of each regularized block as a Rows×Cols matrix (prox: SVD thresholding)", Nuclear{})
-	constraint("l1_ball", "constraint ‖B‖₁ ≤ radius for each regularized block B (exact sort-based projection)",
+	penalty[NuclearParams]("nuclear", "λ·Σσᵢ, the nuclear norm of each regularized block as a Rows×Cols matrix (prox: SVD thresholding)", Nuclear{})
+	constraint[L1BallParams]("l1_ball", "constraint ‖B‖₁ ≤ radius for each regularized block B (exact sort-based projection)",
 		func(r float64) core.Regularizer { return L1Ball{Radius: r} })
-	constraint("l2_ball", "constraint ‖B‖₂ ≤ radius (Frobenius) for each regularized block B",
+	constraint[L2BallParams]("l2_ball", "constraint ‖B‖₂ ≤ radius (Frobenius) for each regularized block B",
 		func(r float64) core.Regularizer { return L2Ball{Radius: r} })
 
-	registry.Define(registry.Mirror, "euclidean", "h = ½‖w‖²₂; the composite map is the proximal operator", struct{}{},
-		func(struct{}) (core.Mirror, error) { return core.Euclidean{}, nil })
+	registry.Define(registry.Mirror, "euclidean", "h = ½‖w‖²₂; the composite map is the proximal operator", EuclideanParams{},
+		func(EuclideanParams) (core.Mirror, error) { return core.Euclidean{}, nil })
 }
