@@ -4,7 +4,7 @@
 // stragglers that complete only part of their local steps (a fixed
 // fraction, a uniform fraction, or a heavy-tailed slowdown). The engine
 // draws from a random stream of its own per (seed, run, round, client)
-// (see core/realism.go).
+// (see core/effects.go).
 package availability
 
 import (

@@ -105,7 +105,7 @@ type engine struct {
 	nodes      Nodes       // nil unless the algorithm keeps one model per node
 	nodeModels [][]float64 // scratch for the nodes' models
 	nodeMean   []float64
-	sys        *system // nil without system effects (realism.go)
+	sys        *system // nil without system effects (system.go)
 	evalAt     []bool  // evalAt[t]: evaluate after t rounds
 	scale      float64 // max(|F(w₀)|, 1) of the divergence test; 0 until measured
 	resumed    bool    // the run continues from a checkpoint (Settings.Resume)

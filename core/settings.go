@@ -30,7 +30,7 @@ type Settings struct {
 	// in [RoundOffset, RoundOffset+Rounds], any order) in place of
 	// EvalEvery's grid and the first and last rounds.
 	EvalRounds []int
-	// System effects (see realism.go); nil: none.
+	// System effects (see effects.go); nil: none.
 	Availability Availability
 	CompressUp   Compressor
 	CompressDown Compressor

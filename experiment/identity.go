@@ -66,7 +66,7 @@ type SettingsID struct {
 	System
 }
 
-// System identifies the system effects of a run (core/realism.go); absent
+// System identifies the system effects of a run (core/effects.go); absent
 // effects are left out, so runs without them keep their keys.
 type System struct {
 	Availability *Component `json:"availability,omitempty"`

@@ -31,7 +31,7 @@ const (
 	Schedule    Kind = "schedule"
 	Topology    Kind = "topology"
 	Optimizer   Kind = "optimizer"
-	// System effects applied by the engine (see core/realism.go).
+	// System effects applied by the engine (see core/effects.go).
 	Availability Kind = "availability"
 	Compressor   Kind = "compressor"
 	Privacy      Kind = "privacy"
