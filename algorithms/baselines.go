@@ -10,14 +10,14 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-// centralizedParams are the centralized baseline's parameters.
-type centralizedParams struct {
+// CentralizedParams are the centralized baseline's parameters.
+type CentralizedParams struct {
 	Eta    sched.Schedule `param:"eta" min:"0" doc:"step size; 0 = backtracking on the Lipschitz constant"`
 	Method string         `param:"method" choices:"fista|pgd" doc:"fista (accelerated, restarted) or pgd (plain proximal gradient)"`
 }
 
-// localParams are the local baseline's parameters.
-type localParams struct {
+// LocalParams are the local baseline's parameters.
+type LocalParams struct {
 	Client int `param:"client" min:"0" doc:"index of the client (0-based)"`
 	clientStep
 }
@@ -25,14 +25,14 @@ type localParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "centralized",
 		"non-federated baseline: one full-batch proximal-gradient (or FISTA) step on the pooled data per round",
-		centralizedParams{Eta: sched.Constant(0), Method: "fista"},
-		func(p centralizedParams) (core.Algorithm, error) {
+		CentralizedParams{Eta: sched.Constant(0), Method: "fista"},
+		func(p CentralizedParams) (core.Algorithm, error) {
 			return &Centralized{eta: p.Eta, accelerated: p.Method == "fista"}, nil
 		})
 	registry.Define(registry.Algorithm, "local",
 		"non-federated baseline: one client alone runs proximal SGD on its own data, no communication",
-		localParams{clientStep: defaultClientStep},
-		func(p localParams) (core.Algorithm, error) { return &Local{client: p.Client, etaC: p.EtaC}, nil })
+		LocalParams{clientStep: defaultClientStep},
+		func(p LocalParams) (core.Algorithm, error) { return &Local{client: p.Client, etaC: p.EtaC}, nil })
 }
 
 // Centralized runs proximal gradient descent or FISTA on the pooled training

@@ -23,14 +23,14 @@ func (p cfeddaCommon) base() CFedDA {
 	return CFedDA{mu: p.Mu, L: p.L, paper: p.Weights == "paper", average: p.Model == "average"}
 }
 
-// cfeddaParams are C-FedDA's parameters.
-type cfeddaParams struct {
+// CFedDAParams are C-FedDA's parameters.
+type CFedDAParams struct {
 	cfeddaCommon
 	Radius float64 `param:"radius" min:"0" doc:"radius ε of the ball R(w − w_0) ≤ ε in the regularizer's norm (ℓ1 or nuclear) around the start point; 0 = no ball"`
 }
 
-// mcfeddaParams are MC-FedDA's parameters.
-type mcfeddaParams struct {
+// MCFedDAParams are MC-FedDA's parameters.
+type MCFedDAParams struct {
 	cfeddaCommon
 	Lambda0     float64   `param:"lambda0" min:"0" doc:"λ_0 of the first stage; 0 = λ·2^(M−1) with λ the problem's (target) λ, so the last stage runs at λ"`
 	StageRounds []float64 `param:"stage_rounds" min:"1" doc:"rounds of stages 0 … M−2 (M = length + 1); the last stage runs until the run ends"`
@@ -39,7 +39,7 @@ type mcfeddaParams struct {
 }
 
 // Check refuses stage lengths that are not integers.
-func (p mcfeddaParams) Check() error {
+func (p MCFedDAParams) Check() error {
 	for i, v := range p.StageRounds {
 		if v != math.Trunc(v) {
 			return fmt.Errorf("parameter \"stage_rounds\": element %d = %g is not an integer", i+1, v)
@@ -52,16 +52,16 @@ func init() {
 	common := cfeddaCommon{baoMu: defaultBaoMu, baoWeighting: defaultBaoWeighting, Model: "last"}
 	registry.Define(registry.Algorithm, "cfedda",
 		"C-FedDA (Bao et al. 2022, Alg. 2): round-weighted federated dual averaging with an exact constrained prox around the start point",
-		cfeddaParams{cfeddaCommon: common},
-		func(p cfeddaParams) (core.Algorithm, error) {
+		CFedDAParams{cfeddaCommon: common},
+		func(p CFedDAParams) (core.Algorithm, error) {
 			a := p.base()
 			a.radius = p.Radius
 			return &a, nil
 		})
 	registry.Define(registry.Algorithm, "mcfedda",
 		"MC-FedDA (Bao et al. 2022, Alg. 3): C-FedDA stages with λ_m = max(λ_0 2^−m, λ), radius ∝ λ_m, restarted at each stage's output",
-		mcfeddaParams{cfeddaCommon: common, StageRounds: []float64{250, 250}, Restart: "average"},
-		func(p mcfeddaParams) (core.Algorithm, error) {
+		MCFedDAParams{cfeddaCommon: common, StageRounds: []float64{250, 250}, Restart: "average"},
+		func(p MCFedDAParams) (core.Algorithm, error) {
 			var bounds []int
 			end := 0
 			for _, v := range p.StageRounds {

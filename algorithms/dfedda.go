@@ -26,27 +26,29 @@ type gossipParams struct {
 
 var defaultGossipParams = gossipParams{stepSizes: defaultStepSizes}
 
-// dfeddaParams are DFedDA's and DFedDA-GT's parameters.
-type dfeddaParams struct {
+// DFedDAParams are the parameters of the algorithm "dfedda".
+type DFedDAParams struct {
 	gossipParams
 	Output string `param:"output" choices:"last|average" doc:"evaluated node model: the last round-start iterate w^m_{r,0} (the authors' code) or the time average of the round-start iterates (the theorems' ŵ^m)"`
 }
 
+// DFedDAGTParams are the parameters of the algorithm "dfedda_gt".
+type DFedDAGTParams struct{ DFedDAParams }
+
+var defaultDFedDAParams = DFedDAParams{gossipParams: defaultGossipParams, Output: "last"}
+
 func init() {
-	for _, v := range []struct {
-		name, doc string
-		tracking  bool
-	}{
-		{"dfedda", "DFedDA (Liang et al. Alg. 1 without tracking): decentralized dual averaging, nodes gossip their dual states", false},
-		{"dfedda_gt", "DFedDA-GT (Liang et al. Alg. 1): decentralized dual averaging with gradient tracking; trackers are gossiped with the dual states", true},
-	} {
-		tracking := v.tracking
-		registry.Define(registry.Algorithm, v.name, v.doc,
-			dfeddaParams{gossipParams: defaultGossipParams, Output: "last"},
-			func(p dfeddaParams) (core.Algorithm, error) {
-				return &DFedDA{rates: p.rates(), gossipNet: gossipNet{top: p.Topology}, Tracking: tracking, Average: p.Output == "average"}, nil
-			})
-	}
+	registry.Define(registry.Algorithm, "dfedda",
+		"DFedDA (Liang et al. Alg. 1 without tracking): decentralized dual averaging, nodes gossip their dual states",
+		defaultDFedDAParams, func(p DFedDAParams) (core.Algorithm, error) { return newDFedDA(p, false), nil })
+	registry.Define(registry.Algorithm, "dfedda_gt",
+		"DFedDA-GT (Liang et al. Alg. 1): decentralized dual averaging with gradient tracking; trackers are gossiped with the dual states",
+		DFedDAGTParams{defaultDFedDAParams}, func(p DFedDAGTParams) (core.Algorithm, error) { return newDFedDA(p.DFedDAParams, true), nil })
+}
+
+// newDFedDA builds DFedDA, with gradient tracking if tracking is set.
+func newDFedDA(p DFedDAParams, tracking bool) *DFedDA {
+	return &DFedDA{rates: p.rates(), gossipNet: gossipNet{top: p.Topology}, Tracking: tracking, Average: p.Output == "average"}
 }
 
 // gossipNet is what the decentralized algorithms share: the gossip matrix

@@ -7,10 +7,13 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// DFedMiDParams are the parameters of the algorithm "dfedmid".
+type DFedMiDParams struct{ gossipParams }
+
 func init() {
 	registry.Define(registry.Algorithm, "dfedmid",
 		"DFedMiD (Liang et al.'s baseline): decentralized FedMiD, nodes gossip their mirror-prox updates",
-		defaultGossipParams, func(p gossipParams) (core.Algorithm, error) {
+		DFedMiDParams{defaultGossipParams}, func(p DFedMiDParams) (core.Algorithm, error) {
 			return &DFedMiD{rates: p.rates(), gossipNet: gossipNet{top: p.Topology}}, nil
 		})
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// refeddaParams are the parameters of ReFedDA-GT and Multistep ReFedDA-GT.
-type refeddaParams struct {
+// ReFedDAGTParams are the parameters of the algorithm "refedda_gt".
+type ReFedDAGTParams struct {
 	gossipParams
 	Q           float64 `param:"Q,required" min:"0" doc:"initial squared radius Q_0 of the ball ‖w − centre‖_q ≤ √Q (the theory needs ‖w_0 − w*‖₁² ≤ Q_0); +Inf: no ball"`
 	StageRounds int     `param:"stage_rounds" min:"0" doc:"rounds R_n per stage; after each, the centre becomes the stage's sparse output, Q halves and the duals and trackers restart at 0 (0 = a single stage)"`
@@ -20,17 +20,21 @@ type refeddaParams struct {
 	Restart     string  `param:"restart" choices:"last|average" doc:"a stage's output before Sparse: node average of the last iterates (the authors' code) or of the time-averaged round-start iterates (Alg. 2's w̄)"`
 }
 
+// MReFedDAGTParams are the parameters of the algorithm "mrefedda_gt".
+type MReFedDAGTParams struct{ ReFedDAGTParams }
+
 func init() {
-	build := func(p refeddaParams) (core.Algorithm, error) {
+	build := func(p ReFedDAGTParams) (core.Algorithm, error) {
 		return &ReFedDA{rates: p.rates(), gossipNet: gossipNet{top: p.Topology}, Q0: p.Q, StageRounds: p.StageRounds,
 			Sparsity: p.Sparsity, RestartAverage: p.Restart == "average"}, nil
 	}
 	registry.Define(registry.Algorithm, "refedda_gt",
 		"ReFedDA-GT (Liang et al. Alg. 2): restricted dual averaging in a q-norm ball around a centre, with gradient tracking, over a topology",
-		refeddaParams{gossipParams: defaultGossipParams, Restart: "last"}, build)
+		ReFedDAGTParams{gossipParams: defaultGossipParams, Restart: "last"}, build)
 	registry.Define(registry.Algorithm, "mrefedda_gt",
 		"Multistep ReFedDA-GT (Liang et al. Alg. 3): ReFedDA-GT stages, each recentred at the previous sparse output with Q halved",
-		refeddaParams{gossipParams: defaultGossipParams, StageRounds: 2000, Restart: "last"}, build)
+		MReFedDAGTParams{ReFedDAGTParams{gossipParams: defaultGossipParams, StageRounds: 2000, Restart: "last"}},
+		func(p MReFedDAGTParams) (core.Algorithm, error) { return build(p.ReFedDAGTParams) })
 }
 
 // ReFedDA is Restricted FedDA with gradient tracking (Algorithm 2 of

@@ -30,8 +30,8 @@ var (
 	defaultBaoWeighting = baoWeighting{Weights: "paper"}
 )
 
-// fastFedDAParams are Fast-FedDA's parameters.
-type fastFedDAParams struct {
+// FastFedDAParams are Fast-FedDA's parameters.
+type FastFedDAParams struct {
 	baoMu
 	L float64 `param:"L,required" min:"0" doc:"anchor weight: γ_t = L·α_t (paper weights) or γ_t = L (constant weights); the smoothness constant in the theory"`
 	baoWeighting
@@ -41,8 +41,8 @@ type fastFedDAParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "fastfedda",
 		"Fast-FedDA (Bao et al. 2022, Alg. 1): strongly convex federated dual averaging; clients send weighted gradient and iterate sums",
-		fastFedDAParams{baoMu: defaultBaoMu, baoWeighting: defaultBaoWeighting},
-		func(p fastFedDAParams) (core.Algorithm, error) {
+		FastFedDAParams{baoMu: defaultBaoMu, baoWeighting: defaultBaoWeighting},
+		func(p FastFedDAParams) (core.Algorithm, error) {
 			return &FastFedDA{mu: p.Mu, L: p.L, paper: p.Weights == "paper", rho: p.Rho}, nil
 		})
 }

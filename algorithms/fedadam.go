@@ -15,8 +15,8 @@ type adamCoefficients struct {
 
 var defaultAdamCoefficients = adamCoefficients{Beta1: 0.9, Beta2: 0.999}
 
-// fedadamParams are the parameters of the fedadam shorthand.
-type fedadamParams struct {
+// FedAdamParams are the parameters of the fedadam shorthand.
+type FedAdamParams struct {
 	stepSizes
 	adamCoefficients
 	Tau float64 `param:"tau" min:"0" doc:"adaptivity constant τ of x += η_s·m/(√v + τ); v starts at τ²"`
@@ -25,8 +25,8 @@ type fedadamParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "fedadam",
 		"FedAdam (Reddi et al. 2021), shorthand for fedavg{eta_c, eta_s, server = fedlab.opt.adam{lr = 1, beta1, beta2, tau}}; ignores ψ",
-		fedadamParams{stepSizes: defaultStepSizes, adamCoefficients: defaultAdamCoefficients, Tau: 1e-3},
-		func(p fedadamParams) (core.Algorithm, error) {
+		FedAdamParams{stepSizes: defaultStepSizes, adamCoefficients: defaultAdamCoefficients, Tau: 1e-3},
+		func(p FedAdamParams) (core.Algorithm, error) {
 			return &FedAvg{rates: p.rates(), Server: serverAdam(p.adamCoefficients, p.Tau)}, nil
 		})
 }

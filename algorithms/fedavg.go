@@ -7,24 +7,27 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// serverParams are the step sizes and the server optimizer of the
-// FedAvg-style algorithms.
-type serverParams struct {
+// FedAvgParams are the parameters of the algorithm "fedavg": the step
+// sizes and the server optimizer.
+type FedAvgParams struct {
 	stepSizes
 	Server core.ServerOptimizer `param:"server" kind:"optimizer" default:"sgd" doc:"server optimizer (fedlab.opt.*) applied to the averaged update, its step scaled by η_s: sgd (default, lr 1: plain FedAvg), momentum (FedAvgM), adam, yogi, adagrad (FedAdam, FedYogi, FedAdagrad)"`
 }
 
-var defaultServerParams = serverParams{stepSizes: defaultStepSizes}
+var defaultServerParams = FedAvgParams{stepSizes: defaultStepSizes}
+
+// FedAvgSubgradParams are the parameters of the algorithm "fedavg_subgrad".
+type FedAvgSubgradParams struct{ FedAvgParams }
 
 func init() {
 	registry.Define(registry.Algorithm, "fedavg",
 		"FedAvg with a server optimizer: local SGD, server step on Δ = mean(w_K − w_r), w += η_s·Δ with the default sgd; ignores ψ",
-		defaultServerParams, func(p serverParams) (core.Algorithm, error) {
+		defaultServerParams, func(p FedAvgParams) (core.Algorithm, error) {
 			return &FedAvg{rates: p.rates(), Server: p.Server}, nil
 		})
 	registry.Define(registry.Algorithm, "fedavg_subgrad",
 		"FedAvg(∂): local SGD step then a subgradient step w −= η_c·λ·sign(w) for ψ; no prox anywhere",
-		defaultServerParams, func(p serverParams) (core.Algorithm, error) {
+		FedAvgSubgradParams{defaultServerParams}, func(p FedAvgSubgradParams) (core.Algorithm, error) {
 			return &FedAvg{rates: p.rates(), Server: p.Server, Subgradient: true}, nil
 		})
 }

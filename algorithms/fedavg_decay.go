@@ -10,8 +10,8 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-// fedavgDecayParams are FedAvg-GD/SGD's parameters.
-type fedavgDecayParams struct {
+// FedAvgDecayParams are FedAvg-GD/SGD's parameters.
+type FedAvgDecayParams struct {
 	clientStep
 	Power  float64 `param:"power" min:"0" doc:"decay exponent over the global local-step count (0.5: the paper's 4/√(Qr + q + 1); 0: constant, FedAvg-GD)"`
 	Offset float64 `param:"offset" min:"0" doc:"added to the step count K·r + q; offset + K·r > 0 is needed when power > 0"`
@@ -20,8 +20,8 @@ type fedavgDecayParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "fedavg_decay",
 		"FedAvg-GD/SGD of the FedPD paper (Alg. 1): local steps η_c/(offset + K·r + q)^power, the server averages models",
-		fedavgDecayParams{clientStep: defaultClientStep, Power: 0.5, Offset: 1},
-		func(p fedavgDecayParams) (core.Algorithm, error) {
+		FedAvgDecayParams{clientStep: defaultClientStep, Power: 0.5, Offset: 1},
+		func(p FedAvgDecayParams) (core.Algorithm, error) {
 			return &FedAvgDecay{etaC: p.EtaC, power: p.Power, offset: p.Offset}, nil
 		})
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// fedcmParams are FedCM's parameters.
-type fedcmParams struct {
+// FedCMParams are FedCM's parameters.
+type FedCMParams struct {
 	stepSizes
 	Alpha float64 `param:"alpha" min:"0" max:"1" doc:"weight α of the fresh gradient (FedCM's convention; the FedDA paper's \"α 0.9\" is 1 − α in Adam's convention)"`
 }
@@ -16,8 +16,8 @@ type fedcmParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "fedcm",
 		"FedCM (Xu et al. 2021): local steps along α·g + (1−α)·Δ with Δ the last round's average update direction; ignores ψ",
-		fedcmParams{stepSizes: defaultStepSizes, Alpha: 0.1},
-		func(p fedcmParams) (core.Algorithm, error) { return &FedCM{rates: p.rates(), alpha: p.Alpha}, nil })
+		FedCMParams{stepSizes: defaultStepSizes, Alpha: 0.1},
+		func(p FedCMParams) (core.Algorithm, error) { return &FedCM{rates: p.rates(), alpha: p.Alpha}, nil })
 }
 
 // FedCM is federated averaging with client-level momentum, after Xu, Wang,

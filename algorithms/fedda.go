@@ -68,9 +68,9 @@ type feddaCommon struct {
 
 var defaultFedDACommon = feddaCommon{Beta: 0.999, Eps: 0.01, MirrorScale: 1, Convention: "adam"}
 
-// feddaParams are the parameters of the generic fedda: the estimator, the
+// FedDAParams are the parameters of the generic fedda: the estimator, the
 // H rule and every coefficient.
-type feddaParams struct {
+type FedDAParams struct {
 	Estimator string `param:"estimator" choices:"mvr|momentum|sgd" doc:"gradient estimator U: mvr (eq. 5, two gradients on one minibatch), momentum (eq. 6) or sgd"`
 	Precond   string `param:"precond" choices:"diag|norm|identity" doc:"adaptive matrix V: diag (eq. 7), norm (eq. 8) or identity (H = I)"`
 	stepRule
@@ -105,7 +105,7 @@ func (p feddaCommon) check(precond precondRule) error {
 }
 
 // Check validates the step-size rule and the coefficients.
-func (p feddaParams) Check() error {
+func (p FedDAParams) Check() error {
 	return errors.Join(p.stepRule.check(), p.feddaCommon.check(precondNames[p.Precond]))
 }
 
@@ -122,27 +122,54 @@ func (p feddaMomentumParams) Check() error {
 func init() {
 	registry.Define(registry.Algorithm, "fedda",
 		"FedDA framework: restarted dual averaging with a server-side adaptive matrix H frozen during local steps; estimator and H rule as parameters",
-		feddaParams{Estimator: "mvr", Precond: "diag", stepRule: stepRule{LR: 0.02, W: 1e5, Power: 1.0 / 3},
+		FedDAParams{Estimator: "mvr", Precond: "diag", stepRule: stepRule{LR: 0.02, W: 1e5, Power: 1.0 / 3},
 			mvrWeight: mvrWeight{C: 1e6}, momentumWeight: momentumWeight{Alpha: 0.9}, feddaCommon: defaultFedDACommon},
-		func(p feddaParams) (core.Algorithm, error) {
+		func(p FedDAParams) (core.Algorithm, error) {
 			return newFedDA(estimatorNames[p.Estimator], precondNames[p.Precond], p.stepRule, p.C, p.Alpha, p.feddaCommon), nil
 		})
-	for _, v := range feddaVariants {
-		switch v.estimator {
-		case estimatorMVR:
-			registry.Define(registry.Algorithm, v.name, v.doc,
-				feddaMVRParams{stepRule: v.rate, mvrWeight: mvrWeight{C: v.c}, feddaCommon: defaultFedDACommon},
-				func(p feddaMVRParams) (core.Algorithm, error) {
-					return newFedDA(v.estimator, v.precond, p.stepRule, p.C, 0, p.feddaCommon), nil
-				})
-		case estimatorMomentum:
-			registry.Define(registry.Algorithm, v.name, v.doc,
-				feddaMomentumParams{stepRule: v.rate, momentumWeight: momentumWeight{Alpha: v.alpha}, feddaCommon: defaultFedDACommon},
-				func(p feddaMomentumParams) (core.Algorithm, error) {
-					return newFedDA(v.estimator, v.precond, p.stepRule, 0, p.Alpha, p.feddaCommon), nil
-				})
-		}
+	defineMVRVariant[FedDAMVRParams](feddaVariants[0])
+	defineMVRVariant[FedDA12Params](feddaVariants[1])
+	defineMomentumVariant[FedDA21Params](feddaVariants[2])
+	defineMomentumVariant[FedDA22Params](feddaVariants[3])
+}
+
+// FedDAMVRParams are the parameters of the algorithm "fedda_mvr".
+type FedDAMVRParams struct{ feddaMVRParams }
+
+// FedDA12Params are the parameters of the algorithm "fedda_1_2".
+type FedDA12Params struct{ feddaMVRParams }
+
+// FedDA21Params are the parameters of the algorithm "fedda_2_1".
+type FedDA21Params struct{ feddaMomentumParams }
+
+// FedDA22Params are the parameters of the algorithm "fedda_2_2".
+type FedDA22Params struct{ feddaMomentumParams }
+
+// defineMVRVariant registers the MVR variant v with the params type P.
+func defineMVRVariant[P ~struct{ feddaMVRParams }](v feddaVariant) {
+	if v.estimator != estimatorMVR {
+		panic("algorithms: " + v.name + " is not an MVR variant")
 	}
+	registry.Define(registry.Algorithm, v.name, v.doc,
+		P{feddaMVRParams{stepRule: v.rate, mvrWeight: mvrWeight{C: v.c}, feddaCommon: defaultFedDACommon}},
+		func(p P) (core.Algorithm, error) {
+			q := struct{ feddaMVRParams }(p).feddaMVRParams
+			return newFedDA(v.estimator, v.precond, q.stepRule, q.C, 0, q.feddaCommon), nil
+		})
+}
+
+// defineMomentumVariant registers the momentum variant v with the params
+// type P.
+func defineMomentumVariant[P ~struct{ feddaMomentumParams }](v feddaVariant) {
+	if v.estimator != estimatorMomentum {
+		panic("algorithms: " + v.name + " is not a momentum variant")
+	}
+	registry.Define(registry.Algorithm, v.name, v.doc,
+		P{feddaMomentumParams{stepRule: v.rate, momentumWeight: momentumWeight{Alpha: v.alpha}, feddaCommon: defaultFedDACommon}},
+		func(p P) (core.Algorithm, error) {
+			q := struct{ feddaMomentumParams }(p).feddaMomentumParams
+			return newFedDA(v.estimator, v.precond, q.stepRule, 0, q.Alpha, q.feddaCommon), nil
+		})
 }
 
 // newFedDA builds FedDA with the given estimator, H rule and coefficients.

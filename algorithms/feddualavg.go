@@ -7,13 +7,19 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// FedDualAvgParams are the parameters of the algorithm "feddualavg".
+type FedDualAvgParams struct{ stepSizes }
+
+// FedDualAvgOSPParams are the parameters of the algorithm "feddualavg_osp".
+type FedDualAvgOSPParams struct{ stepSizes }
+
 func init() {
 	registry.Define(registry.Algorithm, "feddualavg",
 		"FedDualAvg (federated dual averaging): dual states averaged, primal retrieved with a cumulative prox",
-		defaultStepSizes, func(p stepSizes) (core.Algorithm, error) { return &FedDualAvg{rates: p.rates()}, nil })
+		FedDualAvgParams{defaultStepSizes}, func(p FedDualAvgParams) (core.Algorithm, error) { return &FedDualAvg{rates: p.rates()}, nil })
 	registry.Define(registry.Algorithm, "feddualavg_osp",
 		"FedDualAvg-OSP: clients skip the prox (w = ∇h*(z)); ψ enters only the server's primal",
-		defaultStepSizes, func(p stepSizes) (core.Algorithm, error) {
+		FedDualAvgOSPParams{defaultStepSizes}, func(p FedDualAvgOSPParams) (core.Algorithm, error) {
 			return &FedDualAvg{rates: p.rates(), OnlyServerProx: true}, nil
 		})
 }

@@ -18,6 +18,12 @@ type mirrorServerParams struct {
 
 var defaultMirrorServerParams = mirrorServerParams{stepSizes: defaultStepSizes, Threshold: "sum"}
 
+// FedMiDParams are the parameters of the algorithm "fedmid".
+type FedMiDParams struct{ mirrorServerParams }
+
+// FedMiDOSPParams are the parameters of the algorithm "fedmid_osp".
+type FedMiDOSPParams struct{ mirrorServerParams }
+
 // Check refuses server optimizers without scalar steps: the server prox
 // needs one step size (adaptive optimizers would need a prox in their
 // diagonal metric, which FedMiD does not define).
@@ -31,10 +37,10 @@ func (p mirrorServerParams) Check() error {
 func init() {
 	registry.Define(registry.Algorithm, "fedmid",
 		"FedMiD (federated mirror descent): client prox-SGD steps, server prox of the averaged update after a sgd or momentum server step",
-		defaultMirrorServerParams, func(p mirrorServerParams) (core.Algorithm, error) { return newFedMiD(p, false), nil })
+		FedMiDParams{defaultMirrorServerParams}, func(p FedMiDParams) (core.Algorithm, error) { return newFedMiD(p.mirrorServerParams, false), nil })
 	registry.Define(registry.Algorithm, "fedmid_osp",
 		"FedMiD-OSP: plain mirror-descent (SGD) client steps, prox only at the server",
-		defaultMirrorServerParams, func(p mirrorServerParams) (core.Algorithm, error) { return newFedMiD(p, true), nil })
+		FedMiDOSPParams{defaultMirrorServerParams}, func(p FedMiDOSPParams) (core.Algorithm, error) { return newFedMiD(p.mirrorServerParams, true), nil })
 }
 
 // newFedMiD builds FedMiD; Check has made sure the server takes scalar steps.

@@ -10,8 +10,8 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-// fedpdParams are FedPD's parameters.
-type fedpdParams struct {
+// FedPDParams are FedPD's parameters.
+type FedPDParams struct {
 	Eta    sched.Schedule `param:"eta" min:"0" doc:"η > 0: augmented-Lagrangian parameter, an inverse penalty ‖x_i − x_0‖²/(2η); the dual step is 1/η"`
 	Oracle string         `param:"oracle" choices:"I|II" doc:"I: Alg. 3, K gradient steps on the local AL (GD with batch = 0, SGD otherwise); II: Alg. 4, FedPD-VR"`
 	Eta1   sched.Schedule `param:"eta1" min:"0" doc:"oracle I local step η₁; 0 = η (the authors' code, making a GD step x ← x_{0,i} − η(∇f_i + λ_i))"`
@@ -25,13 +25,13 @@ type fedpdParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "fedpd",
 		"FedPD (Zhang et al. 2021, Alg. 2): local augmented-Lagrangian oracle, dual step, averaging skipped with probability p",
-		fedpdParams{Eta: sched.Constant(0.1), Oracle: "I", Eta1: sched.Constant(0), Gamma: sched.Constant(math.Inf(1)),
+		FedPDParams{Eta: sched.Constant(0.1), Oracle: "I", Eta1: sched.Constant(0), Gamma: sched.Constant(math.Inf(1)),
 			Period: 1, P: sched.Constant(0), Order: "paper"},
 		newFedPD)
 }
 
 // Check refuses η ≤ 0 and γ ≤ 0 (when the schedules' ranges are known).
-func (p fedpdParams) Check() error {
+func (p FedPDParams) Check() error {
 	for _, s := range []struct {
 		name string
 		s    sched.Schedule
@@ -45,7 +45,7 @@ func (p fedpdParams) Check() error {
 	return nil
 }
 
-func newFedPD(p fedpdParams) (core.Algorithm, error) {
+func newFedPD(p FedPDParams) (core.Algorithm, error) {
 	return &FedPD{eta: p.Eta, eta1: p.Eta1, gamma: p.Gamma, skip: p.P,
 		vr: p.Oracle == "II", matlab: p.Order == "matlab", eps1: p.Eps1, period: p.Period}, nil
 }

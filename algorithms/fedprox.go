@@ -8,8 +8,8 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-// fedproxParams are FedProx's parameters.
-type fedproxParams struct {
+// FedProxParams are FedProx's parameters.
+type FedProxParams struct {
 	clientStep
 	Rho    float64 `param:"rho" min:"0" doc:"ρ: weight of the proximal term (ρ/2)‖x − x_r‖²"`
 	Solver string  `param:"solver" choices:"sgd|sarah" doc:"sgd: K (stochastic) gradient steps (GD with batch = 0); sarah: SARAH estimator from the full local gradient"`
@@ -18,8 +18,8 @@ type fedproxParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "fedprox",
 		"FedProx: clients minimize f_i(x) + (ρ/2)‖x − x_r‖² with K GD/SGD or SARAH steps from x_r; the server averages",
-		fedproxParams{clientStep: defaultClientStep, Rho: 1, Solver: "sgd"},
-		func(p fedproxParams) (core.Algorithm, error) {
+		FedProxParams{clientStep: defaultClientStep, Rho: 1, Solver: "sgd"},
+		func(p FedProxParams) (core.Algorithm, error) {
 			return &FedProx{etaC: p.EtaC, rho: p.Rho, sarah: p.Solver == "sarah"}, nil
 		})
 }

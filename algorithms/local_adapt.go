@@ -7,8 +7,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// localAdaptParams are Local-Adapt's parameters.
-type localAdaptParams struct {
+// LocalAdaptParams are Local-Adapt's parameters.
+type LocalAdaptParams struct {
 	stepSizes
 	adamCoefficients
 	amsgradEps
@@ -18,9 +18,9 @@ type localAdaptParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "local_adapt",
 		"Local-Adapt (Wang, Lin & Chen 2021): local AMSGrad restarted every round, server Adam step on the averaged update; ignores ψ",
-		localAdaptParams{stepSizes: defaultStepSizes, adamCoefficients: defaultAdamCoefficients,
+		LocalAdaptParams{stepSizes: defaultStepSizes, adamCoefficients: defaultAdamCoefficients,
 			amsgradEps: defaultAMSGradEps, Tau: 1e-3},
-		func(p localAdaptParams) (core.Algorithm, error) {
+		func(p LocalAdaptParams) (core.Algorithm, error) {
 			return &LocalAdapt{rates: p.rates(), beta1: p.Beta1, beta2: p.Beta2, eps: p.Eps,
 				server: serverAdam(p.adamCoefficients, p.Tau)}, nil
 		})

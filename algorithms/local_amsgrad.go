@@ -15,8 +15,8 @@ type amsgradEps struct {
 
 var defaultAMSGradEps = amsgradEps{Eps: 1e-8}
 
-// localAMSGradParams are Local-AMSGrad's parameters.
-type localAMSGradParams struct {
+// LocalAMSGradParams are Local-AMSGrad's parameters.
+type LocalAMSGradParams struct {
 	clientStep
 	adamCoefficients
 	amsgradEps
@@ -25,8 +25,8 @@ type localAMSGradParams struct {
 func init() {
 	registry.Define(registry.Algorithm, "local_amsgrad",
 		"Local-AMSGrad (Chen, Li & Li 2020): clients run AMSGrad; the server averages models and optimizer states; ignores ψ",
-		localAMSGradParams{defaultClientStep, defaultAdamCoefficients, defaultAMSGradEps},
-		func(p localAMSGradParams) (core.Algorithm, error) {
+		LocalAMSGradParams{defaultClientStep, defaultAdamCoefficients, defaultAMSGradEps},
+		func(p LocalAMSGradParams) (core.Algorithm, error) {
 			return &LocalAMSGrad{etaC: p.EtaC, beta1: p.Beta1, beta2: p.Beta2, eps: p.Eps}, nil
 		})
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/fedlab/fedlab/schedules"
 )
 
-// mimeParams are MIME-MVR's parameters.
-type mimeParams struct {
+// MimeMVRParams are MIME-MVR's parameters.
+type MimeMVRParams struct {
 	stepRule
 	mvrWeight
 	AnchorBatches int `param:"anchor_batches" min:"0" doc:"minibatches per client for the server-state gradients at x_τ and x_{τ−1}; 0 = all local data (Mime's full-batch c_i)"`
@@ -19,13 +19,13 @@ type mimeParams struct {
 }
 
 // Check validates the step-size rule.
-func (p mimeParams) Check() error { return p.stepRule.check() }
+func (p MimeMVRParams) Check() error { return p.stepRule.check() }
 
 func init() {
 	registry.Define(registry.Algorithm, "mime_mvr",
 		"MIME-MVR (Karimireddy et al. 2020): local steps with the server's MVR momentum frozen, server momentum from anchor gradients; ignores ψ",
-		mimeParams{stepRule: stepRule{LR: 1, W: 1e4, Power: 1.0 / 3}, mvrWeight: mvrWeight{C: 400}},
-		func(p mimeParams) (core.Algorithm, error) {
+		MimeMVRParams{stepRule: stepRule{LR: 1, W: 1e4, Power: 1.0 / 3}, mvrWeight: mvrWeight{C: 400}},
+		func(p MimeMVRParams) (core.Algorithm, error) {
 			rate := p.poly()
 			return &MimeMVR{rate: rate, c: p.C, anchorBatches: p.AnchorBatches, initBatch: p.InitBatch}, nil
 		})

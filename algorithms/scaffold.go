@@ -7,10 +7,13 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// ScaffoldParams are the parameters of the algorithm "scaffold".
+type ScaffoldParams struct{ stepSizes }
+
 func init() {
 	registry.Define(registry.Algorithm, "scaffold",
 		"SCAFFOLD (Karimireddy et al. 2020, option II): local SGD corrected by control variates c − c_i; ignores ψ",
-		defaultStepSizes, func(p stepSizes) (core.Algorithm, error) { return &Scaffold{rates: p.rates()}, nil })
+		ScaffoldParams{defaultStepSizes}, func(p ScaffoldParams) (core.Algorithm, error) { return &Scaffold{rates: p.rates()}, nil })
 }
 
 // Scaffold is SCAFFOLD, Algorithm 1 of Karimireddy, Kale, Mohri, Reddi,

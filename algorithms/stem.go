@@ -10,21 +10,21 @@ import (
 	"github.com/fedlab/fedlab/schedules"
 )
 
-// stemParams are STEM's parameters.
-type stemParams struct {
+// STEMParams are STEM's parameters.
+type STEMParams struct {
 	stepRule
 	mvrWeight
 	initBatch
 }
 
 // Check validates the step-size rule.
-func (p stemParams) Check() error { return p.stepRule.check() }
+func (p STEMParams) Check() error { return p.stepRule.check() }
 
 func init() {
 	registry.Define(registry.Algorithm, "stem",
 		"STEM (Khanduri et al. 2021): local SGD along a STORM/MVR estimator; server averages models and estimators; ignores ψ",
-		stemParams{stepRule: stepRule{LR: 1, W: 1e4, Power: 1.0 / 3}, mvrWeight: mvrWeight{C: 400}},
-		func(p stemParams) (core.Algorithm, error) {
+		STEMParams{stepRule: stepRule{LR: 1, W: 1e4, Power: 1.0 / 3}, mvrWeight: mvrWeight{C: 400}},
+		func(p STEMParams) (core.Algorithm, error) {
 			rate := p.poly()
 			return &STEM{rate: rate, c: p.C, initBatch: p.InitBatch}, nil
 		})
