@@ -34,18 +34,27 @@ func TestEdgesFlagTheEndsOfTheGrid(t *testing.T) {
 	}
 }
 
-// TestHalvingRungs: rung budgets first·etaᵏ capped at the rounds, the last
-// one the rounds; eta = 1 is one rung (the full grid); ⌈n/eta⌉ continue.
+// TestHalvingRungs: rung budgets are rounds/etaᵏ rounded, from the
+// largest k whose budget is at least first down to k = 0 (the rounds
+// themselves): geometric, ending exactly at the rounds, without the
+// near-duplicate last rung that multiplying up from first made (200 rounds
+// at eta 3 ran 22, 66, 198 and 200); eta = 1 is one rung (the full grid);
+// ⌈n/eta⌉ continue.
 func TestHalvingRungs(t *testing.T) {
 	for _, c := range []struct {
 		h      Halving
 		rounds int
 		want   []int
 	}{
+		{Halving{Eta: 3, First: 22}, 200, []int{22, 67, 200}}, // 200/9 = 22.2, 200/3 = 66.7
+		{Halving{Eta: 3, First: 1}, 200, []int{2, 7, 22, 67, 200}},
+		{Halving{Eta: 3, First: 23}, 200, []int{67, 200}}, // 200/9 < 23: first is the least budget of the first rung
 		{Halving{Eta: 3, First: 10}, 90, []int{10, 30, 90}},
-		{Halving{Eta: 3, First: 10}, 100, []int{10, 30, 90, 100}},
-		{Halving{Eta: 2, First: 50}, 500, []int{50, 100, 200, 400, 500}},
+		{Halving{Eta: 3, First: 10}, 100, []int{11, 33, 100}},
+		{Halving{Eta: 2, First: 50}, 500, []int{63, 125, 250, 500}},
+		{Halving{Eta: 4, First: 10}, 1000, []int{16, 63, 250, 1000}},
 		{Halving{Eta: 1, First: 10}, 90, []int{90}},
+		{Halving{Eta: 3, First: 90}, 90, []int{90}},
 		{Halving{Eta: 1.5, First: 1}, 3, []int{1, 2, 3}},
 	} {
 		got, err := c.h.Rungs(c.rounds)

@@ -8,27 +8,29 @@ import (
 
 // Halving is successive halving (Jamieson & Talwalkar 2016; the rungs of
 // Li et al.'s Hyperband and ASHA) over a sweep's configurations: every
-// configuration runs First rounds; at each rung the best ⌈n/Eta⌉ by the
-// sweep's own selection rules continue to Eta times the rounds, up to the
-// full rounds; a configuration that diverges, fails or has no score stops
-// at once. Each rung recomputes its runs from round 0 (runs are
-// deterministic, so a configuration's first b rounds are the same in every
-// rung, and a rung is a set of ordinary runs: stored, resumed, sharded and
-// merged like any other); what a rung re-runs is the fraction 1/Eta of
-// the work of the rung before it.
+// configuration runs the first rung's rounds; at each rung the best
+// ⌈n/Eta⌉ by the sweep's own selection rules continue to the next rung's
+// budget, up to the full rounds; a configuration that diverges, fails or
+// has no score stops at once. The budgets are geometric and end exactly
+// at the rounds (see Rungs). A survivor continues from its state at the
+// end of its rung where its algorithm allows (plan.HalvingPlanner).
 type Halving struct {
 	Eta   float64 // ≥ 1; 1: no elimination (one rung: the full grid)
-	First int     // rounds of the first rung, ≥ 1
+	First int     // least rounds of the first rung, ≥ 1
 }
 
 // MaxRungs bounds the rungs of a halving: an eta close to 1 would plan
 // (and run) one rung per round or more (eta = 1 + 1e-15 planned 10¹⁵).
 const MaxRungs = 64
 
-// Rungs returns the round budget of each rung: First, First·Eta, … capped
-// at rounds, the last one rounds itself; more than MaxRungs rungs are
-// refused, naming eta, the rungs it would make and the eta that keeps
-// them under the bound.
+// Rungs returns the round budget of each rung, ascending: rounds/Etaᵏ
+// rounded to the nearest integer, for k = K, …, 1, 0, where K is the
+// largest k with rounds/Etaᵏ ≥ First; so the last rung is rounds itself,
+// each rung Eta times the one before (up to rounding), and no rung is a
+// near-duplicate of the last one (200 rounds, eta 3, first 22: 22, 67,
+// 200). Budgets that round to the same integer (an eta close to 1) are one
+// rung. More than MaxRungs rungs are refused, naming eta, the rungs it
+// would make and the eta that keeps them under the bound.
 func (h Halving) Rungs(rounds int) ([]int, error) {
 	switch {
 	case !(h.Eta >= 1) || h.Eta > 1e6:
@@ -41,44 +43,61 @@ func (h Halving) Rungs(rounds int) ([]int, error) {
 	if h.Eta == 1 || h.First == rounds {
 		return []int{rounds}, nil
 	}
-	out := h.budgets(rounds, MaxRungs)
-	if len(out) <= MaxRungs {
-		return out, nil
-	}
-	count := fmt.Sprint(len(h.budgets(rounds, maxCounted)))
-	if count == fmt.Sprint(maxCounted+2) {
+	K := h.divisions(rounds)
+	var count string
+	switch {
+	case K < maxCounted:
+		out := h.budgets(rounds, int(K))
+		if len(out) <= MaxRungs {
+			return out, nil
+		}
+		count = fmt.Sprint(len(out))
+	case float64(rounds)*(1-1/h.Eta) < 1: // budgets less than a round apart: every integer from the smallest to rounds
+		least := max(int(math.Round(float64(rounds)/math.Pow(h.Eta, K))), 1)
+		if rounds-least+1 <= MaxRungs {
+			out := make([]int, 0, rounds-least+1)
+			for b := least; b <= rounds; b++ {
+				out = append(out, b)
+			}
+			return out, nil
+		}
+		count = fmt.Sprint(rounds - least + 1)
+	default:
 		count = fmt.Sprintf("more than %d", maxCounted)
 	}
 	enough := math.Ceil(math.Pow(float64(rounds)/float64(h.First), 1.0/(MaxRungs-1))*1e4) / 1e4
-	return nil, fmt.Errorf("halving: eta = %g would make %s rungs (the first of %d rounds, each next one eta times longer, up to %d rounds), more than %d: give a larger eta (%g or more makes at most %d)",
+	return nil, fmt.Errorf("halving: eta = %g would make %s rungs (the first of at least %d rounds, each next one eta times longer, up to %d rounds), more than %d: give a larger eta (%g or more makes at most %d)",
 		h.Eta, count, h.First, rounds, MaxRungs, enough, MaxRungs)
 }
 
-// maxCounted bounds the rungs Rungs counts for its message.
-const maxCounted = 1 << 20
-
-// budgets returns the rungs' budgets (see Rungs), stopping after more
-// than limit. When reaching rounds takes at most 2¹⁶ multiplications by
-// eta, they are made one by one (the budgets every halving had); an eta
-// closer to 1, which leaves a budget unchanged for many multiplications,
-// jumps to the next budget that differs (the power of eta that passes it).
-func (h Halving) budgets(rounds, limit int) []int {
-	first, eta := float64(h.First), h.Eta
+// budgets returns the distinct budgets rounds/Etaᵏ rounded, for k = K
+// down to 0 (the last one rounds itself), ascending.
+func (h Halving) budgets(rounds, K int) []int {
 	var out []int
-	if math.Log(float64(rounds)/first)/math.Log(eta) <= 1<<16 {
-		for b := first; int(b) < rounds && len(out) <= limit; b *= eta {
-			if len(out) == 0 || int(b) > out[len(out)-1] {
-				out = append(out, int(b))
-			}
+	for k := K; k >= 0; k-- {
+		b := max(int(math.Round(float64(rounds)/math.Pow(h.Eta, float64(k)))), 1)
+		if k == 0 {
+			b = rounds
 		}
-	} else {
-		for v := h.First; v < rounds && len(out) <= limit; {
-			out = append(out, v)
-			k := math.Ceil(math.Log(float64(v+1)/first) / math.Log(eta))
-			v = max(int(first*math.Pow(eta, k)), v+1)
+		if len(out) == 0 || b > out[len(out)-1] {
+			out = append(out, b)
 		}
 	}
-	return append(out, rounds)
+	return out
+}
+
+// maxCounted bounds the budgets Rungs computes one by one to count them
+// for its message (a few tens of milliseconds).
+const maxCounted = 1 << 22
+
+// divisions returns K, the largest k with rounds/Etaᵏ ≥ First (a margin of
+// 1e-9 keeps an exact power, 90/3² = 10, from falling short by rounding).
+func (h Halving) divisions(rounds int) float64 {
+	k := math.Floor(math.Log(float64(rounds)/float64(h.First))/math.Log(h.Eta) + 1e-9)
+	if k > 0 && k < maxCounted && float64(rounds)/math.Pow(h.Eta, k) < float64(h.First)*(1-1e-12) {
+		k--
+	}
+	return k
 }
 
 // Keep is how many of n configurations continue past a rung: ⌈n/Eta⌉.

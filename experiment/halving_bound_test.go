@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -11,14 +12,14 @@ import (
 // refused at once, naming eta, the rungs it would make and an eta that
 // makes at most 64 (eta = 1 + 1e-15 planned about 10¹⁵ rungs, past any
 // --timeout; eta = 1.00001 planned 10⁵ without a word); an eta close to 1
-// with few rungs gives one rung per round, as multiplying did.
+// with few rungs gives one rung per round.
 func TestHalvingRungsAreBounded(t *testing.T) {
 	for _, c := range []struct {
 		h      Halving
 		rounds int
 		want   string
 	}{
-		{Halving{Eta: 1 + 1e-15, First: 1}, 100000, "halving: eta = 1.000000000000001 would make 100000 rungs (the first of 1 rounds, each next one eta times longer, up to 100000 rounds), more than 64: give a larger eta (1.2006 or more makes at most 64)"},
+		{Halving{Eta: 1 + 1e-15, First: 1}, 100000, "halving: eta = 1.000000000000001 would make 100000 rungs (the first of at least 1 rounds, each next one eta times longer, up to 100000 rounds), more than 64: give a larger eta (1.2006 or more makes at most 64)"},
 		{Halving{Eta: 1.00001, First: 1}, 100000, "halving: eta = 1.00001 would make "},
 		{Halving{Eta: 1.01, First: 1}, 1000, "halving: eta = 1.01 would make "},
 		{Halving{Eta: 1.5, First: 1}, 1 << 30, "halving: eta = 1.5 would make 52 rungs"},
@@ -39,15 +40,15 @@ func TestHalvingRungsAreBounded(t *testing.T) {
 			t.Errorf("%+v: %v to refuse", c.h, d)
 		}
 	}
-	// the count is exact: eta = 1.01 from 1 to 1000 rounds makes the rungs multiplying makes
+	// the count is exact: eta = 1.01 from 1 to 1000 rounds makes the distinct budgets 1000/1.01ᵏ rounded
 	var n int
-	for b, last := 1.0, 0; int(b) < 1000; b *= 1.01 {
-		if int(b) > last {
-			n, last = n+1, int(b)
+	for k, last := 694, 0; k >= 0; k-- { // 1.01^694 ≤ 1000 < 1.01^695
+		if b := int(math.Round(1000 / math.Pow(1.01, float64(k)))); b > last {
+			n, last = n+1, b
 		}
 	}
-	if _, err := (Halving{Eta: 1.01, First: 1}).Rungs(1000); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("would make %d rungs", n+1)) {
-		t.Errorf("eta = 1.01: %v, want %d rungs", err, n+1)
+	if _, err := (Halving{Eta: 1.01, First: 1}).Rungs(1000); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("would make %d rungs", n)) || n != 331 {
+		t.Errorf("eta = 1.01: %v, want %d rungs", err, n)
 	}
 	for _, c := range []struct {
 		h      Halving

@@ -174,11 +174,11 @@ var (
 		{"grid", "table { key = { values... } }", false, "the configurations of a grid (keys: algorithm parameters or data., loss., reg., mirror. parameters)"},
 		{"configs", "list of tables { key = value }", false, "explicit configurations (after the grid's)"},
 		{"select", "rule or list of rules", true, `selection rule { metric =, mode = "max" or "min", last = ROUNDS }`},
-		{"halving", "table { eta =, first = }", false, "successive halving: every configuration runs first rounds, the best 1/eta continue to eta times the rounds, up to rounds"},
+		{"halving", "table { eta =, first = }", false, "successive halving: every configuration runs the first rung, the best 1/eta continue to the next rung; rungs of rounds/etaᵏ rounds, the last one rounds"},
 	}, settingKeys, systemKeys, []key{nameKey})
 	halvingCall = declare("fedlab.sweep halving", "successive halving of a sweep's configurations", []key{
-		{"eta", "number ≥ 1", false, "the fraction 1/eta of the configurations continues at each rung, with eta times the rounds (default 3; 1: no elimination)"},
-		{"first", "integer ≥ 1", false, "rounds of the first rung (default rounds / eta², at least eval_every)"},
+		{"eta", "number ≥ 1", false, "the fraction 1/eta of the configurations continues at each rung, whose rounds are eta times the rung before (default 3; 1: no elimination)"},
+		{"first", "integer ≥ 1", false, "least rounds of the first rung: the rungs are rounds/etaᵏ rounded, down to the last one ≥ first (default rounds / eta², at least eval_every)"},
 	})
 	ruleCall = declare("fedlab.sweep select", "a selection rule of fedlab.sweep", []key{
 		{"metric", "metric name", true, "the metric to select by"},

@@ -20,8 +20,8 @@ func TestHalvingMessagesNameWhatTheScriptWrote(t *testing.T) {
 		{`{ eta = 2, first = 0 }`, pre + `key "first": expected an integer ≥ 1, got 0`},
 		{`{ eta = 1/0 }`, pre + `key "eta": expected a finite number ≥ 1, got +Inf`},
 		{`{ eta = 2e6 }`, pre + `halving: eta = 2e+06: want a number from 1 (no elimination) to 1e6`},
-		{`{ eta = 1 + 1e-15, first = 1 }`, pre + `halving: eta = 1.000000000000001 would make 100000 rungs (the first of 1 rounds, each next one eta times longer, up to 100000 rounds), more than 64: give a larger eta (1.2006 or more makes at most 64)`},
-		{`{ eta = 1.00001, first = 1 }`, pre + `halving: eta = 1.00001 would make 100000 rungs (the first of 1 rounds, each next one eta times longer, up to 100000 rounds), more than 64: give a larger eta (1.2006 or more makes at most 64)`},
+		{`{ eta = 1 + 1e-15, first = 1 }`, pre + `halving: eta = 1.000000000000001 would make 100000 rungs (the first of at least 1 rounds, each next one eta times longer, up to 100000 rounds), more than 64: give a larger eta (1.2006 or more makes at most 64)`},
+		{`{ eta = 1.00001, first = 1 }`, pre + `halving: eta = 1.00001 would make 100000 rungs (the first of at least 1 rounds, each next one eta times longer, up to 100000 rounds), more than 64: give a larger eta (1.2006 or more makes at most 64)`},
 	} {
 		start := time.Now()
 		_, err := script(t, problemSrc+`local h = fedlab.sweep{
