@@ -39,10 +39,14 @@ type Result struct {
 	Metrics    []string
 	Records    []Record
 	Status     Status
-	DivergedAt int    // the round at which the run diverged (Settings.Divergence)
-	Err        string // why a run failed or diverged
-	Model      []float64
-	Elapsed    time.Duration
+	DivergedAt int // the round at which the run diverged (Settings.Divergence)
+	// Unmoved, when nonzero, is the round at which the model was still the
+	// run's initial model, bit for bit: the UnmovedEvaluation-th evaluated
+	// round after the start (UnmovedNote says it to the user).
+	Unmoved int
+	Err     string // why a run failed or diverged
+	Model   []float64
+	Elapsed time.Duration
 	// Cohort is the number of runs executed in lockstep with this one,
 	// itself included (RunCohort), whose wall time Elapsed is a share of;
 	// 0 for a run executed alone.
@@ -105,11 +109,13 @@ type engine struct {
 	nodes      Nodes       // nil unless the algorithm keeps one model per node
 	nodeModels [][]float64 // scratch for the nodes' models
 	nodeMean   []float64
-	sys        *system // nil without system effects (system.go)
-	evalAt     []bool  // evalAt[t]: evaluate after t rounds
-	scale      float64 // max(|F(w₀)|, 1) of the divergence test; 0 until measured
-	resumed    bool    // the run continues from a checkpoint (Settings.Resume)
-	start      int     // rounds done before the loop: 0, or the checkpoint's
+	sys        *system   // nil without system effects (system.go)
+	evalAt     []bool    // evalAt[t]: evaluate after t rounds
+	scale      float64   // max(|F(w₀)|, 1) of the divergence test; 0 until measured
+	resumed    bool      // the run continues from a checkpoint (Settings.Resume)
+	start      int       // rounds done before the loop: 0, or the checkpoint's
+	initial    []float64 // the initial model until checkUnmoved compared it; nil after
+	unmovedAt  int       // rounds done after which checkUnmoved runs (unmovedRound); 0: never
 }
 
 func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Result) (*engine, error) {
@@ -123,6 +129,10 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 	}
 	if err := alg.Init(&Env{Problem: p, W0: w0, Settings: s}); err != nil {
 		return nil, err
+	}
+	if e.unmovedAt = unmovedRound(e.evalAt); e.unmovedAt > 0 {
+		e.initial = make([]float64, dim)
+		alg.Model(e.initial) // the model begin reads, before a checkpoint replaces it
 	}
 	e.dnShape, e.upShape = alg.Shape()
 	M := p.Data.Clients()
@@ -162,6 +172,9 @@ func newEngine(p *Problem, alg Algorithm, s *Settings, metrics []Metric, res *Re
 			return nil, fmt.Errorf("cannot resume from the checkpoint: %w", err)
 		}
 		e.resumed = true
+		if e.start >= e.unmovedAt { // the checkpoint is past the comparison: compare its model
+			e.checkUnmoved(s.RoundOffset + e.start)
+		}
 	}
 	return e, nil
 }
@@ -324,6 +337,9 @@ func (e *engine) endRound(t int) bool {
 	r := e.s.RoundOffset + t
 	if e.evalAt[t+1] && e.evaluate(r+1, r) {
 		return true
+	}
+	if t+1 == e.unmovedAt {
+		e.checkUnmoved(r + 1)
 	}
 	if e.s.Progress != nil {
 		e.s.Progress(t+1, e.s.Rounds)
