@@ -3,6 +3,7 @@ package luaapi
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -98,4 +99,12 @@ func keyText(k lua.LValue) string {
 		return fmt.Sprintf("%q", string(s))
 	}
 	return k.String()
+}
+
+// article prefixes a noun with "a" or "an".
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }

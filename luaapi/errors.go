@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fedlab/fedlab/internal/escape"
@@ -94,4 +95,59 @@ func syntaxError(name string, src []byte, err error) error {
 		return fmt.Errorf("%s:%d: %s", name, ce.Line, ce.Message)
 	}
 	return fmt.Errorf("%s: %s", name, luaMessage(err))
+}
+
+// raised is the last value that is not a string raised by error, and
+// where ("script.lua:12:").
+type raised struct {
+	value lua.LValue
+	where string
+}
+
+// errorObject gives an error whose value is not a string (error({...}))
+// the script line that raised it and a readable rendering of the value;
+// Lua itself reports only "table: 0x…".
+func (in *interp) errorObject(err error) error {
+	var ae *lua.ApiError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	if _, ok := ae.Object.(lua.LString); ok {
+		return err
+	}
+	msg := "error value " + describeValue(ae.Object, 2)
+	if in.raised.value == ae.Object {
+		msg = in.raised.where + " " + msg
+	}
+	return errors.New(msg)
+}
+
+// describeValue renders a Lua value for a message: tables as { k = v, … }
+// (at most 8 entries, depth levels deep), strings quoted.
+func describeValue(v lua.LValue, depth int) string {
+	switch x := v.(type) {
+	case lua.LString:
+		return escape.Quote(string(x), 200)
+	case *lua.LTable:
+		if depth == 0 {
+			return "{…}"
+		}
+		var parts []string
+		x.ForEach(func(k, val lua.LValue) {
+			key := k.String()
+			if _, ok := k.(lua.LString); !ok {
+				key = "[" + describeValue(k, 0) + "]"
+			}
+			parts = append(parts, key+" = "+describeValue(val, depth-1))
+		})
+		slices.Sort(parts) // Lua's order of keys is not fixed
+		if len(parts) > 8 {
+			parts = append(parts[:8], "…")
+		}
+		if len(parts) == 0 {
+			return "{}"
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return v.String()
 }

@@ -48,7 +48,7 @@ type Options struct {
 	// ArgText holds the values of Args as typed (fedlab.params reads a
 	// string parameter from it); nil: formatted from Args.
 	ArgText map[string]string
-	// Context, if set, interrupts the script when done (see rundir.Options.Context and sandbox.go).
+	// Context, if set, interrupts the script when done (see rundir.Options.Context and guard.go).
 	Context context.Context
 	// CheckpointEvery is the time between two checkpoints of a run in the
 	// run directory (0: only when Context ends; fedlab run's default is
@@ -59,7 +59,7 @@ type Options struct {
 	// CommandLine is the command that started the script (recorded in the
 	// run directory's manifest with the working directory and ArgText).
 	CommandLine []string
-	// MaxMemory is the memory ceiling in bytes (0: the memory available; see sandbox.go).
+	// MaxMemory is the memory ceiling in bytes (0: the memory available; see guard.go).
 	MaxMemory uint64
 	// DryRun runs the script with every run planned but not computed
 	// (see docs/lua-api.md, Dry run): each call is checked (components,
@@ -87,10 +87,10 @@ type interp struct {
 	// the script resolve against it; workDir is the working directory,
 	// against which paths typed on the command line resolve (paths.go)
 	scriptDir, workDir string
-	guard              *guard        // interruption and memory ceiling (sandbox.go)
+	guard              *guard        // interruption and memory ceiling (guard.go)
 	dry                *dryRun       // the dry run's account; nil when runs are computed (dryrun.go)
-	raised             raised        // the last non-string error value and its line (sandbox.go)
-	threads            []*lua.LState // idle threads of pcall (sandbox.go)
+	raised             raised        // the last non-string error value and its line (errors.go)
+	threads            []*lua.LState // idle threads of pcall (confine.go)
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and

@@ -66,8 +66,29 @@ func (in *interp) algorithmsAndSeeds(f *fields) ([]*component, []uint64) {
 	return algos, readSeeds(f)
 }
 
-// readSeeds reads the key seeds (see seedList).
-func readSeeds(f *fields) []uint64 { return seedList(f) }
+// readSeeds reads the key seeds: { 1 } when absent; an empty list or a seed
+// given twice (the runs would be the same, and their spread zero) is an
+// error.
+func readSeeds(f *fields) []uint64 {
+	if f.get("seeds") == lua.LNil {
+		return []uint64{1}
+	}
+	var seeds []uint64
+	seen := map[int]int{}
+	list := f.integers("seeds", 0)
+	if len(list) == 0 && f.error() == nil {
+		f.fail(fmt.Errorf("%s: the list is empty; give at least one seed, or leave seeds out for { 1 }", f.what("seeds")))
+	}
+	for i, s := range list {
+		if j, ok := seen[s]; ok {
+			f.fail(fmt.Errorf("%s: seed %d appears twice (elements %d and %d): its runs would be the same run", f.what("seeds"), s, j+1, i+1))
+			continue
+		}
+		seen[s] = i
+		seeds = append(seeds, uint64(s))
+	}
+	return seeds
+}
 
 // call is what the runs of one fedlab.run, fedlab.compare or fedlab.sweep
 // call share, decoded: the plan values, Lua functions tabulated for the

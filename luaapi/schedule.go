@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/sched"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -64,3 +65,10 @@ type pendingSchedule struct{}
 // At is never called (see pending).
 func (pendingSchedule) At(int) float64 { return math.NaN() }
 func (pendingSchedule) pending()       {}
+
+// tableFits refuses to tabulate a Lua schedule whose table would not fit
+// in the budget.
+func (in *interp) tableFits(s *luaSchedule, rounds int) error {
+	return in.guard.budget.Check(fmt.Sprintf("%s: parameter %q: the function's table of values for %d rounds", s.title, s.param, rounds),
+		budget.Product(rounds, 8), "run fewer rounds")
+}
