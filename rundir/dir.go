@@ -456,7 +456,7 @@ const manifestInterval = time.Second
 
 // entry is the manifest entry of a completed run.
 func (d *Dir) entry(j experiment.Job, st stored) *Entry {
-	e := &Entry{Identity: j.Identity, Status: string(st.res.Status), DivergedAt: st.res.DivergedAt, Error: st.res.Err,
+	e := &Entry{Identity: j.Identity, Status: string(st.res.Status), DivergedAt: st.res.DivergedAt, Unmoved: st.res.Unmoved, Error: st.res.Err,
 		Started: &st.started, Finished: &st.finished, Elapsed: st.res.Elapsed.Seconds(), Cohort: st.res.Cohort}
 	if d.path != "" {
 		e.Result, e.ResultSHA256, e.ResultSize = resultPath(j.Key), st.sum.SHA256, st.sum.Size
@@ -592,10 +592,14 @@ type Summary struct {
 	// Failures are the failed runs, in the order of the calls that planned
 	// them.
 	Failures []Failure
+	// Unmoved are the runs whose model did not move (Entry.Unmoved), in
+	// the same order; their Error is core.UnmovedNote.
+	Unmoved []Failure
 }
 
-// Failure is a failed run: the call that planned it, its label, seed and
-// key, and the error it ended with.
+// Failure is a run and what went wrong with it: the call that planned it,
+// its label, seed and key, and the error it ended with (or, in
+// Summary.Unmoved, the note that its model did not move).
 type Failure struct {
 	Where string // the call, e.g. "sweep.lua:12 fedlab.sweep"
 	Label string
@@ -616,7 +620,7 @@ func (s Summary) String() string {
 	for _, n := range []struct {
 		count int
 		what  string
-	}{{s.Ran, "ran"}, {s.Reused, "reused"}, {s.Diverged, "diverged"}, {s.Failed, "failed"}, {s.Pending, "left to other shards"}} {
+	}{{s.Ran, "ran"}, {s.Reused, "reused"}, {s.Diverged, "diverged"}, {s.Failed, "failed"}, {len(s.Unmoved), "did not move"}, {s.Pending, "left to other shards"}} {
 		if n.count > 0 {
 			notes = append(notes, fmt.Sprintf("%d %s", n.count, n.what))
 		}
@@ -652,11 +656,18 @@ func (d *Dir) summary() Summary {
 	for _, c := range d.m.Calls {
 		for _, r := range c.Runs {
 			e := d.m.Runs[r.Key]
-			if e == nil || e.Status != string(core.Failed) || listed[r.Key] {
+			if e == nil || listed[r.Key] {
 				continue
 			}
 			listed[r.Key] = true
-			s.Failures = append(s.Failures, Failure{Where: c.Where + " " + c.Function, Label: r.Label, Seed: r.Seed, Key: r.Key, Error: e.Error})
+			run := Failure{Where: c.Where + " " + c.Function, Label: r.Label, Seed: r.Seed, Key: r.Key, Error: e.Error}
+			switch {
+			case e.Status == string(core.Failed):
+				s.Failures = append(s.Failures, run)
+			case e.Unmoved > 0:
+				run.Error = core.UnmovedNote(e.Unmoved)
+				s.Unmoved = append(s.Unmoved, run)
+			}
 		}
 	}
 	return s

@@ -145,12 +145,16 @@ type CallRun struct {
 // Entry describes one run (by key): what determines it and how it ended.
 type Entry struct {
 	experiment.Identity
-	Status     string     `json:"status"` // done, diverged, failed or pending
-	DivergedAt int        `json:"diverged_at,omitempty"`
-	Error      string     `json:"error,omitempty"`
-	Started    *time.Time `json:"started,omitempty"`
-	Finished   *time.Time `json:"finished,omitempty"`
-	Elapsed    float64    `json:"elapsed_seconds,omitempty"`
+	Status     string `json:"status"` // done, diverged, failed or pending
+	DivergedAt int    `json:"diverged_at,omitempty"`
+	// Unmoved is core.Result.Unmoved: the round at which the model was
+	// still its initial value, bit for bit (core.UnmovedNote); absent
+	// when it moved.
+	Unmoved  int        `json:"unmoved_at,omitempty"`
+	Error    string     `json:"error,omitempty"`
+	Started  *time.Time `json:"started,omitempty"`
+	Finished *time.Time `json:"finished,omitempty"`
+	Elapsed  float64    `json:"elapsed_seconds,omitempty"`
 	// Cohort is the number of runs executed in lockstep with this one
 	// (itself included), whose time Elapsed is a share of; absent for a
 	// run executed alone.

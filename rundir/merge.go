@@ -201,7 +201,7 @@ func mergeRun(out, key string, inputs []string, ms []*Manifest) (*Entry, error) 
 			}
 		}
 	}
-	entry.Status, entry.DivergedAt, entry.Error = string(best.res.Status), best.res.DivergedAt, best.res.Err
+	entry.Status, entry.DivergedAt, entry.Unmoved, entry.Error = string(best.res.Status), best.res.DivergedAt, best.res.Unmoved, best.res.Err
 	entry.Started, entry.Finished, entry.Elapsed, entry.Cohort = &best.started, &best.finished, best.res.Elapsed.Seconds(), best.res.Cohort
 	return entry, nil
 }

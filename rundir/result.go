@@ -28,6 +28,7 @@ type resultFile struct {
 	Key        string      `json:"key"`
 	Status     core.Status `json:"status"`
 	DivergedAt int         `json:"diverged_at,omitempty"`
+	Unmoved    int         `json:"unmoved_at,omitempty"` // core.Result.Unmoved
 	Error      string      `json:"error,omitempty"`
 	Metrics    []string    `json:"metrics"`
 	Records    []record    `json:"records"`
@@ -115,8 +116,8 @@ func modelPath(key string) string  { return ModelsDir + "/" + key + ".txt" }
 // returns the result file's size and SHA-256, which the manifest records.
 func save(dir string, run experiment.Run, st stored) (FileSum, error) {
 	res := run.Result
-	f := resultFile{Format: resultFormat, Key: run.Key, Status: res.Status, DivergedAt: res.DivergedAt, Error: res.Err,
-		Metrics: res.Metrics, Records: make([]record, len(res.Records)),
+	f := resultFile{Format: resultFormat, Key: run.Key, Status: res.Status, DivergedAt: res.DivergedAt, Unmoved: res.Unmoved,
+		Error: res.Err, Metrics: res.Metrics, Records: make([]record, len(res.Records)),
 		Started: st.started, Finished: st.finished, Elapsed: res.Elapsed.Seconds(), Cohort: res.Cohort}
 	for i, r := range res.Records {
 		f.Records[i] = record{Round: r.Round, Up: r.Up, Down: r.Down, CommRounds: r.CommRounds, Samples: r.Samples, Values: r.Values}
@@ -208,8 +209,8 @@ func load(dir, key string, want FileSum) (st stored, problem string, err error) 
 			return stored{}, problem, nil
 		}
 	}
-	res := &core.Result{Metrics: f.Metrics, Status: f.Status, DivergedAt: f.DivergedAt, Err: f.Error,
-		Elapsed: time.Duration(f.Elapsed * float64(time.Second)), Cohort: f.Cohort, Records: make([]core.Record, len(f.Records))}
+	res := &core.Result{Metrics: f.Metrics, Status: f.Status, DivergedAt: f.DivergedAt, Unmoved: f.Unmoved,
+		Err: f.Error, Elapsed: time.Duration(f.Elapsed * float64(time.Second)), Cohort: f.Cohort, Records: make([]core.Record, len(f.Records))}
 	for i, r := range f.Records {
 		res.Records[i] = core.Record{Round: r.Round, Up: r.Up, Down: r.Down, CommRounds: r.CommRounds, Samples: r.Samples, Values: r.Values}
 	}
