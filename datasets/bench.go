@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -54,8 +55,9 @@ var benchStreams = streams{subTrain: 3, subTest: 4, partition: 1, deal: 5, split
 type pooled struct {
 	name        string // the file or directory, for messages
 	n, features int
-	pix         []byte    // n×features pixel bytes, scaled by 1/255; nil when x holds the features
-	x           []float64 // n×features values; nil when pix holds them
+	pix         []byte       // n×features bytes read through levels; nil when x holds the features
+	levels      *core.Levels // the values of pix's bytes; nil: pixelLevels (b/255)
+	x           []float64    // n×features values; nil when pix holds them
 	y           []float64
 	client      []int              // each row's index into ids; nil when the data name no writers
 	ids         []string           // the writers in order of first appearance
@@ -67,7 +69,8 @@ type pooled struct {
 var pixelLevels = core.PixelLevels()
 
 // data builds a client's data from the positions pos into rows: pixels kept
-// as bytes in 8-bit storage, read as float64(b)/255 (core.PixelLevels),
+// as bytes in 8-bit storage, read through p.levels (by default as
+// float64(b)/255, core.PixelLevels),
 // values and labels copied. A client whose rows are a run of consecutive
 // rows of the table (a writer of a natural partition, in file order) shares
 // them instead when share is set (the clients use every row of the table,
@@ -76,11 +79,12 @@ var pixelLevels = core.PixelLevels()
 // table is not held twice.
 func (p *pooled) data(rows, pos []int, share bool) *core.Data {
 	F := p.features
+	lv := cmp.Or(p.levels, pixelLevels)
 	if n := len(pos); share && n > 0 && consecutive(rows, pos) {
 		a, b := rows[pos[0]], rows[pos[0]]+n
 		y := p.y[a:b:b]
 		if p.pix != nil {
-			return core.NewBytesData(p.pix[a*F:b*F:b*F], pixelLevels, y, n, F)
+			return core.NewBytesData(p.pix[a*F:b*F:b*F], lv, y, n, F)
 		}
 		return &core.Data{N: n, Features: F, X: p.x[a*F : b*F : b*F], Y: y}
 	}
@@ -92,7 +96,7 @@ func (p *pooled) data(rows, pos []int, share bool) *core.Data {
 			copy(x[i*F:(i+1)*F], p.pix[r*F:(r+1)*F])
 			y[i] = p.y[r]
 		}
-		return core.NewBytesData(x, pixelLevels, y, len(pos), F)
+		return core.NewBytesData(x, lv, y, len(pos), F)
 	}
 	d := &core.Data{N: len(pos), Features: F, X: make([]float64, len(pos)*F), Y: y}
 	for i, q := range pos {

@@ -124,7 +124,7 @@ func FuzzReadLEAF(f *testing.F) {
 		path := writeFuzzFile(t, t.TempDir(), "f.json", data)
 		s, err := readLEAF(path)
 		cleanMessage(t, err)
-		n, width, ok := leafHead(path)
+		n, width, _, ok := leafHead(path)
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {
 				t.Fatalf("error does not name the file: %v", err)
@@ -138,11 +138,37 @@ func FuzzReadLEAF(f *testing.F) {
 			}
 			rows += u.n
 		}
-		if len(s.y) != rows || len(s.x) != rows*max(s.width, 0) {
-			t.Fatalf("%d rows of %d features: %d values, %d labels", rows, s.width, len(s.x), len(s.y))
+		if len(s.y) != rows || len(s.x)+len(s.pix) != rows*max(s.width, 0) || (s.x != nil && s.pix != nil) {
+			t.Fatalf("%d rows of %d features: %d values and %d bytes, %d labels", rows, s.width, len(s.x), len(s.pix), len(s.y))
 		}
 		if ok && (n != rows || (rows > 0 && width != s.width)) {
 			t.Fatalf("head: %d samples of %d features, reader: %d of %d", n, width, rows, s.width)
+		}
+	})
+}
+
+// FuzzParallelLEAF: any bytes as a LEAF file read with one goroutine and
+// with three give the same error, or the same users and values bit for
+// bit; when the serial reader of commit 71c4e80 (float64 storage) reads
+// them too, they are its users and values.
+func FuzzParallelLEAF(f *testing.F) {
+	f.Add([]byte(`{"users":["a","b"],"num_samples":[1,2],"user_data":{"a":{"x":[[0.00392156862745098,1]],"y":[1]},"b":{"x":[[0,1],[2,3]],"y":[0,1]}}}`))
+	f.Add([]byte(`{"users":["a","b","c"],"user_data":{"a":{"x":[[1,0]],"y":[1]},"b":{"x":[[0.5,1]],"y":[0]},"c":{"x":[[255,-0]],"y":[1]}}}`))
+	f.Add([]byte(`{"users":["b","a"],"user_data":{"a":{"x":[[1e0]],"y":[1]},"b":{"x":[[7],[1,2]],"y":[0,1]}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := writeFuzzFile(t, t.TempDir(), "f.json", data)
+		one, err1 := readLEAFWith(path, 1)
+		three, err3 := readLEAFWith(path, 3)
+		if (err1 == nil) != (err3 == nil) || (err1 != nil && err1.Error() != err3.Error()) {
+			t.Fatalf("one goroutine: %v; three: %v", err1, err3)
+		}
+		if err1 != nil {
+			return
+		}
+		oracle := &leafSerial{width: one.width, users: one.users, x: leafValues(one), y: one.y}
+		sameLEAF(t, "three goroutines", three, oracle)
+		if old, err := readLEAFSerial(path); err == nil {
+			sameLEAF(t, "serial", one, old)
 		}
 	})
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -70,6 +73,74 @@ func BenchmarkReadCSV(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		if _, err := ReadCSV(strings.NewReader(string(text)), "bench.csv", "label", ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// leafBenchFile writes a LEAF file of 40 users × 50 FEMNIST-like rows
+// (784 values: four in five the background 1.0, the others k/255 in
+// Python's spelling; 16 MB) and returns its path.
+func leafBenchFile(b *testing.B) string {
+	rng := rand.New(rand.NewPCG(1, 3))
+	var t bytes.Buffer
+	t.WriteString(`{"users": [`)
+	for u := range 40 {
+		if u > 0 {
+			t.WriteString(", ")
+		}
+		fmt.Fprintf(&t, `"f%04d"`, u)
+	}
+	t.WriteString(`], "num_samples": [` + strings.TrimSuffix(strings.Repeat("50, ", 40), ", ") + `], "user_data": {`)
+	for u := range 40 {
+		if u > 0 {
+			t.WriteString(", ")
+		}
+		fmt.Fprintf(&t, `"f%04d": {"x": [`, u)
+		for i := range 50 {
+			if i > 0 {
+				t.WriteString(", ")
+			}
+			t.WriteByte('[')
+			for j := range 784 {
+				if j > 0 {
+					t.WriteString(", ")
+				}
+				if rng.IntN(5) > 0 {
+					t.WriteString("1.0")
+				} else {
+					t.WriteString(strconv.FormatFloat(float64(rng.IntN(255))/255, 'g', -1, 64))
+				}
+			}
+			t.WriteByte(']')
+		}
+		t.WriteString(`], "y": [` + strings.TrimSuffix(strings.Repeat("3, ", 50), ", ") + "]}")
+	}
+	t.WriteString("}}")
+	path := filepath.Join(b.TempDir(), "leaf.json")
+	if err := os.WriteFile(path, t.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(t.Len()))
+	return path
+}
+
+// BenchmarkReadLEAF parses a 16 MB LEAF file (users in parallel, 8-bit).
+func BenchmarkReadLEAF(b *testing.B) {
+	path := leafBenchFile(b)
+	for b.Loop() {
+		if _, err := readLEAF(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadLEAFSerial parses it with the serial float64 reader of
+// commit 71c4e80 (the figure before).
+func BenchmarkReadLEAFSerial(b *testing.B) {
+	path := leafBenchFile(b)
+	for b.Loop() {
+		if _, err := readLEAFSerial(path); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -70,26 +73,122 @@ type leafUser struct {
 	start, n int
 }
 
-// leafSplit is the users of a split, in file order, and their rows.
-type leafSplit struct {
-	name  string
-	width int
-	users []leafUser
-	x, y  []float64 // every row, x flat (rows × width)
+// leafStorage is how a split holds its x values: pixel bytes (every
+// value is float64(k)/255 for a byte k), integer bytes (every value an
+// integer 0..255), or float64s.
+type leafStorage int
+
+const (
+	leafPixels leafStorage = iota
+	leafIntegers
+	leafFloats
+)
+
+// intLevels are the values of integer bytes: float64(b).
+var intLevels = core.AffineLevels(1, 0)
+
+// String names the storage for the describe notice and messages.
+func (k leafStorage) String() string {
+	switch k {
+	case leafPixels:
+		return "8-bit (every x value is k/255, k = 0..255)"
+	case leafIntegers:
+		return "8-bit (every x value is an integer 0..255)"
+	}
+	return "float64 (an x value is neither k/255 nor an integer 0..255)"
 }
 
-// readLEAF reads every file of a split.
-func readLEAF(path string) (*leafSplit, error) {
+// leafSplit is the users of a split, in file order, and their rows: x
+// flat (rows × width) in the storage of every value read (pixel or
+// integer bytes in pix, else float64s in x).
+type leafSplit struct {
+	name    string
+	width   int
+	users   []leafUser
+	storage leafStorage
+	allInt  bool // every user so far also had integer bytes (ints)
+	pix     []byte
+	x, y    []float64
+}
+
+// leafJob is one user's JSON object on its way to a parsing goroutine,
+// and its result.
+type leafJob struct {
+	raw []byte
+	out chan *leafRows
+}
+
+// leafDoc is a LEAF file's object as decoded: the users and their sample
+// counts, and each user's job in user_data (in key order).
+type leafDoc struct {
+	path       string
+	users      []string
+	numSamples []int
+	data       map[string]*leafJob
+	order      []string // user_data's keys in file order
+	err        error
+}
+
+// readLEAF reads every file of a split with GOMAXPROCS goroutines (see
+// readLEAFWith).
+func readLEAF(path string) (*leafSplit, error) { return readLEAFWith(path, runtime.GOMAXPROCS(0)) }
+
+// readLEAFWith reads every file of a split: up to workers files are read
+// at once, each user's rows parsed by encoding/json on workers
+// goroutines, and the users joined in file order on the calling
+// goroutine, so the split does not depend on workers (1: one file and
+// one user at a time).
+func readLEAFWith(path string, workers int) (*leafSplit, error) {
 	files, err := leafFiles(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &leafSplit{name: path, width: -1}
-	seen := map[string]string{}
-	for _, f := range files {
-		if err := s.readFile(f, seen); err != nil {
-			return nil, err
+	s := &leafSplit{name: path, width: -1, allInt: true}
+	s.reserve(files)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	jobs := make(chan *leafJob)
+	var parsers, readers sync.WaitGroup
+	for range workers {
+		parsers.Go(func() {
+			for j := range jobs {
+				if ctx.Err() != nil {
+					j.out <- nil
+					continue
+				}
+				j.out <- parseLEAFUser(j.raw)
+			}
+		})
+	}
+	docs := make([]chan *leafDoc, len(files))
+	for i := range docs {
+		docs[i] = make(chan *leafDoc, 1)
+	}
+	slots := make(chan struct{}, workers) // files read and not yet joined
+	readers.Go(func() {
+		for i, f := range files {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			readers.Go(func() { docs[i] <- decodeLEAFFile(ctx, f, jobs) })
 		}
+	})
+	seen := map[string]string{}
+	for i := range files {
+		err = s.join(<-docs[i], seen)
+		<-slots
+		if err != nil {
+			break
+		}
+	}
+	cancel()
+	readers.Wait()
+	close(jobs)
+	parsers.Wait()
+	if err != nil {
+		return nil, err
 	}
 	if len(s.users) == 0 {
 		return nil, fmt.Errorf("%s: no users", path)
@@ -97,99 +196,340 @@ func readLEAF(path string) (*leafSplit, error) {
 	return s, nil
 }
 
-// leafJSON is a LEAF file's object: users and their sample counts in
-// order, and each user's x rows and y labels.
-type leafJSON struct {
-	Users      []string `json:"users"`
-	NumSamples []int    `json:"num_samples"`
-	UserData   map[string]struct {
-		X json.RawMessage `json:"x"`
-		Y json.RawMessage `json:"y"`
-	} `json:"user_data"`
+// reserve sizes the arrays once for the rows the files' heads declare,
+// as bytes: trusted up to one value per two bytes of JSON text (a digit
+// and a comma).
+func (s *leafSplit) reserve(files []string) {
+	n, width := 0, 0
+	var text int64
+	for _, f := range files {
+		k, w, _, ok := leafHead(f)
+		st, err := os.Stat(f)
+		if !ok || err != nil {
+			return
+		}
+		n, width, text = n+k, max(width, w), text+st.Size()
+	}
+	if n > 0 && width > 0 && int64(n)*int64(width) <= text/2 {
+		s.pix, s.y = make([]byte, 0, n*width), make([]float64, 0, n)
+	}
 }
 
-// readFile reads one LEAF JSON file, appending its users.
-func (s *leafSplit) readFile(path string, seen map[string]string) error {
+// decodeLEAFFile reads a LEAF file's object, handing each user's object
+// to the parsing goroutines as it is read (so that the file's text is
+// not held whole).
+func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob) *leafDoc {
+	doc := &leafDoc{path: path, data: map[string]*leafJob{}}
 	fh, err := os.Open(path)
+	if err != nil {
+		doc.err = err
+		return doc
+	}
+	defer fh.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(&ceilingReader{r: fh}, 1<<16))
+	doc.err = doc.decode(ctx, dec, jobs)
+	if doc.err != nil {
+		doc.err = leafError(path, dec, doc.err)
+	}
+	return doc
+}
+
+// notLEAF is the error of JSON that is not a LEAF object.
+type notLEAF struct {
+	offset int64
+	what   string
+}
+
+func (e *notLEAF) Error() string { return e.what }
+
+// decode reads the file's object: users, num_samples and user_data,
+// other keys skipped.
+func (doc *leafDoc) decode(ctx context.Context, dec *json.Decoder, jobs chan<- *leafJob) error {
+	if err := delim(dec, '{', "the file"); err != nil {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t.(string) {
+		case "users":
+			err = dec.Decode(&doc.users)
+		case "num_samples":
+			err = dec.Decode(&doc.numSamples)
+		case "user_data":
+			err = doc.userData(ctx, dec, jobs)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token() // the closing brace
+	return err
+}
+
+// userData reads user_data's users, handing each to the parsing
+// goroutines.
+func (doc *leafDoc) userData(ctx context.Context, dec *json.Decoder, jobs chan<- *leafJob) error {
+	if err := delim(dec, '{', "user_data"); err != nil {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		id := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if _, dup := doc.data[id]; dup {
+			return &notLEAF{dec.InputOffset(), fmt.Sprintf("user_data holds user %s twice", echo(id).quoted())}
+		}
+		job := &leafJob{raw: raw, out: make(chan *leafRows, 1)}
+		select {
+		case jobs <- job:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		doc.data[id] = job
+		doc.order = append(doc.order, id)
+	}
+	_, err := dec.Token() // the closing brace
+	return err
+}
+
+// delim reads the opening delimiter d of what, refusing another value.
+func delim(dec *json.Decoder, d json.Delim, what string) error {
+	t, err := dec.Token()
 	if err != nil {
 		return err
 	}
-	defer fh.Close()
-	var doc leafJSON
-	dec := json.NewDecoder(bufio.NewReaderSize(&ceilingReader{r: fh}, 1<<16))
-	if err := dec.Decode(&doc); err != nil {
-		return leafError(path, dec, err)
+	if t != d {
+		return &notLEAF{dec.InputOffset(), fmt.Sprintf("%s holds a JSON %s, not an object", what, jsonKind(t))}
 	}
-	if doc.Users == nil {
+	return nil
+}
+
+// jsonKind names the JSON value that begins with token t.
+func jsonKind(t json.Token) string {
+	switch t.(type) {
+	case json.Delim:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "number"
+}
+
+// leafRows is one user's samples as parsed: the x values as bytes of
+// both 8-bit storages that hold them exactly (nil when one does not), or
+// as float64s when neither does, and the labels.
+type leafRows struct {
+	err       error // x or y is not numeric
+	n         int   // x rows
+	width     int   // features of the first row
+	bad       int   // the first row of another width than the first, or of none (-1: none)
+	badWidth  int
+	pix, ints []byte
+	x, y      []float64
+}
+
+// parseLEAFUser parses a user's object {"x": rows, "y": labels}.
+func parseLEAFUser(raw []byte) *leafRows {
+	var u struct {
+		X json.RawMessage `json:"x"`
+		Y json.RawMessage `json:"y"`
+	}
+	if err := json.Unmarshal(raw, &u); err != nil {
+		return &leafRows{err: fmt.Errorf("not an object {\"x\": rows, \"y\": labels} (%v)", err)}
+	}
+	var x [][]float64
+	r := &leafRows{bad: -1}
+	if err := json.Unmarshal(u.X, &x); err != nil {
+		r.err = fmt.Errorf("x is not a list of numeric rows (%v): fedlab reads LEAF's numeric datasets (FEMNIST, Synthetic)", err)
+		return r
+	}
+	if err := json.Unmarshal(u.Y, &r.y); err != nil {
+		r.err = fmt.Errorf("y is not a list of numbers (%v)", err)
+		return r
+	}
+	r.n = len(x)
+	if r.n == 0 {
+		r.pix, r.ints = []byte{}, []byte{}
+		return r
+	}
+	r.width = len(x[0])
+	total := 0
+	for i, row := range x {
+		if r.bad < 0 && (len(row) != r.width || len(row) == 0) {
+			r.bad, r.badWidth = i, len(row)
+		}
+		total += len(row)
+	}
+	if r.bad >= 0 {
+		return r
+	}
+	r.pix, r.ints = make([]byte, 0, total), make([]byte, 0, total)
+	for _, row := range x {
+		for _, v := range row {
+			if r.pix != nil {
+				if b, ok := pixelByte(v); ok {
+					r.pix = append(r.pix, b)
+				} else {
+					r.pix = nil
+				}
+			}
+			if r.ints != nil {
+				if b, ok := intByte(v); ok {
+					r.ints = append(r.ints, b)
+				} else {
+					r.ints = nil
+				}
+			}
+		}
+	}
+	if r.pix == nil && r.ints == nil {
+		r.x = make([]float64, 0, total)
+		for _, row := range x {
+			r.x = append(r.x, row...)
+		}
+	}
+	return r
+}
+
+// pixelByte returns the byte k whose pixel level float64(k)/255 is v bit
+// for bit, if there is one.
+func pixelByte(v float64) (byte, bool) {
+	if !(v >= 0 && v <= 1) {
+		return 0, false
+	}
+	b := byte(math.Round(v * 255))
+	return b, math.Float64bits(pixelLevels[b]) == math.Float64bits(v)
+}
+
+// intByte returns the byte b whose integer level float64(b) is v bit for
+// bit (not −0), if there is one.
+func intByte(v float64) (byte, bool) {
+	if !(v >= 0 && v <= 255) || v != math.Trunc(v) {
+		return 0, false
+	}
+	b := byte(v)
+	return b, math.Float64bits(intLevels[b]) == math.Float64bits(v)
+}
+
+// join checks a file's object and appends its users, in the order of its
+// users list, waiting for each one's parse.
+func (s *leafSplit) join(doc *leafDoc, seen map[string]string) error {
+	path := doc.path
+	if doc.err != nil {
+		return doc.err
+	}
+	if doc.users == nil {
 		return fmt.Errorf("%s: no \"users\" list: not a LEAF file ({\"users\": [...], \"num_samples\": [...], \"user_data\": {...}})", path)
 	}
-	if doc.NumSamples != nil && len(doc.NumSamples) != len(doc.Users) {
-		return fmt.Errorf("%s: %d users but %d num_samples", path, len(doc.Users), len(doc.NumSamples))
+	if doc.numSamples != nil && len(doc.numSamples) != len(doc.users) {
+		return fmt.Errorf("%s: %d users but %d num_samples", path, len(doc.users), len(doc.numSamples))
 	}
-	for _, id := range doc.Users {
-		if _, ok := doc.UserData[id]; !ok {
+	for _, id := range doc.users {
+		if _, ok := doc.data[id]; !ok {
 			return fmt.Errorf("%s: user %s is listed in users but has no user_data", path, echo(id).quoted())
 		}
 	}
-	if len(doc.UserData) != len(doc.Users) {
-		for id := range doc.UserData {
-			if !slices.Contains(doc.Users, id) {
+	if len(doc.data) != len(doc.users) {
+		for _, id := range doc.order {
+			if !slices.Contains(doc.users, id) {
 				return fmt.Errorf("%s: user %s has user_data but is not listed in users", path, echo(id).quoted())
 			}
 		}
 	}
-	// the rows num_samples declares, to size the arrays once: trusted up
-	// to one value per two bytes of JSON text (a digit and a comma)
-	declared, grown := 0, false
-	for _, k := range doc.NumSamples {
-		declared += max(k, 0)
-	}
-	var text int64
-	if st, err := fh.Stat(); err == nil {
-		text = st.Size()
-	}
-	for u, id := range doc.Users {
-		if !grown && s.width > 0 && declared > 0 && int64(declared)*int64(s.width) <= text/2 {
-			s.x, s.y = slices.Grow(s.x, declared*s.width), slices.Grow(s.y, declared)
-			grown = true
-		}
+	for u, id := range doc.users {
 		if other, dup := seen[id]; dup {
 			return fmt.Errorf("%s: user %s appears twice (also in %s)", path, echo(id).quoted(), other)
 		}
 		seen[id] = path
-		data := doc.UserData[id]
-		var x [][]float64
-		var y []float64
-		if err := json.Unmarshal(data.X, &x); err != nil {
-			return fmt.Errorf("%s: user %s: x is not a list of numeric rows (%v): fedlab reads LEAF's numeric datasets (FEMNIST, Synthetic)", path, echo(id).quoted(), err)
+		r := <-doc.data[id].out
+		who := fmt.Sprintf("%s: user %s", path, echo(id).quoted())
+		switch {
+		case r.err != nil:
+			return fmt.Errorf("%s: %w", who, r.err)
+		case r.n != len(r.y):
+			return fmt.Errorf("%s has %d x rows but %d y labels", who, r.n, len(r.y))
+		case doc.numSamples != nil && doc.numSamples[u] != len(r.y):
+			return fmt.Errorf("%s: num_samples says %d, user_data holds %d", who, doc.numSamples[u], len(r.y))
 		}
-		if err := json.Unmarshal(data.Y, &y); err != nil {
-			return fmt.Errorf("%s: user %s: y is not a list of numbers (%v)", path, echo(id).quoted(), err)
-		}
-		if len(x) != len(y) {
-			return fmt.Errorf("%s: user %s has %d x rows but %d y labels", path, echo(id).quoted(), len(x), len(y))
-		}
-		if doc.NumSamples != nil && doc.NumSamples[u] != len(y) {
-			return fmt.Errorf("%s: user %s: num_samples says %d, user_data holds %d", path, echo(id).quoted(), doc.NumSamples[u], len(y))
-		}
-		user := leafUser{id: id, file: path, start: len(s.y), n: len(y)}
-		s.y = append(s.y, y...)
-		for i, row := range x {
+		if r.n > 0 {
 			if s.width < 0 {
-				s.width = len(row)
+				s.width = r.width
 			}
-			if len(row) != s.width || len(row) == 0 {
-				return fmt.Errorf("%s: user %s sample %d has %d features, earlier samples %d", path, echo(id).quoted(), i, len(row), s.width)
+			if r.width != s.width || r.width == 0 {
+				r.bad, r.badWidth = 0, r.width
 			}
-			s.x = append(s.x, row...)
+			if r.bad >= 0 {
+				return fmt.Errorf("%s sample %d has %d features, earlier samples %d", who, r.bad, r.badWidth, s.width)
+			}
 		}
-		doc.UserData[id] = struct {
-			X json.RawMessage `json:"x"`
-			Y json.RawMessage `json:"y"`
-		}{} // release the text of the user read
-		s.users = append(s.users, user)
+		s.users = append(s.users, leafUser{id: id, file: path, start: len(s.y), n: r.n})
+		s.add(r)
 	}
 	return nil
+}
+
+// add appends a user's rows in the split's storage: pixel bytes while
+// every value read is a pixel level, integer bytes while every value is
+// an integer 0..255 (the pixel bytes read so far, all 0 or 255, become
+// 0 or 1), float64s from the first user whose values are neither (the
+// bytes read so far decoded through their levels: the same values).
+func (s *leafSplit) add(r *leafRows) {
+	s.allInt = s.allInt && r.ints != nil
+	if s.storage == leafPixels && r.pix == nil {
+		if s.allInt {
+			for k, b := range s.pix {
+				s.pix[k] = b / 255
+			}
+			s.storage = leafIntegers
+		} else {
+			s.toFloats(pixelLevels)
+		}
+	}
+	if s.storage == leafIntegers && r.ints == nil {
+		s.toFloats(intLevels)
+	}
+	s.y = append(s.y, r.y...)
+	switch {
+	case s.storage == leafPixels:
+		s.pix = append(s.pix, r.pix...)
+	case s.storage == leafIntegers:
+		s.pix = append(s.pix, r.ints...)
+	case r.x != nil:
+		s.x = append(s.x, r.x...)
+	default:
+		lv, b := pixelLevels, r.pix
+		if b == nil {
+			lv, b = intLevels, r.ints
+		}
+		for _, c := range b {
+			s.x = append(s.x, lv[c])
+		}
+	}
+}
+
+// toFloats stores the bytes read so far as float64s, through levels lv.
+func (s *leafSplit) toFloats(lv *core.Levels) {
+	s.x = make([]float64, len(s.pix), max(cap(s.pix), len(s.pix)))
+	for k, b := range s.pix {
+		s.x[k] = lv[b]
+	}
+	s.pix, s.storage = nil, leafFloats
 }
 
 // leafError names the file and the byte offset of a JSON error.
@@ -197,9 +537,12 @@ func leafError(path string, dec *json.Decoder, err error) error {
 	var ce *CeilingError
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var nl *notLEAF
 	switch {
 	case errors.As(err, &ce):
 		return fmt.Errorf("%s: %w", path, err)
+	case errors.As(err, &nl):
+		return fmt.Errorf("%s: byte %d: %s: not a LEAF file", path, nl.offset, nl.what)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: the JSON ends at byte %d before the object is complete: truncated", path, dec.InputOffset())
 	case errors.As(err, &se):
@@ -246,29 +589,45 @@ func (s *leafSplit) pooled(users []leafUser) *pooled {
 		p.ids = append(p.ids, u.id)
 	}
 	all := len(users) == len(s.users)
+	F := p.features
+	if s.storage != leafFloats {
+		p.levels = pixelLevels
+		if s.storage == leafIntegers {
+			p.levels = intLevels
+		}
+	}
 	if all {
-		p.x, p.y = s.x, s.y
+		p.x, p.pix, p.y = s.x, s.pix, s.y
 	} else {
 		total := 0
 		for _, u := range users {
 			total += u.n
 		}
-		p.x, p.y = make([]float64, 0, total*p.features), make([]float64, 0, total)
+		p.y = make([]float64, 0, total)
+		if s.storage == leafFloats {
+			p.x = make([]float64, 0, total*F)
+		} else {
+			p.pix = make([]byte, 0, total*F)
+		}
 	}
 	starts := make([]int, len(users))
 	for k, u := range users {
 		starts[k] = p.n
 		p.n += u.n
 		if !all {
-			F := p.features
-			p.x = append(p.x, s.x[u.start*F:(u.start+u.n)*F]...)
+			a, b := u.start*F, (u.start+u.n)*F
+			if s.storage == leafFloats {
+				p.x = append(p.x, s.x[a:b]...)
+			} else {
+				p.pix = append(p.pix, s.pix[a:b]...)
+			}
 			p.y = append(p.y, s.y[u.start:u.start+u.n]...)
 		}
 		for range u.n {
 			p.client = append(p.client, index[u.id])
 		}
 	}
-	s.x, s.y = nil, nil
+	s.x, s.pix, s.y = nil, nil, nil
 	p.where = func(i int) string {
 		k := sort.SearchInts(starts, i+1) - 1
 		place := fmt.Sprintf("user %s sample %d", echo(users[k].id).quoted(), i-starts[k])
@@ -281,9 +640,12 @@ func (s *leafSplit) pooled(users []leafUser) *pooled {
 }
 
 // Memory declares the data's memory from the head of each file: the
-// num_samples list and the width of the first row, which LEAF writes
-// before the rows (0 when a file does not start so: loading checks the
-// memory ceiling while it reads).
+// num_samples list and the first row, which LEAF writes before the rows
+// (0 when a file does not start so: loading checks the memory ceiling
+// while it reads). The rows are declared 8-bit when every first row's
+// values are (k/255 or integers 0..255), as FEMNIST's are; a later value
+// that is not makes the split float64, which the ceiling checked while
+// reading then bounds.
 func (p leafParams) Memory() (uint64, string) {
 	var s size
 	for i, path := range []string{p.Path, p.Test} {
@@ -294,47 +656,53 @@ func (p leafParams) Memory() (uint64, string) {
 		if err != nil {
 			return 0, ""
 		}
-		n, width := 0, 0
+		n, width, eightBit := 0, 0, true
 		for _, f := range files {
-			k, w, ok := leafHead(f)
+			k, w, b, ok := leafHead(f)
 			if !ok {
 				return 0, ""
 			}
-			n, width = n+k, max(width, w)
+			n, width, eightBit = n+k, max(width, w), eightBit && b
 		}
 		s.name([]string{"training samples", "test samples"}[i], n, "features", width)
-		// the rows as float64s (a second copy only when users are sampled out)
-		s.bytes += sampleBytes(n, width, 0)
+		// the rows (a second copy only when users are sampled out)
+		rows := sampleBytes(n, width, 0)
+		if eightBit {
+			s.name("storage", "8-bit as the first rows")
+			rows = pixelBytes(n, width, 0)
+		}
+		s.bytes += rows
 		if i == 0 && (p.Fraction < 1 || p.MinSamples > 0) {
-			s.bytes += sampleBytes(n, width, 0)
+			s.bytes += rows
 		}
 	}
 	return s.result()
 }
 
-// leafHead reads a LEAF file's num_samples and the width of its first x
-// row without reading the rest.
-func leafHead(path string) (n, width int, ok bool) {
+// leafHead reads a LEAF file's num_samples, the width of its first x row
+// and whether that row's values are 8-bit (all k/255, or all integers
+// 0..255) without reading the rest.
+func leafHead(path string) (n, width int, eightBit, ok bool) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	defer fh.Close()
 	dec := json.NewDecoder(bufio.NewReader(fh))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	counted := false
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		switch key {
 		case "num_samples":
 			var ns []int
 			if dec.Decode(&ns) != nil {
-				return 0, 0, false
+				return 0, 0, false, false
 			}
 			for _, k := range ns {
 				n += k
@@ -342,44 +710,50 @@ func leafHead(path string) (n, width int, ok bool) {
 			counted = true
 		case "user_data":
 			if !counted {
-				return 0, 0, false
+				return 0, 0, false, false
 			}
 			// {"user": {"x": [[first row] ...
 			for _, want := range []any{json.Delim('{'), nil, json.Delim('{')} {
 				if t, err := dec.Token(); err != nil || (want != nil && t != want) {
-					return n, 0, n == 0
+					return n, 0, true, n == 0
 				}
 			}
 			for dec.More() {
 				k, err := dec.Token()
 				if err != nil {
-					return 0, 0, false
+					return 0, 0, false, false
 				}
 				if k != "x" {
 					var skip json.RawMessage
 					if dec.Decode(&skip) != nil {
-						return 0, 0, false
+						return 0, 0, false, false
 					}
 					continue
 				}
 				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-					return 0, 0, false
+					return 0, 0, false, false
 				}
 				var row []float64
 				if dec.Decode(&row) != nil {
-					return 0, 0, false
+					return 0, 0, false, false
 				}
-				return n, len(row), true
+				pix, ints := true, true
+				for _, v := range row {
+					_, p := pixelByte(v)
+					_, i := intByte(v)
+					pix, ints = pix && p, ints && i
+				}
+				return n, len(row), pix || ints, true
 			}
-			return 0, 0, false
+			return 0, 0, false, false
 		default:
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
-				return 0, 0, false
+				return 0, 0, false, false
 			}
 		}
 	}
-	return 0, 0, false
+	return 0, 0, false, false
 }
 
 // loadLEAF reads the leaf dataset.
