@@ -91,10 +91,12 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 	}
 }
 
-// TestAPipelineRunStartsAgainWithANotice: pipeline stages do not declare
-// their state, so an interrupted pipeline run says so once and runs again
-// from round 0.
-func TestAPipelineRunStartsAgainWithANotice(t *testing.T) {
+// TestATimedOutPipelineContinuesFromItsCheckpoint: a pipeline run
+// (fedlab.stages) stopped by --timeout saves its state (the stage, what
+// the stages before it left and the stage's engine state) and the next
+// session continues it; records.csv is byte for byte an uninterrupted
+// run's.
+func TestATimedOutPipelineContinuesFromItsCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
 	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
@@ -102,16 +104,24 @@ func TestAPipelineRunStartsAgainWithANotice(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	code, _, stderr := runCLI("run", script, "--out", out, "--quiet", "--timeout", "300ms", "--set", "stages=true")
-	want := "fedlab: stages (seed 1) cannot be checkpointed: the stages of a pipeline do not declare their state yet; " +
-		"if interrupted, it (and any run like it) starts again from round 0\n"
-	if code != 124 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "1 planned runs did not complete\n") {
-		t.Fatalf("exit %d, stderr:\n%s\nwant it to start\n%s", code, stderr, want)
+	if code != 124 || !strings.Contains(stderr, "1 planned runs did not complete (1 saved a checkpoint to continue from)\n") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
-	if m := fullManifest(t, out); len(m.Checkpoints) != 0 {
-		t.Errorf("checkpoints %v", m.Checkpoints)
+	rounds := 0
+	for _, c := range fullManifest(t, out).Checkpoints {
+		rounds = c.Rounds
 	}
-	if _, err := os.Stat(filepath.Join(out, "checkpoints")); !os.IsNotExist(err) {
-		t.Errorf("checkpoints/ of a pipeline: %v", err)
+	code, _, stderr = runCLI("run", script, "--out", out, "--quiet", "--set", "stages=true")
+	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming stages \(seed 1\) after round ([0-9]+) of 105000\n$`).FindStringSubmatch(stderr)
+	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] != fmt.Sprint(rounds) || rounds == 0 {
+		t.Fatalf("resume: exit %d, stderr:\n%s", code, stderr)
+	}
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runCLI("run", script, "--out", whole, "--quiet", "--set", "stages=true"); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d, %s", code, stderr)
+	}
+	if read(t, whole, "records.csv") != read(t, out, "records.csv") {
+		t.Errorf("records.csv of the resumed pipeline differs from the uninterrupted run's")
 	}
 }
 

@@ -99,6 +99,36 @@ func CheckpointRounds(data []byte, key string) (int, error) {
 	return done, st.err
 }
 
+// WriteCheckpoint writes to w a checkpoint of run key (this format)
+// holding the fields declare declares to a saving State, for callers
+// that run the engine in parts (a pipeline's stages): its first field
+// must be the Int "rounds done" that CheckpointRounds reads.
+func WriteCheckpoint(w io.Writer, key string, declare func(st *State)) error {
+	st := newSaveState()
+	declare(st)
+	if st.err != nil {
+		return st.err
+	}
+	return encodeCheckpoint(w, key, st.out.Bytes())
+}
+
+// ReadCheckpoint checks checkpoint data of run key as VerifyCheckpoint
+// does and restores the fields declare declares (those WriteCheckpoint
+// wrote, in the same order) from it; a field of another name or kind,
+// or bytes left over, is an error.
+func ReadCheckpoint(data []byte, key string, declare func(st *State)) error {
+	payload, err := decodeCheckpoint(data, key)
+	if err != nil {
+		return err
+	}
+	st := newLoadState(payload)
+	declare(st)
+	if st.err == nil && len(st.in) != 0 {
+		st.err = fmt.Errorf("%d bytes left after the checkpoint's fields", len(st.in))
+	}
+	return st.err
+}
+
 // algName names the run's algorithm in messages.
 func (e *engine) algName() string {
 	if e.s.AlgorithmName != "" {

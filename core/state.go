@@ -45,9 +45,10 @@ const (
 	kindInt
 	kindBool
 	kindInts
+	kindBytes
 )
 
-var kindNames = map[byte]string{kindFloats: "float vector", kindFloat: "float", kindInt: "integer", kindBool: "boolean", kindInts: "integer vector"}
+var kindNames = map[byte]string{kindFloats: "float vector", kindFloat: "float", kindInt: "integer", kindBool: "boolean", kindInts: "integer vector", kindBytes: "byte string"}
 
 func newSaveState() *State { return &State{out: new(bytes.Buffer)} }
 
@@ -283,6 +284,28 @@ func (st *State) Ints(name string, v *[]int) {
 		(*v)[i] = int(y)
 		st.in = st.in[k:]
 	}
+}
+
+// Bytes declares a byte string (a nested checkpoint: a pipeline's stage);
+// on loading, *v is a copy.
+func (st *State) Bytes(name string, v *[]byte) {
+	if !st.header(name, kindBytes) {
+		return
+	}
+	if !st.loading {
+		st.putUint(uint64(len(*v)))
+		st.out.Write(*v)
+		return
+	}
+	n := st.getUint(name)
+	if st.err == nil && n > uint64(len(st.in)) {
+		st.Fail(fmt.Errorf("checkpoint ends inside field %q", name))
+	}
+	if st.err != nil {
+		return
+	}
+	*v = bytes.Clone(st.in[:n])
+	st.in = st.in[n:]
 }
 
 // Stepper declares the state of a server optimizer's stepper, which must

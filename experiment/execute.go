@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/pipeline"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -330,9 +331,15 @@ func execute(opts *Options, j *Job, i, workers int) *core.Result {
 		if ctx != nil {
 			interrupt = func() bool { return ctx.Err() != nil }
 		}
-		res := j.Stages.RunInterruptible(j.Seed, 0, workers, progress, interrupt)
-		if res.Status == core.Interrupted && opts.Checkpoints != nil {
-			opts.Checkpoints.Unsupported(j, "the stages of a pipeline do not declare their state yet")
+		if opts.Checkpoints == nil {
+			return j.Stages.RunInterruptible(j.Seed, 0, workers, progress, interrupt)
+		}
+		ck := &pipeline.Checkpointing{Key: j.Key, Resume: opts.Checkpoints.Resume(j), Checkpoint: checkpointHook(opts, j, 1)}
+		res := j.Stages.RunCheckpointed(j.Seed, 0, workers, progress, interrupt, ck)
+		if ck.Resume != nil && resumeFailed(res) {
+			opts.Checkpoints.Refused(j, res.Err)
+			ck.Resume, ck.Checkpoint = nil, checkpointHook(opts, j, 1)
+			res = j.Stages.RunCheckpointed(j.Seed, 0, workers, progress, interrupt, ck)
 		}
 		return res
 	}

@@ -88,6 +88,8 @@ func RankS(w []float64, s int, l core.Layout) {
 // (core.Unwrapper), so the engine sees the algorithm's capabilities.
 type wrapped struct {
 	core.Algorithm
+	name    string // the stage's algorithm, for messages
+	stage   int    // 0-based
 	average bool
 	w0      []float64
 	sum     []float64

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fedlab/fedlab/core"
@@ -32,6 +33,14 @@ func (p *Pipeline) Run(seed, run uint64, workers int, progress func(done, total 
 // core.Interrupted when interrupt (if not nil) returns true (see
 // core.Settings.Interrupt).
 func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func(done, total int), interrupt func() bool) *core.Result {
+	return p.RunCheckpointed(seed, run, workers, progress, interrupt, nil)
+}
+
+// RunCheckpointed is RunInterruptible, checkpointed and resumed as ck (if
+// not nil) says. A checkpoint that does not fit the pipeline fails the run
+// with an error starting "cannot resume from the checkpoint", as core.Run
+// does.
+func (p *Pipeline) RunCheckpointed(seed, run uint64, workers int, progress func(done, total int), interrupt func() bool, ck *Checkpointing) *core.Result {
 	start := time.Now()
 	res := &core.Result{Status: core.Done}
 	defer func() { res.Elapsed = time.Since(start) }()
@@ -47,39 +56,54 @@ func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func
 	if workers <= 0 {
 		workers = p.spec.Settings.Workers
 	}
-	var carry core.Counts
-	var w0, prevModel, prevAvg []float64
-	var divergenceBase float64 // the first stage's scale: every stage is tested against the pipeline's start
-	round := p.spec.Settings.RoundOffset
+	// rs.divBase is the first stage's scale: every stage is tested against
+	// the pipeline's start.
+	rs := &runState{}
+	if ck != nil && ck.Resume != nil {
+		if rs, err = p.resume(ck, len(res.Metrics)); err != nil {
+			res.Status, res.Err = core.Failed, "cannot resume from the checkpoint: "+err.Error()
+			return res
+		}
+		res.Records = rs.records
+	}
 	total := p.Rounds()
 	for i, st := range p.stages {
+		if i < rs.stage {
+			continue
+		}
+		round := p.spec.Settings.RoundOffset + rs.done
 		s := p.spec.Settings
 		s.Seed, s.Run, s.Workers = seed, run, workers
 		if interrupt != nil {
 			s.Interrupt = interrupt
 		}
-		s.Rounds, s.RoundOffset, s.Carry, s.DivergenceBase = st.Rounds, round, carry, divergenceBase
+		s.Rounds, s.RoundOffset, s.Carry, s.DivergenceBase = st.Rounds, round, rs.carry, rs.divBase
 		if st.LocalSteps > 0 {
 			s.LocalSteps, s.LocalEpochs = st.LocalSteps, 0
 		}
 		if i > 0 {
-			s.W0 = p.restartPoint(st, w0, prevModel, prevAvg)
+			s.W0 = p.restartPoint(st, rs.w0, rs.prev, rs.prevAvg)
 		}
 		// The start is evaluated unless it is the previous stage's final
 		// model (no new information).
-		s.EvalRounds = p.grid(round, round+st.Rounds, i == 0 || !slices.Equal(s.W0, prevModel))
+		s.EvalRounds = p.grid(round, round+st.Rounds, i == 0 || !slices.Equal(s.W0, rs.prev))
 		s.Progress = nil
 		if progress != nil {
-			done := round - p.spec.Settings.RoundOffset
+			done := rs.done
 			s.Progress = func(d, _ int) { progress(done+d, total) }
 		}
+		if ck != nil {
+			s.AlgorithmName, s.CheckpointKey = st.name, stageKey(ck.Key, i)
+			s.Checkpoint = stageHook(ck, rs)
+			s.Resume, rs.inner = rs.inner, nil
+		}
 		_, ownAverage := core.As[Averager](algs[i])
-		w := &wrapped{Algorithm: algs[i], average: p.averages[i] && !ownAverage}
+		w := &wrapped{Algorithm: algs[i], name: st.name, stage: i, average: p.averages[i] && !ownAverage}
 		r := core.Run(st.problem, w, s, p.spec.Metrics)
-		if i == 0 {
-			w0 = w.w0
+		if i == 0 && r.Status != core.Failed {
+			rs.w0 = w.w0
 			if len(p.stages) > 1 && !math.IsInf(s.Divergence, 1) {
-				divergenceBase = core.DivergenceScale(st.problem, w0)
+				rs.divBase = core.DivergenceScale(st.problem, rs.w0)
 			}
 		}
 		_, stageNodes := core.As[core.Nodes](algs[i])
@@ -91,18 +115,23 @@ func (p *Pipeline) RunInterruptible(seed, run uint64, workers int, progress func
 		if r.Status != core.Done {
 			res.Status, res.DivergedAt = r.Status, r.DivergedAt
 			res.Err = fmt.Sprintf("stage %d: %s", i+1, r.Err)
+			if s.Resume != nil && strings.HasPrefix(r.Err, "cannot resume from the checkpoint") {
+				res.Err = fmt.Sprintf("cannot resume from the checkpoint: stage %d: %s", i+1, strings.TrimPrefix(r.Err, "cannot resume from the checkpoint: "))
+			}
 			return res
 		}
 		if n := len(r.Records); n > 0 {
 			last := r.Records[n-1]
-			carry = core.Counts{Up: last.Up, Down: last.Down, CommRounds: last.CommRounds, Samples: last.Samples}
+			rs.carry = core.Counts{Up: last.Up, Down: last.Down, CommRounds: last.CommRounds, Samples: last.Samples}
 		}
-		prevModel = r.Model
-		prevAvg = nil
+		rs.prev = r.Model
+		rs.prevAvg = nil
 		if i+1 < len(p.stages) && p.stages[i+1].restart == Average {
-			prevAvg = w.averageOf()
+			rs.prevAvg = w.averageOf()
 		}
-		round += st.Rounds
+		rs.done += st.Rounds
+		rs.stage = i + 1
+		rs.records = res.Records
 	}
 	return res
 }

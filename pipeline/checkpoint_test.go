@@ -1,0 +1,145 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/sched"
+)
+
+// checkpointPipeline has three stages of different algorithms, a stage λ,
+// a restart at the wrapper's running average (fedmid has no Averager of
+// its own), one at C-FedDA's own average and a top-s restart with other
+// local steps: 6 + 7 + 5 + 4 rounds.
+func checkpointPipeline(t *testing.T) *Pipeline {
+	return newPipeline(t, Spec{Problem: testProblem(t, 0.05), Settings: settings, Metrics: testMetrics(t), Restart: Last,
+		Stages: []Stage{
+			{Algorithm: "feddualavg", Params: map[string]any{"eta_c": 0.005}, Rounds: 6},
+			{Algorithm: "fedmid", Params: map[string]any{"eta_c": 0.01}, Rounds: 7, Lambda: sched.Constant(0.02)},
+			{Algorithm: "cfedda", Params: map[string]any{"L": 50.0}, Rounds: 5, Restart: Average},
+			{Algorithm: "fastfedda", Params: map[string]any{"L": 50.0}, Rounds: 4, Restart: Top, Keep: 5, LocalSteps: 2},
+		}})
+}
+
+// cutAt runs pl (seed 1), resumed from ck.Resume if set, until the round
+// boundary after done == cut rounds over all stages, and returns the
+// checkpoint saved there and the result.
+func cutAt(t *testing.T, pl *Pipeline, resume []byte, cut int) ([]byte, *core.Result) {
+	t.Helper()
+	var saved []byte
+	ck := &Checkpointing{Key: "run-a", Resume: resume, Checkpoint: func(done int, save func(io.Writer) error) error {
+		if done != cut {
+			return nil
+		}
+		var b bytes.Buffer
+		if err := save(&b); err != nil {
+			return err
+		}
+		saved = b.Bytes()
+		return nil
+	}}
+	res := pl.RunCheckpointed(1, 0, 0, nil, func() bool { return saved != nil }, ck)
+	if saved == nil {
+		t.Fatalf("no checkpoint after round %d: %s %s", cut, res.Status, res.Err)
+	}
+	if n, err := core.CheckpointRounds(saved, "run-a"); err != nil || n != cut {
+		t.Fatalf("checkpoint after round %d records %d rounds done (%v)", cut, n, err)
+	}
+	return saved, res
+}
+
+// sameResult fails unless got equals want bit for bit: status, error,
+// records and final model.
+func sameResult(t *testing.T, what string, got, want *core.Result) {
+	t.Helper()
+	bits := func(v []float64) []uint64 {
+		out := make([]uint64, len(v))
+		for i, x := range v {
+			out[i] = math.Float64bits(x)
+		}
+		return out
+	}
+	if got.Status != want.Status || got.Err != want.Err || got.DivergedAt != want.DivergedAt ||
+		!slices.Equal(got.Metrics, want.Metrics) || !sameRecords(got.Records, want.Records) || !slices.Equal(bits(got.Model), bits(want.Model)) {
+		t.Errorf("%s: %s %q, %d records, differs from the uninterrupted run (%s %q, %d records)",
+			what, got.Status, got.Err, len(got.Records), want.Status, want.Err, len(want.Records))
+	}
+}
+
+// A pipeline run interrupted after any round — inside a stage, at a
+// stage's end, while the wrapper averages for the next stage — and
+// resumed from its checkpoint, once or again and again, gives the records
+// and model of the uninterrupted run bit for bit.
+func TestAPipelineContinuesFromItsCheckpointBitForBit(t *testing.T) {
+	pl := checkpointPipeline(t)
+	whole := pl.Run(1, 0, 0, nil)
+	if whole.Status != core.Done || pl.Rounds() != 22 {
+		t.Fatalf("uninterrupted: %s %s, %d rounds", whole.Status, whole.Err, pl.Rounds())
+	}
+	for _, cut := range []int{1, 3, 6, 9, 13, 15, 18, 20} {
+		saved, res := cutAt(t, pl, nil, cut)
+		if res.Status != core.Interrupted {
+			t.Errorf("cut after round %d: %s %s", cut, res.Status, res.Err)
+		}
+		got := pl.RunCheckpointed(1, 0, 0, nil, nil, &Checkpointing{Key: "run-a", Resume: saved,
+			Checkpoint: func(int, func(io.Writer) error) error { return nil }})
+		sameResult(t, fmt.Sprintf("resumed after round %d", cut), got, whole)
+	}
+	// again and again: each session resumes from the last one's checkpoint
+	var saved []byte
+	for _, cut := range []int{2, 6, 10, 13, 19, 22} {
+		saved, _ = cutAt(t, pl, saved, cut)
+	}
+	got := pl.RunCheckpointed(1, 0, 0, nil, nil, &Checkpointing{Key: "run-a", Resume: saved})
+	sameResult(t, "resumed six times, the last after the last round", got, whole)
+}
+
+// A checkpoint of another run, another pipeline or a damaged one fails
+// the run with a "cannot resume from the checkpoint" error naming why.
+func TestAPipelineRefusesACheckpointThatIsNotItsOwn(t *testing.T) {
+	pl := checkpointPipeline(t)
+	saved, _ := cutAt(t, pl, nil, 9)
+	resume := func(p *Pipeline, key string, b []byte) string {
+		return p.RunCheckpointed(1, 0, 0, nil, nil, &Checkpointing{Key: key, Resume: b}).Err
+	}
+	if got, want := resume(pl, "run-b", saved), `cannot resume from the checkpoint: checkpoint belongs to run "run-a", not to this run "run-b"`; got != want {
+		t.Errorf("another run's: %q, want %q", got, want)
+	}
+	damaged := slices.Clone(saved)
+	damaged[len(damaged)-1] ^= 1
+	if got, want := resume(pl, "run-a", damaged), "cannot resume from the checkpoint: checkpoint is damaged: its payload does not match its sha256"; got != want {
+		t.Errorf("damaged: %q, want %q", got, want)
+	}
+	two := newPipeline(t, Spec{Problem: testProblem(t, 0.05), Settings: settings, Metrics: testMetrics(t),
+		Stages: []Stage{{Algorithm: "feddualavg", Params: map[string]any{"eta_c": 0.005}, Rounds: 6}, {Rounds: 7}}})
+	if got, want := resume(two, "run-a", saved), `cannot resume from the checkpoint: stage 2: checkpoint: checkpoint holds float vector "server model" where float vector "server dual state" is expected (a checkpoint of another algorithm or build)`; got != want {
+		t.Errorf("a checkpoint of fedmid's stage 2 in a pipeline whose stage 2 is feddualavg: %q, want %q", got, want)
+	}
+	late, _ := cutAt(t, pl, nil, 20)
+	if got, want := resume(two, "run-a", late), "cannot resume from the checkpoint: checkpoint of stage 4 of a pipeline of 2 stages"; got != want {
+		t.Errorf("a checkpoint of stage 4 in a 2-stage pipeline: %q, want %q", got, want)
+	}
+}
+
+// A stage whose algorithm does not declare its state cannot be saved: the
+// checkpoint offered says why, naming the stage and the algorithm.
+func TestAStageThatDeclaresNoStateSaysSo(t *testing.T) {
+	pl := newPipeline(t, Spec{Problem: testProblem(t, 0.05), Settings: settings, Metrics: testMetrics(t),
+		Stages: []Stage{{Algorithm: "fedmid", Params: map[string]any{"eta_c": 0.01}, Rounds: 2}, {Algorithm: "pipeline_probe", Rounds: 2}}})
+	var errs []string
+	pl.RunCheckpointed(1, 0, 0, nil, nil, &Checkpointing{Key: "k", Checkpoint: func(done int, save func(io.Writer) error) error {
+		if err := save(io.Discard); err != nil {
+			errs = append(errs, err.Error())
+		}
+		return nil
+	}})
+	want := `stage 2: algorithm "pipeline_probe" does not declare its state (core.Stateful): it restarts from round 0`
+	if len(errs) != 2 || errs[0] != want || errs[1] != want {
+		t.Errorf("errors %q, want the two rounds of stage 2 to say %q", errs, want)
+	}
+}
