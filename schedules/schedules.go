@@ -10,25 +10,26 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-// constantParams is the constant schedule's value.
-type constantParams struct {
+// ConstantParams are the parameters of the schedule "constant".
+type ConstantParams struct {
 	Value float64 `param:"value,required" doc:"the value"`
 }
 
-// piecewiseParams are the piecewise schedule's values and boundaries.
-type piecewiseParams struct {
+// PiecewiseParams are the parameters of the schedule "piecewise": its
+// values and boundaries.
+type PiecewiseParams struct {
 	Values     []float64 `param:"values,required" doc:"the values, one more than the boundaries"`
 	Boundaries []float64 `param:"boundaries" min:"0" doc:"increasing rounds at which the next value starts"`
 }
 
 func init() {
-	registry.Define(registry.Schedule, "constant", "the same value at every round", constantParams{},
-		func(p constantParams) (sched.Schedule, error) { return sched.Constant(p.Value), nil })
+	registry.Define(registry.Schedule, "constant", "the same value at every round", ConstantParams{},
+		func(p ConstantParams) (sched.Schedule, error) { return sched.Constant(p.Value), nil })
 	registry.Define(registry.Schedule, "geometric",
 		"start·factor^⌊r/every⌋, never below floor (homotopy: geometric decrease to a target)",
 		Geometric{Factor: 0.5, Every: 1}, func(g Geometric) (sched.Schedule, error) { return g, nil })
 	registry.Define(registry.Schedule, "piecewise", "values[i] from round boundaries[i-1] on (piecewise constant)",
-		piecewiseParams{Boundaries: []float64{}}, func(p piecewiseParams) (sched.Schedule, error) {
+		PiecewiseParams{Boundaries: []float64{}}, func(p PiecewiseParams) (sched.Schedule, error) {
 			return NewPiecewise(p.Values, p.Boundaries)
 		})
 	registry.Define(registry.Schedule, "poly",
