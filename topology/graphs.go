@@ -11,33 +11,50 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// erdosRenyiParams are the random graph's parameters.
-type erdosRenyiParams struct {
+// ErdosRenyiParams are the parameters of the topology "erdos_renyi".
+type ErdosRenyiParams struct {
 	P    float64 `param:"p" min:"0" max:"1" doc:"probability of each edge (connectivity needs p ≳ ln M / M)"`
 	Seed int     `param:"seed" min:"0" doc:"random seed of the graph"`
 }
 
-// matrixParams is the user-given gossip matrix.
-type matrixParams struct {
+// MatrixParams are the parameters of the topology "matrix": the
+// user-given gossip matrix.
+type MatrixParams struct {
 	Weights []float64 `param:"weights,required" doc:"the M×M matrix U row by row (M² numbers); u_ij is the weight node i gives to node j"`
 }
 
+// CompleteParams are the parameters of the topology "complete" (there are
+// none).
+type CompleteParams struct{}
+
+// ChainParams are the parameters of the topology "chain" (there are none).
+type ChainParams struct{}
+
+// RingParams are the parameters of the topology "ring" (there are none).
+type RingParams struct{}
+
+// StarParams are the parameters of the topology "star" (there are none).
+type StarParams struct{}
+
+// fixed registers the parameterless topology t with the params type P.
+func fixed[P any](name, doc string, t Topology) {
+	var none P
+	registry.Define(registry.Topology, name, doc, none, func(P) (Topology, error) { return t, nil })
+}
+
 func init() {
-	fixed := func(name, doc string, t Topology) {
-		registry.Define(registry.Topology, name, doc, struct{}{}, func(struct{}) (Topology, error) { return t, nil })
-	}
-	fixed("complete", "fully connected graph, U = J_M = 11ᵀ/M (one gossip step is exact averaging; σ₂ = 0)", CompleteGraph{})
-	fixed("chain", "path 1–2–…–M with the paper's weights: 1/3 to self and to each neighbour, 2/3 self-weight at the two ends", ChainGraph{})
-	fixed("ring", "cycle 1–2–…–M–1 with weight 1/3 to self and to each neighbour", RingGraph{})
-	fixed("star", "node 1 linked to every other node, Metropolis–Hastings weights", StarGraph{})
+	fixed[CompleteParams]("complete", "fully connected graph, U = J_M = 11ᵀ/M (one gossip step is exact averaging; σ₂ = 0)", CompleteGraph{})
+	fixed[ChainParams]("chain", "path 1–2–…–M with the paper's weights: 1/3 to self and to each neighbour, 2/3 self-weight at the two ends", ChainGraph{})
+	fixed[RingParams]("ring", "cycle 1–2–…–M–1 with weight 1/3 to self and to each neighbour", RingGraph{})
+	fixed[StarParams]("star", "node 1 linked to every other node, Metropolis–Hastings weights", StarGraph{})
 	registry.Define(registry.Topology, "grid", "2-D rows×cols grid (or torus), Metropolis–Hastings weights; nodes numbered row by row",
 		GridGraph{}, func(g GridGraph) (Topology, error) { return g, nil })
 	registry.Define(registry.Topology, "erdos_renyi", "Erdős–Rényi graph G(M, p) with Metropolis–Hastings weights, redrawn until connected",
-		erdosRenyiParams{P: 0.2, Seed: 1}, func(p erdosRenyiParams) (Topology, error) {
+		ErdosRenyiParams{P: 0.2, Seed: 1}, func(p ErdosRenyiParams) (Topology, error) {
 			return ErdosRenyiGraph{P: p.P, Seed: uint64(p.Seed)}, nil
 		})
 	registry.Define(registry.Topology, "matrix", "a user-given gossip matrix, checked to be symmetric, non-negative, doubly stochastic and connected",
-		matrixParams{}, func(p matrixParams) (Topology, error) { return NewMatrixTopology(p.Weights) })
+		MatrixParams{}, func(p MatrixParams) (Topology, error) { return NewMatrixTopology(p.Weights) })
 }
 
 // CompleteGraph is the fully connected graph, U = J_M.
