@@ -29,10 +29,30 @@ type threshold struct {
 	Threshold float64 `param:"threshold" min:"0" doc:"a weight (or singular value) counts as nonzero if its magnitude exceeds this"`
 }
 
-// thresholded registers a metric of the weights above a threshold.
-func thresholded(name, doc string, f func(e *core.Eval, t float64) float64) {
-	registry.Define(registry.Metric, name, doc, threshold{Threshold: 1e-2}, func(p threshold) (core.Metric, error) {
-		return Func{Label: name, F: func(e *core.Eval) float64 { return f(e, p.Threshold) }}, nil
+// PrecisionParams are the parameters of the metric "precision".
+type PrecisionParams struct{ threshold }
+
+// RecallParams are the parameters of the metric "recall".
+type RecallParams struct{ threshold }
+
+// F1Params are the parameters of the metric "f1".
+type F1Params struct{ threshold }
+
+// DensityParams are the parameters of the metric "density".
+type DensityParams struct{ threshold }
+
+// NNZParams are the parameters of the metric "nnz".
+type NNZParams struct{ threshold }
+
+// RankParams are the parameters of the metric "rank".
+type RankParams struct{ threshold }
+
+// thresholded registers a metric of the weights above a threshold, with
+// the params type P.
+func thresholded[P ~struct{ threshold }](name, doc string, f func(e *core.Eval, t float64) float64) {
+	registry.Define(registry.Metric, name, doc, P{threshold{Threshold: 1e-2}}, func(p P) (core.Metric, error) {
+		t := struct{ threshold }(p).Threshold
+		return Func{Label: name, F: func(e *core.Eval) float64 { return f(e, t) }}, nil
 	})
 }
 
@@ -72,17 +92,20 @@ func init() {
 	simple("comm_rounds", "rounds that communicated so far (rounds an algorithm skips are not counted)",
 		func(e *core.Eval) float64 { return float64(e.CommRounds) })
 	simple("samples", "cumulative samples whose gradient clients evaluated", func(e *core.Eval) float64 { return float64(e.Samples) })
-	support := func(name, doc string, pick func(s supportCounts) float64) {
-		thresholded(name, doc, func(e *core.Eval, t float64) float64 { return pick(countSupport(e, t)) })
-	}
-	support("precision", "support precision |Ŝ ∩ S| / |Ŝ| against the ground truth's support", supportCounts.precision)
-	support("recall", "support recall |Ŝ ∩ S| / |S| against the ground truth's support", supportCounts.recall)
-	support("f1", "support F1 score 2PR/(P+R) against the ground truth's support", supportCounts.f1)
-	support("density", "fraction of regularized weights with magnitude above the threshold",
+	support[PrecisionParams]("precision", "support precision |Ŝ ∩ S| / |Ŝ| against the ground truth's support", supportCounts.precision)
+	support[RecallParams]("recall", "support recall |Ŝ ∩ S| / |S| against the ground truth's support", supportCounts.recall)
+	support[F1Params]("f1", "support F1 score 2PR/(P+R) against the ground truth's support", supportCounts.f1)
+	support[DensityParams]("density", "fraction of regularized weights with magnitude above the threshold",
 		func(s supportCounts) float64 { return float64(s.found) / float64(s.dim) })
-	support("nnz", "number of regularized weights with magnitude above the threshold",
+	support[NNZParams]("nnz", "number of regularized weights with magnitude above the threshold",
 		func(s supportCounts) float64 { return float64(s.found) })
-	thresholded("rank", "number of singular values of the weight matrix above the threshold", rank)
+	thresholded[RankParams]("rank", "number of singular values of the weight matrix above the threshold", rank)
+}
+
+// support registers a metric of the support above a threshold, with the
+// params type P.
+func support[P ~struct{ threshold }](name, doc string, pick func(s supportCounts) float64) {
+	thresholded[P](name, doc, func(e *core.Eval, t float64) float64 { return pick(countSupport(e, t)) })
 }
 
 func accuracy(e *core.Eval, test bool) float64 {
