@@ -26,33 +26,43 @@ type feedback struct {
 	EF bool `param:"error_feedback" doc:"keep the compression error per client and add it to the next message (uplink)"`
 }
 
-// sparsifierParams are top_k's parameters; rand_k adds unbiased.
+// sparsifierParams are the count and the feedback switch of a sparsifier.
 type sparsifierParams struct {
 	Count
 	feedback
 }
 
+// TopKParams are the parameters of the compressor "top_k".
+type TopKParams struct{ sparsifierParams }
+
+// RandKParams are the parameters of the compressor "rand_k".
+type RandKParams struct {
+	sparsifierParams
+	Unbiased bool `param:"unbiased" doc:"scale the kept values by d/k so that E[C(x)] = x"`
+}
+
+// SignParams are the parameters of the compressor "sign".
+type SignParams struct{ feedback }
+
+// QSGDParams are the parameters of the compressor "qsgd".
+type QSGDParams struct {
+	Levels int `param:"levels,required" min:"1" doc:"number of levels s ≥ 1"`
+	feedback
+}
+
 func init() {
 	registry.Define(registry.Compressor, "top_k", "keep the k largest coordinates in magnitude (ties: lower index); sends k values and k indices",
-		sparsifierParams{}, func(p sparsifierParams) (core.Compressor, error) {
+		TopKParams{}, func(p TopKParams) (core.Compressor, error) {
 			return TopK{Count: p.Count, EF: p.EF}, p.Count.check()
 		})
-	type randKParams struct {
-		sparsifierParams
-		Unbiased bool `param:"unbiased" doc:"scale the kept values by d/k so that E[C(x)] = x"`
-	}
 	registry.Define(registry.Compressor, "rand_k", "keep k coordinates drawn uniformly without replacement, scaled by d/k if unbiased; sends k values and the 64-bit seed of the draw",
-		randKParams{Unbiased: true}, func(p randKParams) (core.Compressor, error) {
+		RandKParams{Unbiased: true}, func(p RandKParams) (core.Compressor, error) {
 			return RandK{Count: p.Count, Unbiased: p.Unbiased, EF: p.EF}, p.Count.check()
 		})
 	registry.Define(registry.Compressor, "sign", "scaled sign (‖x‖₁/d)·sign(x), sign(0) = +1; sends d sign bits and one scale",
-		feedback{}, func(p feedback) (core.Compressor, error) { return Sign{EF: p.EF}, nil })
-	type qsgdParams struct {
-		Levels int `param:"levels,required" min:"1" doc:"number of levels s ≥ 1"`
-		feedback
-	}
+		SignParams{}, func(p SignParams) (core.Compressor, error) { return Sign{EF: p.EF}, nil })
 	registry.Define(registry.Compressor, "qsgd", "QSGD stochastic quantisation with s levels (unbiased); sends the norm and, per coordinate, a sign bit and a level of ⌈log₂(s+1)⌉ bits",
-		qsgdParams{}, func(p qsgdParams) (core.Compressor, error) { return QSGD{Levels: p.Levels, EF: p.EF}, nil })
+		QSGDParams{}, func(p QSGDParams) (core.Compressor, error) { return QSGD{Levels: p.Levels, EF: p.EF}, nil })
 
 	bitsMetric := func(name, doc string, f func(e *core.Eval) float64) {
 		registry.Define(registry.Metric, name, doc, struct{}{},
