@@ -10,8 +10,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// cnnParams are the CNN's parameters.
-type cnnParams struct {
+// CNNParams are the parameters of the loss "cnn".
+type CNNParams struct {
 	InChannels int       `param:"in_channels" min:"1" doc:"input channels; a sample's features are the image channel by channel, each row-major"`
 	Height     int       `param:"height" min:"0" doc:"image height; 0 = square images, side √(features / in_channels)"`
 	Width      int       `param:"width" min:"0" doc:"image width; 0 = the height (or square images)"`
@@ -28,8 +28,8 @@ func init() {
 		"convolutional classifier: [conv k×k (zero padding) → ReLU → max-pool] per entry of channels, then ReLU dense layers and a softmax "+
 			"cross-entropy output; defaults are LeNet-5 for 28×28 images; the FedDA paper's 4-layer CNN is channels = {32, 32, 32, 32}, kernel = 3, padding = {1}, dense = {}; "+
 			"starts from PyTorch's default initialization (init = \"kaiming_uniform\": weights and biases uniform on ±1/√fan_in), not zeros, from which it cannot learn",
-		cnnParams{InChannels: 1, Channels: []float64{6, 16}, Kernel: 5, Padding: []float64{2, 0}, Pool: 2, Dense: []float64{120, 84}, Precision: "float64"},
-		func(a cnnParams) (core.Loss, error) {
+		CNNParams{InChannels: 1, Channels: []float64{6, 16}, Kernel: 5, Padding: []float64{2, 0}, Pool: 2, Dense: []float64{120, 84}, Precision: "float64"},
+		func(a CNNParams) (core.Loss, error) {
 			ints := func(key string, xs []float64) ([]int, error) {
 				out := make([]int, len(xs))
 				for i, x := range xs {

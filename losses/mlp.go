@@ -11,8 +11,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// mlpParams are the MLP's parameters.
-type mlpParams struct {
+// MLPParams are the parameters of the loss "mlp".
+type MLPParams struct {
 	Hidden    []float64 `param:"hidden" min:"1" doc:"widths of the hidden layers (positive integers); {} is multinomial logistic regression"`
 	Precision string    `param:"precision" choices:"float64|float32" doc:"arithmetic of the forward and backward passes: float64, or float32 (AVX2/FMA GEMM; the model and gradient stay float64 outside the loss)"`
 }
@@ -25,7 +25,7 @@ const MaxHiddenLayers = 1000
 func init() {
 	registry.Define(registry.Loss, "mlp",
 		"multilayer perceptron classifier: ReLU hidden layers, softmax cross-entropy output; per-layer kernel (regularized) and bias blocks; starts from PyTorch's default initialization (init = \"kaiming_uniform\": weights and biases uniform on ±1/√fan_in), not zeros, from which hidden layers cannot learn",
-		mlpParams{Hidden: []float64{200, 200}, Precision: "float64"}, func(p mlpParams) (core.Loss, error) {
+		MLPParams{Hidden: []float64{200, 200}, Precision: "float64"}, func(p MLPParams) (core.Loss, error) {
 			if len(p.Hidden) > MaxHiddenLayers {
 				return nil, fmt.Errorf("parameter \"hidden\": %d hidden layers, at most %d (each layer's evaluator state is built before the first round, which --timeout cannot interrupt)", len(p.Hidden), MaxHiddenLayers)
 			}

@@ -7,8 +7,9 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// nonconvexLogisticParams are the non-convex logistic loss's parameters.
-type nonconvexLogisticParams struct {
+// NonconvexLogisticParams are the parameters of the loss
+// "nonconvex_logistic".
+type NonconvexLogisticParams struct {
 	Alpha     float64 `param:"alpha" min:"0" doc:"α: curvature of the penalty (the paper uses 1)"`
 	Beta      float64 `param:"beta" min:"0" doc:"β: weight of the penalty (the paper uses 0.1)"`
 	Intercept bool    `param:"intercept" doc:"fit an unpenalized intercept b (the paper's data carry a constant feature instead)"`
@@ -17,7 +18,7 @@ type nonconvexLogisticParams struct {
 func init() {
 	registry.Define(registry.Loss, "nonconvex_logistic",
 		"logistic loss plus the non-convex penalty Σ_d β·α·w_d²/(1 + α·w_d²) (FedPD paper, eq. 121)",
-		nonconvexLogisticParams{Alpha: 1, Beta: 0.1}, func(p nonconvexLogisticParams) (core.Loss, error) {
+		NonconvexLogisticParams{Alpha: 1, Beta: 0.1}, func(p NonconvexLogisticParams) (core.Loss, error) {
 			return NonconvexLogistic{Alpha: p.Alpha, Beta: p.Beta, Intercept: p.Intercept}, nil
 		})
 }

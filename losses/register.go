@@ -16,19 +16,28 @@ type squaredParams struct {
 	intercept
 }
 
-// multinomialParams are the multinomial loss's parameters.
-type multinomialParams struct {
+// MultinomialParams are the parameters of the loss "multinomial".
+type MultinomialParams struct {
 	Bias bool `param:"bias" doc:"fit an unregularized bias per class"`
 }
+
+// SquaredParams are the parameters of the loss "squared".
+type SquaredParams struct{ squaredParams }
+
+// TraceParams are the parameters of the loss "trace".
+type TraceParams struct{ squaredParams }
+
+// LogisticParams are the parameters of the loss "logistic".
+type LogisticParams struct{ intercept }
 
 func init() {
 	squared := squaredParams{Half: true, intercept: intercept{Intercept: true}}
 	registry.Define(registry.Loss, "squared", "least squares (c/n)·Σ(xᵀw + b − y)², c = 1/2 if half else 1",
-		squared, func(p squaredParams) (core.Loss, error) { return Squared{Half: p.Half, Intercept: p.Intercept}, nil })
+		SquaredParams{squared}, func(p SquaredParams) (core.Loss, error) { return Squared{Half: p.Half, Intercept: p.Intercept}, nil })
 	registry.Define(registry.Loss, "logistic", "binary logistic regression (labels 0/1 or -1/+1): mean log(1 + exp(−s·(xᵀw + b)))",
-		intercept{Intercept: true}, func(p intercept) (core.Loss, error) { return Logistic{Intercept: p.Intercept}, nil })
+		LogisticParams{intercept{Intercept: true}}, func(p LogisticParams) (core.Loss, error) { return Logistic{Intercept: p.Intercept}, nil })
 	registry.Define(registry.Loss, "multinomial", "softmax cross-entropy over the dataset's classes (labels 0..K−1), kernel Features×K",
-		multinomialParams{Bias: true}, func(p multinomialParams) (core.Loss, error) { return Multinomial{Bias: p.Bias}, nil })
+		MultinomialParams{Bias: true}, func(p MultinomialParams) (core.Loss, error) { return Multinomial{Bias: p.Bias}, nil })
 	registry.Define(registry.Loss, "trace", "trace regression for low-rank matrices: squared loss of ⟨X, W⟩ + b, W shaped like the dataset's Shape",
-		squared, func(p squaredParams) (core.Loss, error) { return Trace{Half: p.Half, Intercept: p.Intercept}, nil })
+		TraceParams{squared}, func(p TraceParams) (core.Loss, error) { return Trace{Half: p.Half, Intercept: p.Intercept}, nil })
 }
