@@ -27,10 +27,14 @@ type cifarParams struct {
 	benchSplit
 }
 
+// CIFARParams are the parameters of the dataset "cifar".
+type CIFARParams struct{ cifarParams }
+
 func init() {
 	registry.Define(registry.Dataset, "cifar",
 		"CIFAR-10/100 binary batches: 32×32 RGB images (3 planes of 1,024 bytes, scaled to [0, 1]); test_batch.bin or test.bin is dealt iid to the clients",
-		cifarParams{Classes: 10, benchSplit: defaultBenchSplit}, loadCIFAR)
+		CIFARParams{cifarParams{Classes: 10, benchSplit: defaultBenchSplit}},
+		func(p CIFARParams) (*core.Federated, error) { return loadCIFAR(p.cifarParams) })
 }
 
 // Check refuses classes other than 10 and 100, and coarse labels of

@@ -11,8 +11,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// csvParams are the CSV loader's parameters.
-type csvParams struct {
+// CSVParams are the CSV loader's parameters.
+type CSVParams struct {
 	Path   string `param:"path,required" doc:"CSV file with a header row; every other column is a numeric feature"`
 	Label  string `param:"label" doc:"name of the label column"`
 	Client string `param:"client" doc:"name of the client-id column (clients in order of first appearance); \"\" = partition instead"`
@@ -21,7 +21,7 @@ type csvParams struct {
 
 func init() {
 	registry.Define(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
-		csvParams{Label: "label", loaderParams: defaultLoaderParams}, func(p csvParams) (*core.Federated, error) {
+		CSVParams{Label: "label", loaderParams: defaultLoaderParams}, func(p CSVParams) (*core.Federated, error) {
 			t, err := LoadCSV(p.Path, p.Label, p.Client)
 			if err != nil {
 				return nil, err

@@ -8,8 +8,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// fedpdLogisticParams are the FedPD classification generator's parameters.
-type fedpdLogisticParams struct {
+// FedPDLogisticParams are the FedPD classification generator's parameters.
+type FedPDLogisticParams struct {
 	Variant  string `param:"variant" choices:"weak|strong" doc:"weak: labels ±1 independent of the features; strong: labels from a per-client linear model"`
 	Clients  int    `param:"clients" min:"1" doc:"number of clients N"`
 	Samples  int    `param:"samples" min:"1" doc:"samples per client"`
@@ -19,8 +19,8 @@ type fedpdLogisticParams struct {
 	Seed     int    `param:"seed" min:"0" doc:"random seed (same parameters and seed give bit-identical data)"`
 }
 
-// counterexampleParams are the parameters of Claim 2.2's two clients.
-type counterexampleParams struct {
+// FedAvgCounterexampleParams are the parameters of Claim 2.2's two clients.
+type FedAvgCounterexampleParams struct {
 	Curvature float64 `param:"curvature" min:"0" doc:"c: client 1 has curvature +c, client 2 has −c"`
 	Center    float64 `param:"center" doc:"every entry of w*; w₀ = 0 then starts at distance |center| per entry, and l2_error = ‖w − w*‖"`
 	Dim       int     `param:"dim" min:"1" doc:"dimension of w"`
@@ -30,14 +30,14 @@ type counterexampleParams struct {
 func init() {
 	registry.Define(registry.Dataset, "fedpd_logistic",
 		"FedPD paper's synthetic binary classification (App. H.1): weakly (random labels) or strongly (per-client models) non-iid",
-		fedpdLogisticParams{Variant: "weak", Clients: 100, Samples: 400, Features: 20, Models: "code", Noise: "threshold", Seed: 1},
+		FedPDLogisticParams{Variant: "weak", Clients: 100, Samples: 400, Features: 20, Models: "code", Noise: "threshold", Seed: 1},
 		buildFedPDLogistic)
 	registry.Define(registry.Dataset, "fedavg_counterexample",
 		"FedPD paper's Claim 2.2: two clients with f₁ = ½c‖w − w*‖², f₂ = −½c‖w − w*‖² (use loss \"quadratic\")",
-		counterexampleParams{Curvature: 1, Center: 1, Dim: 1, Samples: 1}, buildCounterexample)
+		FedAvgCounterexampleParams{Curvature: 1, Center: 1, Dim: 1, Samples: 1}, buildCounterexample)
 }
 
-func buildFedPDLogistic(p fedpdLogisticParams) (*core.Federated, error) {
+func buildFedPDLogistic(p FedPDLogisticParams) (*core.Federated, error) {
 	s := LogisticSpec{Strong: p.Variant == "strong", Clients: p.Clients, Samples: p.Samples,
 		Features: p.Features, PaperModels: p.Models == "paper", Noise: p.Noise == "threshold", Seed: p.Seed}
 	f := GenerateLogistic(s)
@@ -131,7 +131,7 @@ func GenerateLogistic(s LogisticSpec) *core.Federated {
 	return f
 }
 
-func buildCounterexample(p counterexampleParams) (*core.Federated, error) {
+func buildCounterexample(p FedAvgCounterexampleParams) (*core.Federated, error) {
 	c, center, dim, n := p.Curvature, p.Center, p.Dim, p.Samples
 	f := &core.Federated{Name: fmt.Sprintf("fedavg_counterexample (c=%g, dim=%d)", c, dim), Features: dim}
 	for _, s := range []float64{c, -c} {

@@ -12,8 +12,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// heteroLinRegParams are the linear-regression generator's parameters.
-type heteroLinRegParams struct {
+// HeteroLinRegParams are the linear-regression generator's parameters.
+type HeteroLinRegParams struct {
 	heteroHead
 	Samples int `param:"samples" min:"1" doc:"samples n per client (> dim): every client uses one shared whitened design"`
 	heteroTail
@@ -24,8 +24,8 @@ func init() {
 	registry.Define(registry.Dataset, "hetero_linreg",
 		"Liang et al.'s heterogeneous sparse linear regression: y = ⟨x, w̃^m⟩ + e, x = (1, N(0, σ₁²I)), dense distinct w̃^m, "+
 			"sparse w* = mean w̃^m; the training objective is exactly the population one (use loss squared{intercept = false})",
-		heteroLinRegParams{heteroHead: defaultHeteroHead, Samples: 1280, heteroTail: defaultHeteroTail, NoiseVar: 1},
-		func(p heteroLinRegParams) (*core.Federated, error) {
+		HeteroLinRegParams{heteroHead: defaultHeteroHead, Samples: 1280, heteroTail: defaultHeteroTail, NoiseVar: 1},
+		func(p HeteroLinRegParams) (*core.Federated, error) {
 			h, err := NewHeteroLinReg(heteroSpecOf(p.heteroHead, p.Samples, p.heteroTail), p.NoiseVar)
 			if err != nil {
 				return nil, err

@@ -11,8 +11,8 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-// heteroLogRegParams are the logistic-regression generator's parameters.
-type heteroLogRegParams struct {
+// HeteroLogRegParams are the logistic-regression generator's parameters.
+type HeteroLogRegParams struct {
 	heteroHead
 	Samples int `param:"samples" min:"1" doc:"samples n per client (client m + M/2 mirrors client m's samples)"`
 	heteroTail
@@ -23,8 +23,8 @@ func init() {
 	registry.Define(registry.Dataset, "hetero_logreg",
 		"Liang et al.'s heterogeneous sparse logistic regression: paired clients w̃ = (α, ±β), labels Ber(σ(⟨x, w̃^m⟩)); "+
 			"the optimum w* = (α*, 0) is computed by core.Solve (use loss logistic{intercept = false})",
-		heteroLogRegParams{heteroHead: defaultHeteroHead, Samples: 128, heteroTail: defaultHeteroTail, Tol: 1e-12},
-		func(p heteroLogRegParams) (*core.Federated, error) {
+		HeteroLogRegParams{heteroHead: defaultHeteroHead, Samples: 128, heteroTail: defaultHeteroTail, Tol: 1e-12},
+		func(p HeteroLogRegParams) (*core.Federated, error) {
 			h, err := NewHeteroLogReg(heteroSpecOf(p.heteroHead, p.Samples, p.heteroTail), p.Tol)
 			if err != nil {
 				return nil, err

@@ -12,8 +12,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// idxParams are the idx reader's parameters.
-type idxParams struct {
+// IDXParams are the idx reader's parameters.
+type IDXParams struct {
 	Dir        string `param:"dir" doc:"directory of IDX files [prefix]train-images-idx3-ubyte, [prefix]train-labels-idx1-ubyte and [prefix]t10k-… or [prefix]test-… (each optionally .gz); or give the paths"`
 	Prefix     string `param:"prefix" doc:"prefix of the file names in dir, e.g. \"emnist-byclass-\""`
 	Images     string `param:"images" doc:"training images file (instead of dir)"`
@@ -28,7 +28,7 @@ type idxParams struct {
 func init() {
 	registry.Define(registry.Dataset, "idx",
 		"IDX image files (MNIST, EMNIST, KMNIST; gzip or plain): 8-bit images scaled to [0, 1]; a test pair is dealt iid to the clients",
-		idxParams{Classes: 10, benchSplit: defaultBenchSplit}, loadIDXDataset)
+		IDXParams{Classes: 10, benchSplit: defaultBenchSplit}, loadIDXDataset)
 }
 
 // idxNames are the file names looked for in dir (after the prefix), each
@@ -39,7 +39,7 @@ var idxNames = [4][]string{
 }
 
 // files resolves the four paths (test ones "" when there is no test pair).
-func (p idxParams) files() ([4]string, error) {
+func (p IDXParams) files() ([4]string, error) {
 	var out [4]string
 	given := [4]string{p.Images, p.Labels, p.TestImages, p.TestLabels}
 	if p.Images != "" || p.Labels != "" || p.TestImages != "" || p.TestLabels != "" {
@@ -85,7 +85,7 @@ func (p idxParams) files() ([4]string, error) {
 
 // Memory declares the data's memory from the IDX headers (0 when the
 // files cannot be found or read: loading then says why).
-func (p idxParams) Memory() (uint64, string) {
+func (p IDXParams) Memory() (uint64, string) {
 	f, err := p.files()
 	if err != nil {
 		return 0, ""
@@ -121,7 +121,7 @@ func idxMemory(train, test string, trainSamples, testSamples int) (uint64, strin
 }
 
 // loadIDXDataset reads the idx dataset.
-func loadIDXDataset(p idxParams) (*core.Federated, error) {
+func loadIDXDataset(p IDXParams) (*core.Federated, error) {
 	f, err := p.files()
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)

@@ -21,8 +21,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// npzParams are the npz reader's parameters.
-type npzParams struct {
+// NPZParams are the npz reader's parameters.
+type NPZParams struct {
 	Path       string `param:"path,required" doc:"a NumPy .npz archive, or a directory holding the arrays as .npy files"`
 	X          string `param:"x" doc:"features: n×d, or n×h×w(×c) images (flattened row-major); uint8 arrays are pixels scaled to [0, 1]; an archive member or a .npy file in path"`
 	Y          string `param:"y" doc:"labels: n integers (classes > 0) or numbers (classes = 0)"`
@@ -37,12 +37,12 @@ type npzParams struct {
 func init() {
 	registry.Define(registry.Dataset, "npz",
 		"NumPy arrays (.npz archive or .npy files): features or uint8 images, labels, and optionally each row's writer (partition = \"natural\")",
-		npzParams{X: "x", Y: "y", benchSplit: defaultBenchSplit}, loadNPZ)
+		NPZParams{X: "x", Y: "y", benchSplit: defaultBenchSplit}, loadNPZ)
 }
 
 // Check refuses a client array without the natural partition, and test
 // arrays given singly.
-func (p npzParams) Check() error {
+func (p NPZParams) Check() error {
 	if (p.Client != "" || p.ClientTest != "") && p.Partition != MethodNatural {
 		return fmt.Errorf("client = %q names each row's writer, which only partition = %q uses: set it, or drop client", p.Client+p.ClientTest, MethodNatural)
 	}
@@ -313,7 +313,7 @@ func readNumbers[T number](r *npy.Reader, n int, a *npyArray, keepBytes bool) er
 
 // Memory declares the data's memory from the array headers (0 when they
 // cannot be read: loading then says why).
-func (p npzParams) Memory() (uint64, string) {
+func (p NPZParams) Memory() (uint64, string) {
 	src, err := openNPY(p.Path)
 	if err != nil {
 		return 0, ""
@@ -347,7 +347,7 @@ func (p npzParams) Memory() (uint64, string) {
 }
 
 // loadNPZ reads the npz dataset.
-func loadNPZ(p npzParams) (*core.Federated, error) {
+func loadNPZ(p NPZParams) (*core.Federated, error) {
 	src, err := openNPY(p.Path)
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)

@@ -38,10 +38,14 @@ type parquetParams struct {
 	benchSplit
 }
 
+// ParquetParams are the parameters of the dataset "parquet".
+type ParquetParams struct{ parquetParams }
+
 func init() {
 	registry.Define(registry.Dataset, "parquet",
 		"Parquet files (Hugging Face / Flower Datasets: flwrlabs/femnist, cifar10): an image column (PNG/JPEG) or feature columns, a label column and optionally a writer column (partition = \"natural\")",
-		parquetParams{benchSplit: defaultBenchSplit}, loadParquet)
+		ParquetParams{parquetParams{benchSplit: defaultBenchSplit}},
+		func(p ParquetParams) (*core.Federated, error) { return loadParquet(p.parquetParams) })
 }
 
 // Check refuses an image column with feature columns, and a client

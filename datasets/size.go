@@ -54,7 +54,7 @@ func denseSize(clients, rows, width int, kv ...any) (uint64, string) {
 
 // Memory declares the lasso generator's memory: the variant's sizes where
 // clients or samples are 0; sparse storage holds the nonzeros of a density.
-func (p lassoParams) Memory() (uint64, string) {
+func (p LassoParams) Memory() (uint64, string) {
 	clients, samples := p.Clients, p.Samples
 	if pr, ok := LassoPresets[p.Variant]; ok {
 		clients, samples = cmp.Or(clients, pr.Clients), cmp.Or(samples, pr.Samples)
@@ -73,7 +73,7 @@ func (p lassoParams) Memory() (uint64, string) {
 }
 
 // Memory declares the low-rank generator's memory: size² features.
-func (p lowRankParams) Memory() (uint64, string) {
+func (p LowRankParams) Memory() (uint64, string) {
 	clients, samples := p.Clients, p.Samples
 	if pr, ok := LowRankPresets[p.Variant]; ok {
 		clients, samples = cmp.Or(clients, pr.Clients), cmp.Or(samples, pr.Samples)
@@ -83,7 +83,7 @@ func (p lowRankParams) Memory() (uint64, string) {
 }
 
 // Memory declares the sparse federated generator's memory.
-func (p sparseFederatedParams) Memory() (uint64, string) {
+func (p SparseFederatedParams) Memory() (uint64, string) {
 	var s size
 	s.name("clients", p.Clients, "samples", p.Samples, "test_samples", p.TestSamples, "dim", p.Dim)
 	if p.Format == FormatSparse {
@@ -96,33 +96,33 @@ func (p sparseFederatedParams) Memory() (uint64, string) {
 }
 
 // Memory declares the FedPD logistic generator's memory.
-func (p fedpdLogisticParams) Memory() (uint64, string) {
+func (p FedPDLogisticParams) Memory() (uint64, string) {
 	return denseSize(p.Clients, p.Samples, p.Features, "clients", p.Clients, "samples", p.Samples, "features", p.Features)
 }
 
 // Memory declares the counterexample's memory: two clients.
-func (p counterexampleParams) Memory() (uint64, string) {
+func (p FedAvgCounterexampleParams) Memory() (uint64, string) {
 	return denseSize(2, p.Samples, p.Dim, "samples", p.Samples, "dim", p.Dim)
 }
 
 // Memory declares the sparse AR(1) generator's memory.
-func (p sparseAR1Params) Memory() (uint64, string) {
+func (p SparseAR1Params) Memory() (uint64, string) {
 	return denseSize(p.Clients, p.Samples+p.TestSamples, p.Dim,
 		"clients", p.Clients, "samples", p.Samples, "test_samples", p.TestSamples, "dim", p.Dim)
 }
 
 // Memory declares the trace regression generator's memory: size² features.
-func (p lowRankShiftParams) Memory() (uint64, string) {
+func (p LowRankShiftParams) Memory() (uint64, string) {
 	return denseSize(p.Clients, p.Samples+p.TestSamples, int(min(budget.Product(p.Size, p.Size), 1<<62)),
 		"clients", p.Clients, "samples", p.Samples, "test_samples", p.TestSamples, "size", p.Size)
 }
 
 // Memory declares the heterogeneous logistic generator's memory.
-func (p heteroLogRegParams) Memory() (uint64, string) {
+func (p HeteroLogRegParams) Memory() (uint64, string) {
 	return denseSize(p.Clients, p.Samples, p.Dim, "clients", p.Clients, "samples", p.Samples, "dim", p.Dim)
 }
 
 // Memory declares the heterogeneous linear generator's memory.
-func (p heteroLinRegParams) Memory() (uint64, string) {
+func (p HeteroLinRegParams) Memory() (uint64, string) {
 	return denseSize(p.Clients, p.Samples, p.Dim, "clients", p.Clients, "samples", p.Samples, "dim", p.Dim)
 }

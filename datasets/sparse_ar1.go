@@ -23,16 +23,16 @@ type regressionCommon struct {
 	Seed        int     `param:"seed" min:"0" doc:"random seed (same parameters and seed give bit-identical data)"`
 }
 
-// sparseAR1Params are the sparse regression generator's parameters.
-type sparseAR1Params struct {
+// SparseAR1Params are the sparse regression generator's parameters.
+type SparseAR1Params struct {
 	Dim     int `param:"dim" min:"1" doc:"dimension p"`
 	Support int `param:"support" min:"0" doc:"sparsity s: w* = (1_s, 0_{p−s})"`
 	regressionCommon
 	Rho float64 `param:"rho" min:"0" max:"0.999" doc:"AR(1) correlation: the within-client covariance is Σ_ij = rho^|i−j|"`
 }
 
-// lowRankShiftParams are the trace regression generator's parameters.
-type lowRankShiftParams struct {
+// LowRankShiftParams are the trace regression generator's parameters.
+type LowRankShiftParams struct {
 	Size int `param:"size" min:"1" doc:"matrix side: X and W are size×size, flattened row-major"`
 	Rank int `param:"rank" min:"0" doc:"rank r*: W* = diag(1_r, 0)"`
 	regressionCommon
@@ -42,10 +42,10 @@ func init() {
 	common := regressionCommon{Clients: 64, Samples: 128, TestSamples: 32, Shift: 1, Noise: 1, Seed: 1}
 	registry.Define(registry.Dataset, "sparse_ar1",
 		"Bao et al. (2022) sparse linear regression: y = xᵀw* + ε, x = δ_k + z, z ~ N(0, Σ) with Σ_ij = 0.5^|i−j|, no intercept",
-		sparseAR1Params{Dim: 1024, Support: 512, regressionCommon: common, Rho: 0.5}, buildSparseAR1)
+		SparseAR1Params{Dim: 1024, Support: 512, regressionCommon: common, Rho: 0.5}, buildSparseAR1)
 	registry.Define(registry.Dataset, "lowrank_shift",
 		"Bao et al. (2022) low-rank trace regression: y = ⟨X, W*⟩ + ε, X = Z_k + A with a different Gaussian shift Z_k per client, no intercept",
-		lowRankShiftParams{Size: 32, Rank: 16, regressionCommon: common}, buildLowRankShift)
+		LowRankShiftParams{Size: 32, Rank: 16, regressionCommon: common}, buildLowRankShift)
 }
 
 // RegressionSpec describes a linear regression y = xᵀw* + ε whose client k
@@ -119,7 +119,7 @@ func drawAR1(rng *rand.Rand, delta []float64, s RegressionSpec, n int) *core.Dat
 	return out
 }
 
-func buildSparseAR1(a sparseAR1Params) (*core.Federated, error) {
+func buildSparseAR1(a SparseAR1Params) (*core.Federated, error) {
 	p, s := a.Dim, a.Support
 	if s > p {
 		return nil, fmt.Errorf("support %d exceeds dim %d", s, p)
@@ -135,7 +135,7 @@ func buildSparseAR1(a sparseAR1Params) (*core.Federated, error) {
 	return f, f.Check()
 }
 
-func buildLowRankShift(a lowRankShiftParams) (*core.Federated, error) {
+func buildLowRankShift(a LowRankShiftParams) (*core.Federated, error) {
 	n, r := a.Size, a.Rank
 	if r > n {
 		return nil, fmt.Errorf("rank %d exceeds size %d", r, n)

@@ -15,8 +15,8 @@ const (
 	TaskClassification = "classification"
 )
 
-// sparseFederatedParams are the sparse generator's parameters.
-type sparseFederatedParams struct {
+// SparseFederatedParams are the sparse generator's parameters.
+type SparseFederatedParams struct {
 	Dim         int     `param:"dim" min:"2" max:"16777216" doc:"feature dimension d (up to 2^24)"`
 	Support     int     `param:"support" min:"1" doc:"size s of the true weights' support (±1 weights on s of the 4s most frequent features)"`
 	Clients     int     `param:"clients" min:"1" doc:"number of clients M"`
@@ -34,9 +34,9 @@ type sparseFederatedParams struct {
 func init() {
 	registry.Define(registry.Dataset, "sparse_federated",
 		"sparse high-dimensional federated data like bag-of-words text: power-law feature frequencies, client vocabularies, an s-sparse ground truth; regression or classification",
-		sparseFederatedParams{Dim: 1 << 16, Support: 10, Clients: 100, Samples: 20, Nnz: 50, Exponent: 1.1,
+		SparseFederatedParams{Dim: 1 << 16, Support: 10, Clients: 100, Samples: 20, Nnz: 50, Exponent: 1.1,
 			Task: TaskRegression, Noise: 0.1, Format: FormatSparse, Seed: 1},
-		func(p sparseFederatedParams) (*core.Federated, error) {
+		func(p SparseFederatedParams) (*core.Federated, error) {
 			return GenerateSparseFederated(SparseSpec{
 				Dim: p.Dim, Support: p.Support, Clients: p.Clients, Samples: p.Samples,
 				TestSamples: p.TestSamples, Nonzeros: p.Nnz, Exponent: p.Exponent, Vocab: p.Vocab,

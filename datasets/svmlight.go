@@ -25,8 +25,8 @@ const (
 // beyond it the loader asks for sparse storage instead of allocating.
 const maxDenseFloats = 1 << 28
 
-// svmlightParams are the svmlight loader's parameters.
-type svmlightParams struct {
+// SVMLightParams are the svmlight loader's parameters.
+type SVMLightParams struct {
 	Path      string `param:"path,required" doc:"svmlight/libsvm file \x60label [qid:N] idx:val ...\x60 per line; .gz, .bz2, .xz and .zst files are decompressed while reading"`
 	Features  int    `param:"features" min:"0" max:"1073741824" doc:"number of features; 0 = infer from the largest index"`
 	ZeroBased bool   `param:"zero_based" doc:"feature indices start at 0 instead of 1"`
@@ -38,8 +38,8 @@ type svmlightParams struct {
 func init() {
 	registry.Define(registry.Dataset, "svmlight",
 		"svmlight/libsvm text file (optionally compressed), stored sparse or dense; qid:N gives the client, else the samples are partitioned",
-		svmlightParams{Format: FormatSparse, scaling: scaling{Scaling: ScaleNone}, loaderParams: defaultLoaderParams},
-		func(p svmlightParams) (*core.Federated, error) {
+		SVMLightParams{Format: FormatSparse, scaling: scaling{Scaling: ScaleNone}, loaderParams: defaultLoaderParams},
+		func(p SVMLightParams) (*core.Federated, error) {
 			t, err := LoadSVMLight(p.Path, p.Features, p.ZeroBased)
 			if err != nil {
 				return nil, err

@@ -39,8 +39,8 @@ type syntheticCommon struct {
 	Seed        int     `param:"seed" min:"0" doc:"random seed (same parameters and seed give bit-identical data)"`
 }
 
-// lassoParams are the lasso generator's parameters.
-type lassoParams struct {
+// LassoParams are the lasso generator's parameters.
+type LassoParams struct {
 	Variant string `param:"variant" choices:"I|II|III|IV|custom" doc:"paper configuration (I)–(IV), or custom (then support, clients and samples are required)"`
 	Support int    `param:"support" min:"0" doc:"support size d1 (the first d1 true weights are 1, the rest 0); 0 = from variant"`
 	Dim     int    `param:"dim" min:"1" max:"1048576" doc:"feature dimension d = d1 + d0 (up to 2^20; beyond about 2^14 use density < 1 and format = \"sparse\")"`
@@ -48,8 +48,8 @@ type lassoParams struct {
 	lassoStorage
 }
 
-// lowRankParams are the low-rank generator's parameters.
-type lowRankParams struct {
+// LowRankParams are the low-rank generator's parameters.
+type LowRankParams struct {
 	Variant string `param:"variant" choices:"I|II|III|IV|custom" doc:"paper configuration (I)–(IV), or custom (then rank, clients and samples are required)"`
 	Rank    int    `param:"rank" min:"0" doc:"rank r of the true matrix diag(1,…,1,0,…,0); 0 = from variant"`
 	Size    int    `param:"size" min:"1" doc:"matrix side n_row: X and W are size×size, flattened row-major"`
@@ -60,11 +60,11 @@ func init() {
 	common := syntheticCommon{TestSamples: 32, Scale: 1, Seed: 1}
 	registry.Define(registry.Dataset, "lasso",
 		"FCO paper's synthetic federated LASSO: y = 1_{d1}ᵀx + b + ε with client-shifted Gaussian x",
-		lassoParams{Variant: "I", Dim: 1024, syntheticCommon: common, lassoStorage: lassoStorage{Density: 1, Format: FormatDense}},
+		LassoParams{Variant: "I", Dim: 1024, syntheticCommon: common, lassoStorage: lassoStorage{Density: 1, Format: FormatDense}},
 		buildLasso)
 	registry.Define(registry.Dataset, "lowrank",
 		"FCO paper's synthetic low-rank matrix estimation: y = ⟨diag(1_r,0), X⟩ + b + ε with client-shifted Gaussian X",
-		lowRankParams{Variant: "I", Size: 32, syntheticCommon: common}, buildLowRank)
+		LowRankParams{Variant: "I", Size: 32, syntheticCommon: common}, buildLowRank)
 }
 
 // resolve fills the zero (from-variant) sizes of a synthetic dataset from its
@@ -100,7 +100,7 @@ func resolve(variant, sizeName string, p preset, size, clients, samples int) (pr
 	return out, out == p, nil
 }
 
-func buildLasso(a lassoParams) (*core.Federated, error) {
+func buildLasso(a LassoParams) (*core.Federated, error) {
 	variant, dim := a.Variant, a.Dim
 	var p preset
 	if lp, ok := LassoPresets[variant]; ok {
@@ -140,7 +140,7 @@ func buildLasso(a lassoParams) (*core.Federated, error) {
 	return f, f.Check()
 }
 
-func buildLowRank(a lowRankParams) (*core.Federated, error) {
+func buildLowRank(a LowRankParams) (*core.Federated, error) {
 	variant, size := a.Variant, a.Size
 	var p preset
 	if rp, ok := LowRankPresets[variant]; ok {
