@@ -49,8 +49,12 @@ func checkpointPath(key string, rounds int) string {
 
 // checkpointFiles are the checkpoint files of run key in the directory
 // (paths relative to it), recorded or not.
-func (d *Dir) checkpointFiles(key string) []string {
-	entries, _ := os.ReadDir(filepath.Join(d.path, CheckpointsDir))
+func (d *Dir) checkpointFiles(key string) []string { return checkpointFilesIn(d.path, key) }
+
+// checkpointFilesIn are the checkpoint files of run key in the directory
+// at dir (paths relative to it), recorded or not.
+func checkpointFilesIn(dir, key string) []string {
+	entries, _ := os.ReadDir(filepath.Join(dir, CheckpointsDir))
 	var out []string
 	for _, e := range entries {
 		if k, _, _ := strings.Cut(e.Name(), "."); k == key && strings.HasSuffix(e.Name(), ".ckpt") {

@@ -398,3 +398,65 @@ func TestTheBuildOfACheckpointNamesTheCodeOfADirtyCheckout(t *testing.T) {
 		t.Errorf("an unreadable executable: %q", u)
 	}
 }
+
+// TestMergeKeepsTheFurthestCheckpointOfAPendingRun: merging directories
+// keeps, for a run completed in none of them, the checkpoint that got
+// furthest, recorded with its SHA-256, and the merged directory resumes
+// from it to the uninterrupted records; a run completed in one input keeps
+// no checkpoint; a checkpoint altered in an input stops the merge.
+func TestMergeKeepsTheFurthestCheckpointOfAPendingRun(t *testing.T) {
+	jobs := stateJobs(t, "fedavg")
+	key := jobs[0].Key
+	whole := uninterrupted(t, jobs)
+	a, b := t.TempDir(), t.TempDir()
+	interruptAt(t, a, 10, Options{Jobs: 1}, jobs)
+	interruptAt(t, b, 20, Options{Jobs: 1}, jobs)
+
+	out := filepath.Join(t.TempDir(), "merged")
+	m, err := Merge(out, []string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := m.Checkpoints[key]
+	if rec == nil || rec.Rounds != 20 || rec.Build != CheckpointBuild() || len(m.Checkpoints) != 1 {
+		t.Fatalf("merged checkpoints %v", m.Checkpoints)
+	}
+	if files := listDir(out, CheckpointsDir); len(files) != 1 || files[0] != key+".20.ckpt" {
+		t.Fatalf("merged checkpoint files %v", files)
+	}
+	data, _ := os.ReadFile(filepath.Join(out, CheckpointsDir, key+".20.ckpt"))
+	if sumOf(data).SHA256 != rec.SHA256 {
+		t.Errorf("the merged checkpoint's SHA-256 is not the one recorded")
+	}
+	l, err := Load(out)
+	if err != nil || len(l.InProgress) != 1 || len(l.InProgress[0]) != 1 || l.InProgress[0][0] != "fedavg seed 1 at round 20 of 40" {
+		t.Errorf("in progress after the merge: %v %v", l, err)
+	}
+	_, notes := resumeSession(t, out, Options{}, jobs)
+	if want := fmt.Sprintf("fedlab: %s: resuming fedavg (seed 1) after round 20 of 40\n", filepath.Join(out, CheckpointsDir, key+".20.ckpt")); notes != want {
+		t.Errorf("notices:\n%s\nwant\n%s", notes, want)
+	}
+	x, _ := os.ReadFile(filepath.Join(whole, RecordsFile))
+	y, _ := os.ReadFile(filepath.Join(out, RecordsFile))
+	if !bytes.Equal(x, y) {
+		t.Errorf("records of the merged and resumed directory differ from the uninterrupted run's:\n%s\n---\n%s", x, y)
+	}
+
+	// a run completed in one input keeps no checkpoint
+	done := filepath.Join(t.TempDir(), "done")
+	if m, err := Merge(done, []string{a, whole}); err != nil || len(m.Checkpoints) != 0 || len(listDir(done, CheckpointsDir)) != 0 {
+		t.Errorf("merged with the completed run: %v, checkpoints %v, files %v", err, m, listDir(done, CheckpointsDir))
+	}
+
+	mb, _, _ := ReadManifest(b)
+	mb.Checkpoints[key].SHA256 = strings.Repeat("0", 64)
+	if err := mb.write(b); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Merge(filepath.Join(t.TempDir(), "m"), []string{b})
+	want := fmt.Sprintf("%s: altered: its SHA-256 is %.12s…, the manifest recorded 000000000000…; run the script into %s again (it refuses the checkpoint and continues the run without it), then merge",
+		filepath.Join(b, CheckpointsDir, key+".20.ckpt"), rec.SHA256, b)
+	if err == nil || err.Error() != want {
+		t.Errorf("an altered checkpoint: %v\nwant %s", err, want)
+	}
+}

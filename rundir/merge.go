@@ -3,6 +3,7 @@ package rundir
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,6 +105,9 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 				return nil, err
 			}
 			merged.Runs[cr.Key] = e
+			if err := mergeCheckpoint(out, cr.Key, e.Status == Pending, inputs, ms, merged); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if merged.Optima, err = mergeOptima(out, inputs, ms); err != nil {
@@ -204,6 +208,57 @@ func mergeRun(out, key string, inputs []string, ms []*Manifest) (*Entry, error) 
 	entry.Status, entry.DivergedAt, entry.Unmoved, entry.Error = string(best.res.Status), best.res.DivergedAt, best.res.Unmoved, best.res.Err
 	entry.Started, entry.Finished, entry.Elapsed, entry.Cohort = &best.started, &best.finished, best.res.Elapsed.Seconds(), best.res.Cohort
 	return entry, nil
+}
+
+// mergeCheckpoint keeps, for a run completed in no input (pending), the
+// checkpoint that got furthest among those the inputs record, verified
+// against its record and copied into out with it, so that running the
+// script into out continues the run; a checkpoint an input records but
+// that is missing or altered stops the merge, like a damaged result. Other
+// checkpoint files of the run in out (older, or of a run now completed)
+// are removed.
+func mergeCheckpoint(out, key string, pending bool, inputs []string, ms []*Manifest, merged *Manifest) error {
+	var best *CheckpointSum
+	var data []byte
+	for i, in := range inputs {
+		rec := ms[i].Checkpoints[key]
+		if !pending || rec == nil || best != nil && rec.Rounds <= best.Rounds {
+			continue
+		}
+		name := checkpointPath(key, rec.Rounds)
+		b, err := ReadFile(in, name, rec.Size)
+		if err == nil && sumOf(b).SHA256 != rec.SHA256 {
+			err = fmt.Errorf("altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", sumOf(b).SHA256, rec.SHA256)
+		}
+		if err == nil {
+			err = core.VerifyCheckpoint(b, key)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %v; run the script into %s again (it refuses the checkpoint and continues the run without it), then merge",
+				filepath.Join(in, filepath.FromSlash(name)), err, in)
+		}
+		best, data = rec, b
+	}
+	keep := ""
+	if best != nil {
+		keep = checkpointPath(key, best.Rounds)
+		if err := atomicfile.WriteBytes(filepath.Join(out, filepath.FromSlash(keep)), data); err != nil {
+			return err
+		}
+		if merged.Checkpoints == nil {
+			merged.Checkpoints = map[string]*CheckpointSum{}
+		}
+		merged.Checkpoints[key] = best
+	}
+	for _, name := range checkpointFilesIn(out, key) {
+		if name == keep {
+			continue
+		}
+		if err := os.Remove(filepath.Join(out, filepath.FromSlash(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // samePath reports whether two paths name the same directory.
