@@ -31,11 +31,18 @@ import (
 // (Component; the built component must be assignable to the field).
 // Embedded structs contribute their fields, so families share declarations.
 // A schedule default must be a sched.Constant. Declaration errors panic at
-// start-up, like Register's.
+// start-up, like Register's, and so is a params type given to Define
+// twice: P names its component in a typed plan (Typed), so each component
+// with parameters has its own params type (struct{} declares none and
+// may be shared: plan.Component{Kind, Name} names such a component).
 func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, error)) {
 	pt := reflect.TypeFor[P]()
 	if pt.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("registry: %s %q: parameters must be a struct, not %v", k, name, pt))
+	}
+	typed := pt != reflect.TypeFor[struct{}]()
+	if typed {
+		paramsFree(pt, k, name)
 	}
 	var fields []typedField
 	params, err := collect(pt, reflect.ValueOf(defaults), nil, &fields)
@@ -70,6 +77,9 @@ func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, er
 		}
 		return build(p)
 	})
+	if typed {
+		declareParams(pt, k, name, reflect.ValueOf(defaults), fields)
+	}
 }
 
 // Checker is implemented by params structs whose parameters constrain each
