@@ -29,12 +29,16 @@ type leafParams struct {
 	benchSplit
 }
 
+// LEAFParams are the parameters of the dataset "leaf".
+type LEAFParams struct{ leafParams }
+
 func init() {
 	d := defaultBenchSplit
 	d.Partition = MethodNatural
 	registry.Define(registry.Dataset, "leaf",
 		"LEAF JSON split (FEMNIST, Synthetic: numeric x rows): each user a client (partition = \"natural\"), LEAF's user sampling seeded; a test split pairs up by user",
-		leafParams{Fraction: 1, benchSplit: d}, loadLEAF)
+		LEAFParams{leafParams{Fraction: 1, benchSplit: d}},
+		func(p LEAFParams) (*core.Federated, error) { return loadLEAF(p.leafParams) })
 }
 
 // Check refuses an empty user sample.
