@@ -16,6 +16,18 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
+// FixedFractionParams are the parameters of the availability
+// "fixed_fraction".
+type FixedFractionParams struct {
+	Fraction float64 `param:"fraction,required" min:"0" max:"1" doc:"fraction f of the local steps completed, in (0, 1]"`
+}
+
+// UniformFractionParams are the parameters of the availability
+// "uniform_fraction".
+type UniformFractionParams struct {
+	Min float64 `param:"min,required" min:"0" max:"1" doc:"smallest fraction of the local steps, in [0, 1]"`
+}
+
 func init() {
 	registry.Define(registry.Availability, "dropout", "each sampled client independently fails to reply with probability p",
 		Dropout{}, func(d Dropout) (core.Availability, error) {
@@ -31,21 +43,15 @@ func init() {
 			}
 			return m, nil
 		})
-	type fixedParams struct {
-		Fraction float64 `param:"fraction,required" min:"0" max:"1" doc:"fraction f of the local steps completed, in (0, 1]"`
-	}
 	registry.Define(registry.Availability, "fixed_fraction", "every sampled client completes ⌈f·K⌉ of its K local steps",
-		fixedParams{}, func(p fixedParams) (core.Availability, error) {
+		FixedFractionParams{}, func(p FixedFractionParams) (core.Availability, error) {
 			if p.Fraction <= 0 {
 				return nil, fmt.Errorf("fraction must be in (0, 1], got %g", p.Fraction)
 			}
 			return Fraction{Min: p.Fraction, Max: p.Fraction}, nil
 		})
-	type uniformParams struct {
-		Min float64 `param:"min,required" min:"0" max:"1" doc:"smallest fraction of the local steps, in [0, 1]"`
-	}
 	registry.Define(registry.Availability, "uniform_fraction", "every sampled client completes ⌈u·K⌉ of its K local steps, u uniform on [min, 1] per client and round",
-		uniformParams{}, func(p uniformParams) (core.Availability, error) { return Fraction{Min: p.Min, Max: 1}, nil })
+		UniformFractionParams{}, func(p UniformFractionParams) (core.Availability, error) { return Fraction{Min: p.Min, Max: 1}, nil })
 	registry.Define(registry.Availability, "pareto", "heavy-tailed stragglers: a client slowed down by T ~ Pareto(α, 1) completes max(1, ⌊K/T⌋) of its K steps by the deadline",
 		Pareto{Alpha: 1.5}, func(p Pareto) (core.Availability, error) {
 			if p.Alpha <= 0 {
