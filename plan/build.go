@@ -85,6 +85,9 @@ type resolved struct {
 // resolve validates c: parameters given as components (schedules,
 // topologies) are built first and identified by their specification.
 func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
+	if c.err != nil {
+		return resolved{}, c.err
+	}
 	if c.Kind != "" && c.Kind != kind {
 		return resolved{}, fmt.Errorf("expected a %s, got %s %q", kind, c.Kind, c.Name)
 	}

@@ -30,7 +30,8 @@ import (
 // A parameter value is a number (float64 or int), a bool, a string, a
 // []float64, a sched.Table (a function of the round, tabulated), or a
 // Component (a schedule or a topology given to this component). Parameters
-// left out take their registered defaults.
+// left out take their registered defaults. Of makes one from a typed
+// params value, checked by the compiler.
 type Component struct {
 	Kind   registry.Kind
 	Name   string
@@ -40,6 +41,8 @@ type Component struct {
 	// the paths as given, so that run keys do not depend on where a
 	// project lies.
 	Dir string
+
+	err error // why Of could not name a component
 }
 
 // Algorithm is an algorithm with a display label ("" means its name).
