@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/htmlreport"
 	"github.com/fedlab/fedlab/internal/atomicfile"
@@ -106,6 +107,11 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		if len(runs) == 0 {
 			pendingNotes = append(pendingNotes, o.Title)
 			continue
+		}
+		for _, r := range runs {
+			if r.Result.Unmoved > 0 {
+				fmt.Fprintf(stderr, "fedlab: note: call %d: %s seed %d: %s\n", i+1, escape.Line(r.Name()), r.Seed, core.UnmovedNote(r.Result.Unmoved))
+			}
 		}
 		if !first && opts.Format != "csv" {
 			b.WriteString("\n")

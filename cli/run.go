@@ -110,8 +110,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if (!opts.Quiet || sum.Failed > 0) && sum.Runs > 0 && !opts.DryRun {
+	if (!opts.Quiet || sum.Failed > 0 || len(sum.Unmoved) > 0) && sum.Runs > 0 && !opts.DryRun {
 		fmt.Fprintf(stderr, "fedlab: %s\n", sum)
+	}
+	for _, u := range sum.Unmoved {
+		fmt.Fprintf(stderr, "fedlab: note: %s\n", escape.Line(u.String()))
 	}
 	return failedRuns(stderr, sum)
 }

@@ -39,6 +39,7 @@ type page struct {
 	ScriptNote                  string // where the script came from, or why it is missing
 	Calls                       []callView
 	Problems                    []problemRun
+	Unmoved                     []problemRun // runs whose model did not move
 	Generated                   string
 }
 
@@ -69,7 +70,8 @@ type figure struct {
 	Data   template.URL
 }
 
-// problemRun is a run that diverged or failed.
+// problemRun is a run that diverged or failed, or whose model did not
+// move (core.Result.Unmoved).
 type problemRun struct {
 	Call                         int
 	Label, Seed, Status, Message string
@@ -124,6 +126,10 @@ func Write(w io.Writer, dir string, opts Options) error {
 				}
 				pg.Problems = append(pg.Problems, problemRun{Call: i + 1, Label: r.Name(),
 					Seed: fmt.Sprint(r.Seed), Status: string(r.Result.Status), Message: msg})
+			}
+			if r.Result.Unmoved > 0 {
+				pg.Unmoved = append(pg.Unmoved, problemRun{Call: i + 1, Label: r.Name(),
+					Seed: fmt.Sprint(r.Seed), Status: string(r.Result.Status), Message: core.UnmovedNote(r.Result.Unmoved)})
 			}
 		}
 		if len(done) > 0 {

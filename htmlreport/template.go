@@ -51,6 +51,7 @@ nav ul { columns: 2; }
 <li><a href="#script">Script</a></li>
 {{range .Calls}}<li><a href="#{{.Anchor}}">{{.Title}}</a></li>
 {{end}}<li><a href="#problems">Diverged and failed runs</a></li>
+{{if .Unmoved}}<li><a href="#unmoved">Runs whose model did not move</a></li>{{end}}
 </ul></nav>
 
 <h2 id="script">Script</h2>
@@ -92,6 +93,14 @@ nav ul { columns: 2; }
 {{end}}</tbody>
 </table>
 {{else}}<p>None.</p>{{end}}
+{{if .Unmoved}}
+<h2 id="unmoved">Runs whose model did not move</h2>
+<table>
+<thead><tr><th>call</th><th>name</th><th>seed</th><th>status</th><th>message</th></tr></thead>
+<tbody>{{range .Unmoved}}<tr><td class="num">{{.Call}}</td><td>{{.Label}}</td><td class="num">{{.Seed}}</td><td>{{.Status}}</td><td>{{.Message}}</td></tr>
+{{end}}</tbody>
+</table>
+{{end}}
 </body>
 </html>
 `))

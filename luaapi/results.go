@@ -32,6 +32,9 @@ func (in *interp) result(r *experiment.Run) *lua.LTable {
 	if res.Status == core.Diverged {
 		t.RawSetString("diverged_at", lua.LNumber(res.DivergedAt))
 	}
+	if res.Unmoved > 0 {
+		t.RawSetString("unmoved_at", lua.LNumber(res.Unmoved))
+	}
 	if res.Err != "" {
 		t.RawSetString("error", lua.LString(res.Err))
 	}
