@@ -466,41 +466,18 @@ func (e *cnnEval) forward(w, x []float64, n int) {
 	}
 }
 
+// logits returns the chunk's logits and their gradient (see net64).
+func (e *cnnEval) logits() ([]float64, []float64, int) {
+	L := len(e.sizes) - 1
+	return e.act[L], e.delta[L], e.sizes[L]
+}
+
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
 // and, if grad is not nil, overwrites grad with the gradient. With no rows
 // it returns 0 and a zero gradient.
 func (e *cnnEval) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
 	e.check(w, d, grad)
-	if grad != nil {
-		clear(grad[:e.dim])
-	}
-	n := rows(d, idx)
-	if n == 0 {
-		return 0
-	}
-	L := len(e.sizes) - 1
-	K := e.sizes[L]
-	inv := 1 / float64(n)
-	sum := 0.0
-	for start := 0; start < n; start += cnnChunk {
-		m := min(cnnChunk, n-start)
-		x := e.input(d, idx, start, m)
-		e.forward(w, x, m)
-		logits, dl := e.act[L], e.delta[L]
-		for r := range m {
-			z := logits[r*K : (r+1)*K]
-			c := e.label(d.Y[mlpRow(idx, start+r)])
-			var g []float64
-			if grad != nil {
-				g = dl[r*K : (r+1)*K]
-			}
-			sum += softmaxCrossEntropy(z, c, g, inv)
-		}
-		if grad != nil {
-			e.backward(w, x, m, grad)
-		}
-	}
-	return sum * inv
+	return evalChunks64(e, w, d, idx, grad, e.dim, cnnChunk)
 }
 
 // backward adds the chunk's gradient to grad, starting from delta[L].
@@ -581,27 +558,5 @@ func (e *cnnEval) convBackward(w, x []float64, li, s int, grad []float64) {
 // largest logit (the first one on ties); NaN if d has no rows.
 func (e *cnnEval) Accuracy(w []float64, d *core.Data) float64 {
 	e.check(w, d, nil)
-	if d.N == 0 {
-		return math.NaN()
-	}
-	L := len(e.sizes) - 1
-	K := e.sizes[L]
-	correct := 0
-	for start := 0; start < d.N; start += cnnChunk {
-		m := min(cnnChunk, d.N-start)
-		e.forward(w, e.input(d, nil, start, m), m)
-		for r := range m {
-			z := e.act[L][r*K : (r+1)*K]
-			best := 0
-			for k, v := range z {
-				if v > z[best] {
-					best = k
-				}
-			}
-			if best == e.label(d.Y[start+r]) {
-				correct++
-			}
-		}
-	}
-	return float64(correct) / float64(d.N)
+	return accuracyChunks64(e, w, d, cnnChunk)
 }

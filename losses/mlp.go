@@ -208,42 +208,19 @@ func (e *mlpEval) forward(w, a0 []float64, n int) {
 // label converts a stored label to a class index.
 func (e *mlpEval) label(y float64) int { return classIndex("mlp", y, e.sizes[len(e.sizes)-1]) }
 
+// logits returns the chunk's logits and their gradient (see net64).
+func (e *mlpEval) logits() ([]float64, []float64, int) {
+	L := len(e.kernels)
+	return e.act[L], e.delta[L], e.sizes[L]
+}
+
 // Eval returns the mean loss over the rows idx of d (all rows if idx is nil)
 // and, if grad is not nil, overwrites grad with the gradient. With no rows
 // it returns 0 and a zero gradient.
 func (e *mlpEval) Eval(w []float64, d *core.Data, idx []int, grad []float64) float64 {
 	e.check(w, d, grad)
-	if grad != nil {
-		clear(grad[:e.dim])
-	}
-	n := rows(d, idx)
-	if n == 0 {
-		return 0
-	}
 	e.setup()
-	L := len(e.kernels)
-	K := e.sizes[L]
-	inv := 1 / float64(n)
-	sum := 0.0
-	for start := 0; start < n; start += mlpChunk {
-		m := min(mlpChunk, n-start)
-		a0 := e.input(d, idx, start, m)
-		e.forward(w, a0, m)
-		logits, dl := e.act[L], e.delta[L]
-		for r := range m {
-			z := logits[r*K : (r+1)*K]
-			c := e.label(d.Y[mlpRow(idx, start+r)])
-			var g []float64
-			if grad != nil {
-				g = dl[r*K : (r+1)*K]
-			}
-			sum += softmaxCrossEntropy(z, c, g, inv)
-		}
-		if grad != nil {
-			e.backward(w, a0, m, grad)
-		}
-	}
-	return sum * inv
+	return evalChunks64(e, w, d, idx, grad, e.dim, mlpChunk)
 }
 
 // mlpRow is the data row of batch position i.
@@ -287,30 +264,8 @@ func (e *mlpEval) backward(w, a0 []float64, n int, grad []float64) {
 // largest logit (the first one on ties); NaN if d has no rows.
 func (e *mlpEval) Accuracy(w []float64, d *core.Data) float64 {
 	e.check(w, d, nil)
-	if d.N == 0 {
-		return math.NaN()
-	}
 	e.setup()
-	L := len(e.kernels)
-	K := e.sizes[L]
-	correct := 0
-	for start := 0; start < d.N; start += mlpChunk {
-		m := min(mlpChunk, d.N-start)
-		e.forward(w, e.input(d, nil, start, m), m)
-		for r := range m {
-			z := e.act[L][r*K : (r+1)*K]
-			best := 0
-			for k, v := range z {
-				if v > z[best] {
-					best = k
-				}
-			}
-			if best == e.label(d.Y[start+r]) {
-				correct++
-			}
-		}
-	}
-	return float64(correct) / float64(d.N)
+	return accuracyChunks64(e, w, d, mlpChunk)
 }
 
 // mlpBLAS is gonum's pure-Go BLAS.
