@@ -1,5 +1,7 @@
 // Command goplan runs an experiment written in Go, without Lua: it builds
-// plan values (a problem, a comparison, a sweep and a multistage pipeline),
+// plan values (a problem, a comparison, a sweep and a multistage pipeline)
+// in the typed form, plan.Of with each component's params type, so that
+// the compiler checks every parameter's name and type,
 // turns them into jobs with a plan.Builder and executes them in a run
 // directory, exactly as `fedlab run` does for a script (resume, run keys,
 // --shard/merge-compatible directories, the same progress line). It is
@@ -18,14 +20,20 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fedlab/fedlab/algorithms"
 	_ "github.com/fedlab/fedlab/all"
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/datasets"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/losses"
+	"github.com/fedlab/fedlab/metrics"
 	"github.com/fedlab/fedlab/pipeline"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
+	"github.com/fedlab/fedlab/regularizers"
 	"github.com/fedlab/fedlab/report"
 	"github.com/fedlab/fedlab/rundir"
+	"github.com/fedlab/fedlab/sched"
 )
 
 func main() {
@@ -37,11 +45,6 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Fprintln(os.Stderr, "goplan:", sum)
-}
-
-// component is a shorthand for a plan.Component.
-func component(kind registry.Kind, name string, params map[string]any) plan.Component {
-	return plan.Component{Kind: kind, Name: name, Params: params}
 }
 
 // experiments are the plans the program runs, in order.
@@ -56,25 +59,28 @@ type experiments struct {
 // size is swept, and two C-FedDA stages run with halving λ, the second
 // restarted at the first's weighted-average output.
 func build() experiments {
+	// each value starts from the component's registered defaults
 	problem := plan.Problem{
-		Data: component(registry.Dataset, "sparse_ar1", map[string]any{"dim": 64, "support": 8, "clients": 8, "samples": 40, "test_samples": 0}),
-		Loss: component(registry.Loss, "squared", map[string]any{"intercept": false}),
-		Reg:  component(registry.Regularizer, "l1", map[string]any{"lambda": 0.02}),
+		Data: plan.Of(func(p *datasets.SparseAR1Params) {
+			p.Dim, p.Support, p.Clients, p.Samples, p.TestSamples = 64, 8, 8, 40, 0
+		}),
+		Loss: plan.Of(func(p *losses.SquaredParams) { p.Intercept = false }),
+		Reg:  plan.Of(func(p *regularizers.L1Params) { p.Lambda = sched.Constant(0.02) }),
 	}
 	settings := core.Settings{Rounds: 60, ClientsPerRound: 4, LocalSteps: 5, Batch: 8, EvalEvery: 20, Init: "normal", InitScale: 1}
 	metrics := []plan.Component{
-		component(registry.Metric, "l2_error", nil),
-		component(registry.Metric, "f1", nil),
-		component(registry.Metric, "objective", nil),
+		{Kind: registry.Metric, Name: "l2_error"}, // no parameters: no params type
+		plan.Of[metrics.F1Params](nil),            // every default (threshold 0.01)
+		{Kind: registry.Metric, Name: "objective"},
 	}
 	seeds := []uint64{1, 2}
-	fedmid := plan.Algorithm{Component: component(registry.Algorithm, "fedmid", map[string]any{"eta_c": 0.002})}
-	fda := plan.Algorithm{Component: component(registry.Algorithm, "feddualavg", map[string]any{"eta_c": 0.002}), Label: "FedDualAvg"}
+	fedmid := plan.Algorithm{Component: plan.Of(func(p *algorithms.FedMiDParams) { p.EtaC = sched.Constant(0.002) })}
+	fda := plan.Algorithm{Component: plan.Of(func(p *algorithms.FedDualAvgParams) { p.EtaC = sched.Constant(0.002) }), Label: "FedDualAvg"}
 	var grid [][]plan.Setting
 	for _, eta := range []float64{0.001, 0.002, 0.004} {
 		grid = append(grid, []plan.Setting{{Key: "eta_c", Value: eta}})
 	}
-	cfedda := plan.Algorithm{Component: component(registry.Algorithm, "cfedda", map[string]any{"mu": 0.1, "L": 300.0, "weights": "constant"})}
+	cfedda := plan.Algorithm{Component: plan.Of(func(p *algorithms.CFedDAParams) { p.Mu, p.L, p.Weights = 0.1, 300, "constant" })}
 	stagesSettings := settings
 	stagesSettings.Rounds = 0
 	return experiments{
@@ -96,7 +102,11 @@ func build() experiments {
 // run executes the plans into the run directory out, prints a table of
 // each call to stdout and progress lines to progress.
 func run(out string, stdout, progress io.Writer) (rundir.Summary, error) {
-	x := build()
+	return execPlans(build(), out, stdout, progress)
+}
+
+// execPlans executes the plans x as run does.
+func execPlans(x experiments, out string, stdout, progress io.Writer) (rundir.Summary, error) {
 	b := plan.NewBuilder()
 	// data, settings and run state over the process's memory limits are refused before anything
 	// is allocated, with fedlab run's messages (2 runs at once, as executed below)
