@@ -45,6 +45,63 @@ func TestIsDecimalIsTheGrammar(t *testing.T) {
 	}
 }
 
+// TestExactDecimalIsParseFloat: exactDecimal reads a string, or leaves
+// it to the full parse, and what it reads is strconv.ParseFloat's value
+// bit for bit: random numbers of up to 22 digits with fractions,
+// exponents, signs and leading zeros, the edges of its exact range (2⁵³,
+// 10^±22, 19 digits) and strings of the grammar's bytes.
+func TestExactDecimalIsParseFloat(t *testing.T) {
+	check := func(s string) bool {
+		v, ok := exactDecimal(s)
+		if !ok {
+			return false
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil || !isDecimal(s) || math.Float64bits(v) != math.Float64bits(want) {
+			t.Fatalf("exactDecimal(%q) = %v (%x), ParseFloat %v (%x, %v), isDecimal %v", s, v, math.Float64bits(v), want, math.Float64bits(want), err, isDecimal(s))
+		}
+		return true
+	}
+	for _, s := range []string{"0", "-0", "+0.000", "-0.0e5", "9007199254740992", "9007199254740993", "9007199254740992e22",
+		"1e22", "1e23", "1e-22", "1e-23", "4.9e-324", "1234567890123456789", "12345678901234567890", "0.1", "-3.5e-7",
+		".5", "5.", "1e", "e1", "1.2.3", "+-1", "0x10", "1_0", "inf", "NaN", "00000000000000000001", "1e0000000000000000001"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(7, 1))
+	read := 0
+	for range 1000000 {
+		var b strings.Builder
+		b.WriteString([]string{"", "-", "+"}[rng.IntN(3)])
+		n := rng.IntN(23)
+		for range rng.IntN(3) {
+			b.WriteByte('0')
+		}
+		for range n {
+			if rng.IntN(8) == 0 && !strings.Contains(b.String(), ".") {
+				b.WriteByte('.')
+			}
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		if rng.IntN(4) == 0 {
+			fmt.Fprintf(&b, "%c%d", "eE"[rng.IntN(2)], rng.IntN(60)-30)
+		}
+		if check(b.String()) {
+			read++
+		}
+	}
+	if read < 500000 {
+		t.Fatalf("exactDecimal read %d of 1,000,000 random numbers: the test should exercise it", read)
+	}
+	alphabet := "019+-.eE"
+	for range 200000 {
+		b := make([]byte, 1+rng.IntN(8))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check(string(b))
+	}
+}
+
 // svmlightFuzz writes random svmlight text: mostly valid lines (labels,
 // qids, increasing features, explicit zeros, comments, blank lines, CRLF
 // endings, long lines), and with probability bad per line one of the
