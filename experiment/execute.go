@@ -310,6 +310,8 @@ func executeCohort(opts *Options, jobs []Job, u []int, workers int) []*core.Resu
 			results[k] = res
 			if members[n].Settings.Resume != nil && resumeFailed(res) {
 				results[k] = rerun(opts, &jobs[u[k]], members[n].Settings, res)
+			} else {
+				continued(&jobs[u[k]], members[n].Settings, res)
 			}
 		}
 	}
@@ -352,6 +354,7 @@ func execute(opts *Options, j *Job, i, workers int) *core.Result {
 	if s.Resume != nil && resumeFailed(res) {
 		return rerun(opts, j, s, res)
 	}
+	continued(j, s, res)
 	return res
 }
 
@@ -366,14 +369,21 @@ func resumeFailed(res *core.Result) bool {
 }
 
 // rerun runs job j again from round 0 with its settings s after its checkpoint
-// failed to resume it (res), which is reported.
+// (or the state it continued, Job.Continue) failed to resume it (res),
+// which is reported to opts.Checkpoints if set.
 func rerun(opts *Options, j *Job, s core.Settings, res *core.Result) *core.Result {
-	opts.Checkpoints.Refused(j, res.Err)
+	if opts.Checkpoints != nil {
+		opts.Checkpoints.Refused(j, res.Err)
+	}
 	alg, err := registry.BuildArgs[core.Algorithm](j.Args)
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
-	s.Resume, s.Checkpoint = nil, checkpointHook(opts, j, 1)
+	s.Resume, s.Checkpoint = nil, nil
+	if opts.Checkpoints != nil {
+		s.Checkpoint = checkpointHook(opts, j, 1)
+	}
+	s.Checkpoint = keepState(j, s.Checkpoint)
 	return core.Run(j.Problem, alg, s, j.Metrics)
 }
 
@@ -381,7 +391,8 @@ func rerun(opts *Options, j *Job, s core.Settings, res *core.Result) *core.Resul
 // given number of client workers, its progress reported to
 // opts.Progress, interrupted when opts.Context (if not nil) is done, and
 // checkpointed to opts.Checkpoints (if set) as one of a cohort of the
-// given size (1: alone).
+// given size (1: alone), continuing j.Continue and keeping its state for
+// j.KeepState (continuation).
 func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
 	s := j.Settings
 	s.Seed, s.Run, s.Workers = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)) // more workers than clients would idle
@@ -396,6 +407,7 @@ func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
 		s.Resume = opts.Checkpoints.Resume(j)
 		s.Checkpoint = checkpointHook(opts, j, cohort)
 	}
+	continuation(j, &s)
 	return s
 }
 

@@ -69,6 +69,26 @@ type Job struct {
 	Seed      uint64
 	Identity  Identity
 	Key       string // Identity.Key()
+	// Continue, if not nil, is the state of this configuration's run of
+	// fewer rounds (a halving rung's survivor), which the run continues
+	// instead of starting from round 0: bit for bit the run from round 0,
+	// its records those of that run (the shorter run's last evaluation,
+	// when it is off this run's grid, is dropped). A state the engine
+	// refuses is reported as a refused checkpoint and the run starts from
+	// round 0.
+	Continue *State
+	// KeepState, if not nil, is called with the run's state after its
+	// last round (for a longer run to continue it); a run whose algorithm
+	// does not declare its state (core.Stateful) never calls it.
+	KeepState func(*State)
+}
+
+// State is the state of a run after Rounds rounds: a core checkpoint
+// under the run's Key.
+type State struct {
+	Key    string
+	Rounds int
+	Data   []byte
 }
 
 // Run is a job's identity and outcome, as tables, files and Lua see it.

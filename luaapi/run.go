@@ -77,7 +77,6 @@ type interp struct {
 	L       *lua.LState
 	opts    Options
 	dir     *rundir.Dir
-	rung    *rundir.Rung                    // the rung of the next call executed, in a successive-halving sweep
 	builder *plan.Builder                   // turns the script's calls into jobs; keeps their datasets and problems
 	runs    map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
 	sweeps  map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua

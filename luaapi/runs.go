@@ -179,27 +179,22 @@ func (in *interp) compare(c *call, algos []*component, seeds []uint64) ([]experi
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.fn, err)
 	}
-	return in.execute(c.fn, c.where, c.name, nil, jobs)
+	return in.execute(rundir.Call{Function: c.fn, Where: c.where, Name: c.name}, jobs)
 }
 
-// execute runs the jobs of a call (named name, if not "") in the run directory.
-func (in *interp) execute(fn, where, name string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
-	rung := in.rung
-	in.rung = nil
+// execute runs the jobs of a call in the run directory: c names its
+// function, place, name (if not ""), selection rules and halving rung.
+func (in *interp) execute(c rundir.Call, jobs []experiment.Job) ([]experiment.Run, error) {
 	if err := in.checkArgsRead("before its first run"); err != nil {
 		return nil, err
 	}
-	in.dir.NameNextCall(name)
-	if rung != nil {
-		in.dir.RungOfNextCall(*rung)
-	}
-	runs, err := in.dir.Execute(fn, where, rules, jobs)
+	runs, err := in.dir.ExecuteCall(c, jobs)
 	if err != nil {
-		in.stop = storageError(fn, where, err)
+		in.stop = storageError(c.Function, c.Where, err)
 		return nil, in.stop
 	}
 	if in.dry != nil {
-		in.planned(fn, where, name, jobs)
+		in.planned(c.Function, c.Where, c.Name, jobs)
 	}
 	return runs, nil
 }

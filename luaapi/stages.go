@@ -7,6 +7,7 @@ import (
 	"github.com/fedlab/fedlab/pipeline"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
+	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -78,7 +79,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", fn, err)
 	}
-	runs, err := in.execute(fn, in.where(), name, nil, jobs)
+	runs, err := in.execute(rundir.Call{Function: fn, Where: in.where(), Name: name}, jobs)
 	if err != nil {
 		return 0, err
 	}

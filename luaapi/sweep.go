@@ -73,7 +73,7 @@ func (in *interp) fnSweep(L *lua.LState) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("fedlab.sweep: %w", err)
 		}
-		runs, err := in.execute(c.fn, c.where, c.name, rules, jobs)
+		runs, err := in.execute(rundir.Call{Function: c.fn, Where: c.where, Name: c.name, Select: rules}, jobs)
 		if err != nil {
 			return 0, err
 		}
@@ -224,19 +224,41 @@ func readHalving(f *fields, s core.Settings) (experiment.Halving, bool) {
 	return h, f.error() == nil
 }
 
-// halvingSweep runs sw by successive halving (plan.Builder.Halving), one
-// call per rung named after it.
+// halvingSweep runs sw by successive halving, driving its planner
+// (plan.HalvingPlanner): one call per rung, named after it and marked
+// with it in the run directory. The planner's notes (survivors that are
+// recomputed rather than continued) go to the standard error.
 func (in *interp) halvingSweep(c *call, sw plan.Sweep, h experiment.Halving, rules []experiment.Rule) (*sweep, error) {
-	last, sels, err := in.builder.Halving(sw, h, func(rung, rungs, rounds int, jobs []experiment.Job) ([]experiment.Run, error) {
-		name := fmt.Sprintf("rung %d of %d (%d rounds)", rung, rungs, rounds)
-		if c.name != "" {
-			name = c.name + ", " + name
-		}
-		in.rung = &rundir.Rung{Index: rung, Of: rungs, Rounds: rounds}
-		return in.execute(c.fn, c.where, name, rules, jobs)
-	})
+	p, err := in.builder.Halving(sw, h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.fn, err)
 	}
+	for {
+		rung, jobs, ok, err := p.Next()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.fn, err)
+		}
+		if !ok {
+			break
+		}
+		name := fmt.Sprintf("rung %d of %d (%d rounds)", rung.Index, rung.Of, rung.Rounds)
+		if c.name != "" {
+			name = c.name + ", " + name
+		}
+		runs, err := in.execute(rundir.Call{Function: c.fn, Where: c.where, Name: name, Select: rules,
+			Rung: &rundir.Rung{Index: rung.Index, Of: rung.Of, Rounds: rung.Rounds}}, jobs)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.Report(runs); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.fn, err)
+		}
+	}
+	if in.dry == nil {
+		for _, n := range p.Notes() {
+			fmt.Fprintf(cmp.Or[io.Writer](in.opts.Stderr, os.Stderr), "fedlab: %s %s: halving: %s\n", c.where, c.fn, escape.Line(n))
+		}
+	}
+	last, sels := p.Result()
 	return &sweep{rules: rules, runs: last, sels: sels}, nil
 }

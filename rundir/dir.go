@@ -92,10 +92,6 @@ type Dir struct {
 	// previous are the runs of the directory's manifest before this
 	// session (their result checksums are verified on reuse).
 	previous map[string]*Entry
-	// nextName is the name of the next call Execute records (NameNextCall).
-	nextName string
-	// nextRung is the rung of the next call Execute records (RungOfNextCall).
-	nextRung *Rung
 	// unsupported are the reasons runs could not be checkpointed, each
 	// reported once.
 	unsupported map[string]bool
@@ -107,15 +103,6 @@ type Dir struct {
 	// stores use from run goroutines.
 	mu sync.Mutex
 }
-
-// NameNextCall gives the next call Execute records a name (the script's
-// name key; "" for none), shown by fedlab table, plot and report.
-func (d *Dir) NameNextCall(name string) { d.nextName = name }
-
-// RungOfNextCall marks the next call Execute records as a rung of a
-// successive-halving sweep (recorded in the manifest and as records.csv's
-// rung column).
-func (d *Dir) RungOfNextCall(r Rung) { d.nextRung = &r }
 
 // callTitle is the progress title of call number n: "call 2: NAME
 // (fedlab.compare at s.lua:12)" or "call 2: fedlab.compare at s.lua:12".
@@ -307,14 +294,22 @@ func (d *Dir) clear() error {
 // the call then lacks runs of other shards, Execute returns a *Stopped
 // error, and so does every later call.
 func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
+	return d.ExecuteCall(Call{Function: fn, Where: where, Select: rules}, jobs)
+}
+
+// ExecuteCall is Execute of the call c, which may also carry the call's
+// Name (the script's name key, shown by fedlab table, plot and report)
+// and its Rung in a successive-halving sweep (recorded in the manifest
+// and as records.csv's rung column); its Runs are the jobs'.
+func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, error) {
+	fn, where, rules := c.Function, c.Where, c.Select
 	if d.stopped != nil {
 		return nil, d.stopped
 	}
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	call := Call{Function: fn, Where: where, Select: rules, Name: d.nextName, Rung: d.nextRung}
-	d.nextName, d.nextRung = "", nil
+	call := Call{Function: fn, Where: where, Select: rules, Name: c.Name, Rung: c.Rung}
 	var todo []experiment.Job
 	found, elsewhere := 0, 0
 	planned := map[string]bool{}

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHalvingFromGo: the Go counterpart of fedlab.sweep's halving key,
-// plan.Builder.Halving, runs rungs of 20 and 60 rounds through a run
+// plan.HalvingPlanner, driven here, runs rungs of 20 and 60 rounds through a run
 // directory; with eta = 1 it plans exactly the full grid's jobs.
 func TestHalvingFromGo(t *testing.T) {
 	x := build()
@@ -26,16 +26,36 @@ func TestHalvingFromGo(t *testing.T) {
 	}
 	var keys []string
 	var rungRounds []int
-	exec := func(rung, rungs, rounds int, jobs []experiment.Job) ([]experiment.Run, error) {
-		rungRounds = append(rungRounds, rounds)
-		for _, j := range jobs {
-			keys = append(keys, j.Key)
+	// halve drives the planner: each rung's jobs run as one call of the directory
+	halve := func(h experiment.Halving) ([]experiment.Run, []experiment.Selection) {
+		t.Helper()
+		p, err := b.Halving(sw, h)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return dir.Execute("sweep", "goplan:halving", sw.Select, jobs)
+		for {
+			rung, jobs, ok, err := p.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			rungRounds = append(rungRounds, rung.Rounds)
+			for _, j := range jobs {
+				keys = append(keys, j.Key)
+			}
+			runs, err := dir.Execute("sweep", "goplan:halving", sw.Select, jobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Report(runs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p.Result()
 	}
-	if _, _, err := b.Halving(sw, experiment.Halving{Eta: 1, First: 20}, exec); err != nil {
-		t.Fatal(err)
-	}
+	halve(experiment.Halving{Eta: 1, First: 20})
 	var fullKeys []string
 	for _, j := range full {
 		fullKeys = append(fullKeys, j.Key)
@@ -44,10 +64,7 @@ func TestHalvingFromGo(t *testing.T) {
 		t.Fatalf("eta = 1 planned %d jobs in rungs %v, the full grid %d", len(keys), rungRounds, len(fullKeys))
 	}
 	keys, rungRounds = nil, nil
-	last, sels, err := b.Halving(sw, experiment.Halving{Eta: 3, First: 20}, exec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	last, sels := halve(experiment.Halving{Eta: 3, First: 20})
 	if !slices.Equal(rungRounds, []int{20, 60}) || len(sels) != 1 || sels[0].Best < 0 || len(last) == 0 {
 		t.Fatalf("rungs %v, %d selections, best %v", rungRounds, len(sels), sels)
 	}
