@@ -5,10 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/rundir"
 )
 
@@ -66,6 +69,11 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 	if want := fmt.Sprintf("; in progress: fedmid seed 1 at round %d of 100000]: no run completed, no table\n", rounds); code != 0 || !strings.HasSuffix(table, want) {
 		t.Errorf("fedlab table of the unfinished directory: exit %d\n%s\nwant it to end %q", code, table, want)
 	}
+	code, _, stderr = runCLI("plot", out)
+	if want := fmt.Sprintf("fedlab: note: call 1 (long.lua:10 fedlab.compare): 1 of 1 runs pending, no figure: left to other shards or not run yet; in progress: fedmid seed 1 at round %d of 100000\n"+
+		"fedlab: %s: no run completed, nothing to draw\n", rounds, out); code != 1 || stderr != want {
+		t.Errorf("fedlab plot of the unfinished directory: exit %d\n%s\nwant\n%s", code, stderr, want)
+	}
 	code, _, stderr = runCLI("run", script, "--out", out, "--quiet")
 	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of 100000\n$`).FindStringSubmatch(stderr)
 	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] == "0" {
@@ -88,6 +96,26 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		if c.Rounds != 100000 {
 			t.Errorf("kept checkpoint of %s after round %d, want 100000", key, c.Rounds)
 		}
+	}
+}
+
+// TestPlotNotesTheRunsInProgress: a call with a run completed and runs
+// pending is drawn with a legend note per run in progress (three at most)
+// and one for the others, and stderr says what fedlab table says.
+func TestPlotNotesTheRunsInProgress(t *testing.T) {
+	done := experiment.Run{Label: "fedavg", Seed: 1, Result: &core.Result{}}
+	runs := []experiment.Run{done, {Label: "fedmid", Seed: 1}, {Label: "fedmid", Seed: 2}, {Label: "fedmid", Seed: 3}}
+	var stderr strings.Builder
+	notes, drawable := unfinishedRuns(&stderr, 1, "fedlab.compare at s.lua:4", runs, []string{"fedmid seed 1 at round 120 of 400", "fedmid seed 2 at round 80 of 400"})
+	want := []string{"in progress, not drawn: fedmid seed 1 at round 120 of 400", "in progress, not drawn: fedmid seed 2 at round 80 of 400", "1 more runs pending, not drawn"}
+	if !drawable || !slices.Equal(notes, want) {
+		t.Errorf("notes %q (drawable %v), want %q", notes, drawable, want)
+	}
+	if got, want := stderr.String(), "fedlab: note: call 2 (fedlab.compare at s.lua:4): 3 of 4 runs pending, not drawn: left to other shards or not run yet; in progress: fedmid seed 1 at round 120 of 400, fedmid seed 2 at round 80 of 400\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+	if notes, drawable := unfinishedRuns(&stderr, 0, "x", runs[:1], nil); notes != nil || !drawable {
+		t.Errorf("a completed call: notes %q, drawable %v", notes, drawable)
 	}
 }
 

@@ -110,6 +110,10 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		if rules := l.Manifest.Calls[i].Select; len(rules) > 0 {
 			runs = experiment.BestRuns(experiment.Select(runs, rules))
 		}
+		notes, drawable := unfinishedRuns(stderr, i, titles[i], runs, l.InProgress[i])
+		if !drawable {
+			continue
+		}
 		names := metrics
 		if len(names) == 0 {
 			names = metricNames(runs)
@@ -119,6 +123,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		drawn++
 		o := opts
+		o.Notes = notes
 		if o.Title == "" {
 			o.Title = plot.Truncate(titles[i], plot.MaxText) // a call's name can be longer than fits; the cut shows as "…"
 		}
@@ -145,6 +150,9 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if drawn == 0 && len(skipped) == 0 && len(l.Calls) > 0 {
+		return fmt.Errorf("%s: no run completed, nothing to draw", dirs[0])
+	}
 	if drawn == 0 && len(skipped) > 0 {
 		return fmt.Errorf("no call of %s records %s (the runs record: %s)", dirs[0], strings.Join(missingMetrics(slices.Concat(l.Calls...), metrics), ", "),
 			strings.Join(metricNames(slices.Concat(l.Calls...)), ", "))
@@ -153,6 +161,38 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "fedlab: %s: not drawn\n", s)
 	}
 	return nil
+}
+
+// unfinishedRuns says on stderr how many runs of call i (its title) are
+// not completed and how far those with a checkpoint got (progress:
+// rundir.Loaded.InProgress), as fedlab table does, and returns the legend
+// notes of its figures (the first three runs in progress) and whether any
+// run completed, to be drawn.
+func unfinishedRuns(stderr io.Writer, i int, title string, runs []experiment.Run, progress []string) ([]string, bool) {
+	pending := 0
+	for _, r := range runs {
+		if r.Result == nil {
+			pending++
+		}
+	}
+	if pending == 0 {
+		return nil, true
+	}
+	drawable := pending < len(runs)
+	what := "not drawn"
+	if !drawable {
+		what = "no figure"
+	}
+	fmt.Fprintf(stderr, "fedlab: note: call %d (%s): %d of %d runs pending, %s: left to other shards or not run yet%s\n",
+		i+1, escape.Line(title), pending, len(runs), what, inProgress(progress))
+	var notes []string
+	for _, p := range progress[:min(len(progress), 3)] {
+		notes = append(notes, plot.Truncate("in progress, not drawn: "+p, 80))
+	}
+	if more := pending - len(notes); more > 0 {
+		notes = append(notes, fmt.Sprintf("%d more runs pending, not drawn", more))
+	}
+	return notes, drawable
 }
 
 // missingMetrics lists the metrics of want that none of the runs records.

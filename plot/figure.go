@@ -97,6 +97,12 @@ func build(opts Options, seriesOf func(metric string) ([]Series, error)) (*Figur
 		}
 		f.Panels = append(f.Panels, p)
 	}
+	for _, n := range opts.Notes {
+		name := escape.Line(n)
+		f.Legend.Add(name)
+		f.Names = append(f.Names, name)
+		f.Styles = append(f.Styles, Style{})
+	}
 	// the legend needs room beside the panels and at least its height
 	w, h := f.legendSize()
 	f.Width = max(f.Width, 2*w+3*gap)

@@ -87,6 +87,9 @@ type Options struct {
 	// HLines are horizontal reference lines, such as a centralized
 	// optimum, drawn across the data of their panels.
 	HLines []HLine
+	// Notes are legend entries without a line, after the series: what the
+	// figure leaves out, such as runs still in progress.
+	Notes []string
 }
 
 // HLine is a horizontal reference line at y = Value, drawn black and

@@ -261,3 +261,25 @@ func TestHLineIsDrawnAtItsValue(t *testing.T) {
 		}
 	}
 }
+
+// TestNotesFollowTheSeriesInTheLegend: a note (a run in progress that the
+// figure leaves out) is a legend entry after the series, without a line,
+// and the legend makes room for it.
+func TestNotesFollowTheSeriesInTheLegend(t *testing.T) {
+	runs := []experiment.Run{curve("fedavg", 1, 1, false), curve("fedmid", 1, 2, false)}
+	note := "in progress, not drawn: scaffold seed 1 at round 120 of 400"
+	plain, err := NewFigure(runs, Options{Metric: "loss"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := NewFigure(runs, Options{Metric: "loss", Notes: []string{note}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"fedavg", "fedmid", note}; !slices.Equal(fig.Names, want) || len(fig.Styles) != 3 || fig.Styles[2].Color != (color.NRGBA{}) {
+		t.Errorf("legend %q with styles %v, want %q, the note without a line", fig.Names, fig.Styles, want)
+	}
+	if fig.Layout().Legend.Size().Y <= plain.Layout().Legend.Size().Y {
+		t.Errorf("the legend with a note is %v high, without %v", fig.Layout().Legend.Size().Y, plain.Layout().Legend.Size().Y)
+	}
+}
