@@ -35,7 +35,9 @@ func componentsMarkdown() string {
 	b.WriteString("Every component is available in Lua as `fedlab.<namespace>.<name>{ key = value, ... }` " +
 		"(see [lua-api.md](lua-api.md)), and in `fedlab list` and `fedlab describe NAME`. " +
 		"A parameter whose default is *required* must be given. A *schedule* parameter takes a number, " +
-		"a `fedlab.schedule.*` value or a Lua function of the round.\n")
+		"a `fedlab.schedule.*` value or a Lua function of the round. " +
+		"In a Go plan, a component with parameters is written `plan.Of(func(p *pkg.TypeParams) { p.Field = ... })` " +
+		"with the params type and the fields named below (see [library.md](library.md#typed-go-plans)).\n")
 	for _, k := range registry.Kinds {
 		specs := registry.Specs(k)
 		if len(specs) == 0 {
@@ -48,13 +50,20 @@ func componentsMarkdown() string {
 		fmt.Fprintf(&b, "\n## %s (`fedlab.%s.*`)\n", title, luaapi.Namespace(k))
 		for _, s := range specs {
 			fmt.Fprintf(&b, "\n### `fedlab.%s.%s`\n\n%s\n\n", luaapi.Namespace(k), s.Name, cell(s.Doc))
+			if t := registry.ParamsType(k, s.Name); t != nil {
+				fmt.Fprintf(&b, "Go: `%s`\n\n", t)
+			}
 			if len(s.Params) == 0 {
 				b.WriteString("No parameters.\n")
 				continue
 			}
-			b.WriteString("| parameter | type | default | range | description |\n|---|---|---|---|---|\n")
+			b.WriteString("| parameter | Go field | type | default | range | description |\n|---|---|---|---|---|---|\n")
 			for _, p := range s.Params {
-				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, p.Type, cell(p.DefaultText()), cell(p.RangeText()), cell(p.Doc))
+				field := registry.GoField(k, s.Name, p.Name)
+				if field != "" {
+					field = "`" + field + "`"
+				}
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", p.Name, field, p.Type, cell(p.DefaultText()), cell(p.RangeText()), cell(p.Doc))
 			}
 		}
 	}

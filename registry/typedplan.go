@@ -96,3 +96,23 @@ func Typed[P any](set func(*P)) (Kind, string, map[string]any, error) {
 	}
 	return d.kind, d.name, raw, nil
 }
+
+// GoField returns the name of the field of the params type that declares
+// the parameter param of the component (k, name), as a Go plan sets it
+// (promoted from an embedded struct if need be), or "" for a component
+// registered with Register.
+func GoField(k Kind, name, param string) string {
+	mu.RLock()
+	defer mu.RUnlock()
+	for t, d := range byParams {
+		if d.kind != k || d.name != name {
+			continue
+		}
+		for _, f := range d.fields {
+			if f.name == param {
+				return t.FieldByIndex(f.index).Name
+			}
+		}
+	}
+	return ""
+}

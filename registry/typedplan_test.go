@@ -81,6 +81,11 @@ func TestTypedParamsNameOneComponent(t *testing.T) {
 	if got := registry.ParamsType(typedKind, "typed"); got != reflect.TypeFor[typedParams]() {
 		t.Fatalf("ParamsType = %v", got)
 	}
+	for param, want := range map[string]string{"lambda": "Lambda", "eta": "Eta", "widths": "Widths", "none": ""} {
+		if got := registry.GoField(typedKind, "typed", param); got != want {
+			t.Errorf("GoField(%q) = %q, want %q (eta is promoted from an embedded struct)", param, got, want)
+		}
+	}
 	msg := mustPanic(t, "reused params type", func() {
 		registry.Define(typedKind, "typed_again", "d", typedParams{}, func(typedParams) (widget, error) { return widget{}, nil })
 	})
