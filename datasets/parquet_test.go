@@ -3,12 +3,15 @@ package datasets
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -182,6 +185,30 @@ func TestParquetErrors(t *testing.T) {
 	a := mustValidate(t, "parquet", map[string]any{"path": solo, "image": "image", "label": "character", "classes": 3})
 	if got, what, _ := a.Spec().Size(a); got != 6*6+6*8+6*6 || what != "training rows = 6, features = 6" {
 		t.Errorf("declared %d (%q)", got, what)
+	}
+}
+
+// TestParquetFooterLengthIsChecked: a file whose footer length (the 4
+// bytes before the closing magic) says 2 GB is refused before anything
+// of that size is allocated (parquet-go allocated it first: the hang of
+// FuzzReadParquet, whose input is kept as a seed).
+func TestParquetFooterLengthIsChecked(t *testing.T) {
+	tb, pix := byteTable(6, 6, 3, 2)
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	parquet.WriteFile(path, femnistRows(t, tb, pix))
+	b, _ := os.ReadFile(path)
+	binary.LittleEndian.PutUint32(b[len(b)-8:], 0x7f000191)
+	os.WriteFile(path, b, 0o644)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := buildErr(t, "parquet", map[string]any{"path": path, "image": "image", "label": "character", "classes": 3})
+	runtime.ReadMemStats(&after)
+	want := fmt.Sprintf("%s: not a Parquet file, or truncated: the footer's length is 2130706833 bytes, but the file holds %d", path, len(b))
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("%v, want %q", err, want)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("refusing the file allocated %d bytes", got)
 	}
 }
 
