@@ -74,6 +74,14 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		"fedlab: %s: no run completed, nothing to draw\n", rounds, out); code != 1 || stderr != want {
 		t.Errorf("fedlab plot of the unfinished directory: exit %d\n%s\nwant\n%s", code, stderr, want)
 	}
+	page := filepath.Join(dir, "report.html")
+	if code, _, stderr := runCLI("report", out, "--out", page); code != 0 {
+		t.Fatalf("fedlab report of the unfinished directory: exit %d, %s", code, stderr)
+	}
+	if want := fmt.Sprintf(`<p class="bad">1 of 1 runs pending: left to other shards or not run yet; in progress, each continued from its checkpoint by the next fedlab run of the script into this directory:</p>
+<ul><li>fedmid seed 1 at round %d of 100000</li></ul>`, rounds); !strings.Contains(read(t, dir, "report.html"), want) {
+		t.Errorf("the report does not say how far the run got:\n%s", want)
+	}
 	code, _, stderr = runCLI("run", script, "--out", out, "--quiet")
 	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of 100000\n$`).FindStringSubmatch(stderr)
 	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] == "0" {

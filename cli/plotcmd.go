@@ -185,14 +185,7 @@ func unfinishedRuns(stderr io.Writer, i int, title string, runs []experiment.Run
 	}
 	fmt.Fprintf(stderr, "fedlab: note: call %d (%s): %d of %d runs pending, %s: left to other shards or not run yet%s\n",
 		i+1, escape.Line(title), pending, len(runs), what, inProgress(progress))
-	var notes []string
-	for _, p := range progress[:min(len(progress), 3)] {
-		notes = append(notes, plot.Truncate("in progress, not drawn: "+p, 80))
-	}
-	if more := pending - len(notes); more > 0 {
-		notes = append(notes, fmt.Sprintf("%d more runs pending, not drawn", more))
-	}
-	return notes, drawable
+	return plot.PendingNotes(pending, progress), drawable
 }
 
 // missingMetrics lists the metrics of want that none of the runs records.

@@ -53,6 +53,8 @@ type callView struct {
 	Tables    []report.Grid
 	Figures   []figure
 	Pending   int
+	Runs      int      // the call's runs
+	Progress  []string // how far its pending runs with a checkpoint got
 	PlotError string
 }
 
@@ -116,7 +118,7 @@ func Write(w io.Writer, dir string, opts Options) error {
 		cv := callView{Title: fmt.Sprintf("Call %d: %s", i+1, titles[i]), Anchor: fmt.Sprintf("call%d", i+1),
 			Settings: settingsOf(m, i), Params: paramsOf(runs)}
 		done := slices.DeleteFunc(slices.Clone(runs), func(r experiment.Run) bool { return r.Result == nil })
-		cv.Pending = len(runs) - len(done)
+		cv.Pending, cv.Runs, cv.Progress = len(runs)-len(done), len(runs), l.InProgress[i]
 		for _, r := range done {
 			total += r.Result.Elapsed
 			if r.Result.Status == core.Diverged || r.Result.Status == core.Failed {
@@ -160,7 +162,8 @@ func (cv *callView) fill(runs []experiment.Run, c rundir.Call, opts Options) err
 	}
 	cv.Tables = grids
 	for _, metric := range metricNames(runs) {
-		fig, err := plot.NewFigure(runs, plot.Options{Metric: metric, X: opts.X, Width: 16, Height: 9, SkipRound0: opts.SkipRound0})
+		fig, err := plot.NewFigure(runs, plot.Options{Metric: metric, X: opts.X, Width: 16, Height: 9, SkipRound0: opts.SkipRound0,
+			Notes: plot.PendingNotes(cv.Pending, cv.Progress)})
 		if err != nil {
 			cv.PlotError += fmt.Sprintf("%s: %v. ", metric, err)
 			continue

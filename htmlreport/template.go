@@ -60,7 +60,8 @@ nav ul { columns: 2; }
 
 {{range .Calls}}
 <h2 id="{{.Anchor}}">{{.Title}}</h2>
-{{if .Pending}}<p class="bad">{{.Pending}} runs not completed.</p>{{end}}
+{{if .Pending}}<p class="bad">{{.Pending}} of {{.Runs}} runs pending: left to other shards or not run yet{{if .Progress}}; in progress, each continued from its checkpoint by the next fedlab run of the script into this directory:{{else}}.{{end}}</p>
+{{with .Progress}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
 <details{{if le (len .Params) 20}} open{{end}}><summary>parameters of {{len .Params}} run names</summary>
 <table>
 <thead><tr><th>name</th><th>algorithm</th><th>parameters</th><th>seeds</th></tr></thead>

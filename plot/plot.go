@@ -92,6 +92,21 @@ type Options struct {
 	Notes []string
 }
 
+// PendingNotes are the legend notes (Options.Notes) of a figure that
+// leaves out pending runs: one per run in progress, how far it got
+// (progress, as rundir.Loaded.InProgress says it), three at most, then a
+// count of the other pending runs.
+func PendingNotes(pending int, progress []string) []string {
+	var notes []string
+	for _, p := range progress[:min(len(progress), 3)] {
+		notes = append(notes, Truncate("in progress, not drawn: "+p, 80))
+	}
+	if more := pending - len(notes); more > 0 {
+		notes = append(notes, fmt.Sprintf("%d more runs pending, not drawn", more))
+	}
+	return notes
+}
+
 // HLine is a horizontal reference line at y = Value, drawn black and
 // dashed in the panel of Metric (every panel if Metric is ""), with Label
 // as its legend entry (none if Label is "").
