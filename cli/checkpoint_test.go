@@ -74,6 +74,12 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		"fedlab: %s: no run completed, nothing to draw\n", rounds, out); code != 1 || stderr != want {
 		t.Errorf("fedlab plot of the unfinished directory: exit %d\n%s\nwant\n%s", code, stderr, want)
 	}
+	merged := filepath.Join(dir, "merged")
+	code, _, stderr = runCLI("merge", out, "--out", merged)
+	if want := fmt.Sprintf("fedlab: merged 1 directories into %s: 1 runs, 1 pending (run the script with --out %s to complete them)\n"+
+		"fedlab: 1 pending runs continue from their checkpoints, kept in %s: fedmid seed 1 at round %d of 100000\n", merged, merged, merged, rounds); code != 0 || stderr != want {
+		t.Errorf("fedlab merge of the unfinished directory: exit %d\n%s\nwant\n%s", code, stderr, want)
+	}
 	page := filepath.Join(dir, "report.html")
 	if code, _, stderr := runCLI("report", out, "--out", page); code != 0 {
 		t.Fatalf("fedlab report of the unfinished directory: exit %d, %s", code, stderr)
