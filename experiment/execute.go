@@ -190,7 +190,7 @@ func Execute(jobs []Job, opts Options) ([]Run, error) {
 			running--
 			runs[e.i] = jobs[e.i].Run(e.res)
 			if prog != nil {
-				prog.runEnded(e.i, string(e.res.Status))
+				prog.runEnded(e.i, string(e.res.Status), e.res.Unmoved > 0)
 			}
 			if opts.Done != nil {
 				if err := opts.Done(e.i, runs[e.i]); err != nil && stop == nil {

@@ -45,6 +45,7 @@ type Progress struct {
 	samples                 []sample       // rounds completed at the ticks of the last RateWindow, oldest first (see rate)
 	started, done           int            // runs started and finished by this call
 	diverged, failed        int
+	unmoved                 int // done runs whose model did not move (core.Result.Unmoved)
 	interrupted             int // runs stopped by an interruption (not done)
 	shown                   bool
 	previous                int // length of the last in-place line, to blank leftovers
@@ -66,9 +67,9 @@ type ScriptProgress struct {
 	now         func() time.Time
 	start       time.Time
 
-	calls, total, stored, done, diverged, failed, interrupted int
-	rounds                                                    int64
-	shown                                                     bool
+	calls, total, stored, done, diverged, failed, interrupted, unmoved int
+	rounds                                                             int64
+	shown                                                              bool
 }
 
 // RateWindow is how far back the rate of rounds of a progress line looks.
@@ -102,7 +103,7 @@ func (s *ScriptProgress) End() {
 	if !s.shown {
 		return
 	}
-	notes := countNotes(s.stored, s.diverged, s.failed, s.interrupted)
+	notes := countNotes(s.stored, s.diverged, s.failed, s.interrupted, s.unmoved)
 	calls := "1 call"
 	if s.calls != 1 {
 		calls = fmt.Sprintf("%d calls", s.calls)
@@ -122,6 +123,7 @@ func (s *ScriptProgress) add(p *Progress) {
 	s.diverged += p.diverged
 	s.failed += p.failed
 	s.interrupted += p.interrupted
+	s.unmoved += p.unmoved
 	s.rounds += done
 	s.shown = s.shown || p.shown
 }
@@ -184,8 +186,9 @@ func (p *Progress) round(i, done, total int) {
 	}
 }
 
-// runEnded records how executing run i ended.
-func (p *Progress) runEnded(i int, status string) {
+// runEnded records how executing run i ended: its status, and whether its
+// model did not move.
+func (p *Progress) runEnded(i int, status string, unmoved bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ended[i] = true
@@ -195,6 +198,9 @@ func (p *Progress) runEnded(i int, status string) {
 		return
 	}
 	p.done++
+	if unmoved {
+		p.unmoved++
+	}
 	switch status {
 	case "diverged":
 		p.diverged++
@@ -369,18 +375,18 @@ func roundRate(rate float64) string {
 	return fmt.Sprintf("%.3g rounds/min", rate*60)
 }
 
-// notes lists the stored, diverged and failed counts, e.g. " (20 stored, 3 diverged)".
+// notes lists the stored, diverged, failed, interrupted and unmoved counts, e.g. " (20 stored, 3 diverged)".
 func (p *Progress) notes() string {
-	return countNotes(p.stored, p.diverged, p.failed, p.interrupted)
+	return countNotes(p.stored, p.diverged, p.failed, p.interrupted, p.unmoved)
 }
 
-// countNotes renders the nonzero counts, e.g. " (20 stored, 3 diverged)".
-func countNotes(stored, diverged, failed, interrupted int) string {
+// countNotes renders the nonzero counts, e.g. " (20 stored, 3 diverged, 1 did not move)".
+func countNotes(stored, diverged, failed, interrupted, unmoved int) string {
 	var n []string
 	for _, c := range []struct {
 		count int
 		what  string
-	}{{stored, "stored"}, {diverged, "diverged"}, {failed, "failed"}, {interrupted, "interrupted"}} {
+	}{{stored, "stored"}, {diverged, "diverged"}, {failed, "failed"}, {interrupted, "interrupted"}, {unmoved, "did not move"}} {
 		if c.count > 0 {
 			n = append(n, fmt.Sprintf("%d %s", c.count, c.what))
 		}

@@ -31,11 +31,11 @@ func TestProgressCountsRoundsAndSmoothsTheRate(t *testing.T) {
 	step(120, 28, 28)
 	p.tick() // the last 10 s: 40 rounds, 4 rounds/s, 144 left
 	step(130, 48, 40)
-	p.runEnded(1, "diverged") // its 60 rounds left are no longer to do
-	p.tick()                  // the last 10 s: 32 rounds, 3.2 rounds/s, 52 left
+	p.runEnded(1, "diverged", false) // its 60 rounds left are no longer to do
+	p.tick()                         // the last 10 s: 32 rounds, 3.2 rounds/s, 52 left
 	now = time.Unix(131, 0)
 	p.round(0, 100, 100)
-	p.runEnded(0, "done")
+	p.runEnded(0, "done", false)
 	p.end()
 	want := "call 1: fedlab.compare at s.lua:3: rounds 16/200, runs 0/2, 2 running, 10s, 2.14 rounds/s, ETA 1m26s\n" +
 		"call 1: fedlab.compare at s.lua:3: rounds 56/200, runs 0/2, 2 running, 20s, 4 rounds/s, ETA 36s\n" +
@@ -92,10 +92,10 @@ func TestProgressLines(t *testing.T) {
 	p.tick() // after 2 s: a line, but no rate yet
 	now = now.Add(3 * time.Second)
 	p.round(0, 10, 10)
-	p.runEnded(0, "done")
+	p.runEnded(0, "done", false)
 	p.runStarted()
 	p.round(1, 4, 20)
-	p.runEnded(2, "diverged") // before its first round: its 15 rounds are accounted for
+	p.runEnded(2, "diverged", false) // before its first round: its 15 rounds are accounted for
 	p.tick()
 	now = now.Add(time.Second)
 	p.end()
@@ -114,8 +114,8 @@ func TestProgressLines(t *testing.T) {
 	r.begin([]int{5, 5}, false)
 	r.runStarted()
 	r.runStarted()
-	r.runEnded(0, "done")
-	r.runEnded(1, "interrupted") // its rounds stay to do
+	r.runEnded(0, "done", false)
+	r.runEnded(1, "interrupted", false) // its rounds stay to do
 	now = now.Add(20 * time.Second)
 	r.tick()
 	if want := "call 1: fedlab.run at s.lua:2: rounds 5/10, runs 1/2 (1 interrupted), 0 running, 20s, ETA ?\n"; buf.String() != want {
@@ -163,9 +163,9 @@ func TestScriptProgressKeepsOneLine(t *testing.T) {
 		p.round(0, 5, 10)
 		now = now.Add(15 * time.Second)
 		p.round(0, 10, 10)
-		p.runEnded(0, "done")
+		p.runEnded(0, "done", false)
 		p.round(1, 10, 10)
-		p.runEnded(1, "diverged")
+		p.runEnded(1, "diverged", false)
 		p.tick()
 		p.end()
 		buf.WriteString("TABLE\n") // the script prints a table between its calls
@@ -174,7 +174,7 @@ func TestScriptProgressKeepsOneLine(t *testing.T) {
 		q.begin([]int{20}, false)
 		q.runStarted()
 		q.round(0, 20, 20)
-		q.runEnded(0, "done")
+		q.runEnded(0, "done", true) // its model did not move
 		now = now.Add(time.Second)
 		q.end()
 		s.End()
@@ -187,7 +187,7 @@ func TestScriptProgressKeepsOneLine(t *testing.T) {
 			want = line + "\n" +
 				"call 1: fedlab.compare at s.lua:3: runs 2/2 (1 diverged) in 15s, 8 runs/min, 1.33 rounds/s\n" + "TABLE\n"
 		}
-		want += "s.lua: 2 calls, runs 5/5 (2 stored, 1 diverged) in 16s, 11.2 runs/min, 2.5 rounds/s\n"
+		want += "s.lua: 2 calls, runs 5/5 (2 stored, 1 diverged, 1 did not move) in 16s, 11.2 runs/min, 2.5 rounds/s\n"
 		if buf.String() != want {
 			t.Errorf("interactive %v:\n%q, want\n%q", interactive, buf.String(), want)
 		}
