@@ -2,6 +2,7 @@ package plan
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"unicode"
 
@@ -75,6 +76,29 @@ func TestTypedMistakesAreTheMapFormsMistakes(t *testing.T) {
 	const want = `algorithm "fedda": parameter "beta" = 2 is above its maximum 1`
 	if got := typedErr.Error(); len(got) < len(want) || got[:len(want)] != want {
 		t.Errorf("error %q, want it to start with %q", got, want)
+	}
+	// a cross-parameter check (FedMiD refuses an adaptive server optimizer) and
+	// a dataset's declared memory over the ceiling
+	typedErr = compare(Of[algorithms.FedMiDParams](nil).With("server", Of[serveropt.Adam](nil)))
+	mapErr = compare(comp(registry.Algorithm, "fedmid", map[string]any{"server": comp(registry.Optimizer, "adam", nil)}))
+	if typedErr == nil || mapErr == nil || typedErr.Error() != mapErr.Error() {
+		t.Errorf("checker: typed: %v\nmap form: %v", typedErr, mapErr)
+	}
+	huge := func(data Component) error {
+		b := NewBuilder()
+		b.Limits = NewLimits(1<<30, 1)
+		p := lasso
+		p.Data = data
+		_, err := b.Compare(Compare{Problem: p, Algorithms: []Algorithm{{Component: comp(registry.Algorithm, "fedavg", nil)}}, Settings: settings})
+		return err
+	}
+	typedErr = huge(Of(func(p *datasets.SparseAR1Params) {
+		p.Dim, p.Support, p.Clients, p.Samples, p.TestSamples = 64, 8, 1_000_000, 1000, 0
+	}))
+	mapErr = huge(comp(registry.Dataset, "sparse_ar1", map[string]any{"dim": 64, "support": 8, "clients": 1_000_000, "samples": 1000, "test_samples": 0}))
+	if typedErr == nil || mapErr == nil || typedErr.Error() != mapErr.Error() ||
+		!strings.Contains(typedErr.Error(), `dataset "sparse_ar1" (clients = 1000000, samples = 1000, test_samples = 0, dim = 64) needs about`) {
+		t.Errorf("sizer: typed: %v\nmap form: %v", typedErr, mapErr)
 	}
 	err := compare(Of[struct{ EtaC float64 }](nil))
 	if want := "registry: struct { EtaC float64 } declares no component (its package registers none with registry.Define, or is not imported)"; err == nil || err.Error() != want {
