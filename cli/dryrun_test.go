@@ -65,7 +65,11 @@ func TestDryRunStopsAtAMisspelledMetric(t *testing.T) {
 // logged, not asserted: the machine is shared; quiet, the longest takes a
 // few seconds); a
 // script whose data file is absent on this machine (Fashion-MNIST, the
-// LIBSVM example's default file) fails naming the file instead.
+// LIBSVM example's default file) fails naming the file instead. A script
+// that runs a paper's experiment on the paper's data (paperScripts:
+// FEMNIST, CIFAR-10, EMNIST, never on this machine) is dry-run twice:
+// without data it fails with its guidance, and on the tiny files its
+// fixture writes (given with --set) it succeeds like the others.
 func TestDryRunOfEveryShippedScript(t *testing.T) {
 	if raceEnabled {
 		t.Skip("loads every script's data (minutes under the race detector); the dry run's code is raced by the other dry-run tests")
@@ -96,8 +100,17 @@ func TestDryRunOfEveryShippedScript(t *testing.T) {
 			}
 			dir := t.TempDir()
 			t.Chdir(dir)
+			var sets []string
+			if paper, ok := paperScripts[name]; ok {
+				code, stdout, stderr := runCLI("run", "--dry-run", abs)
+				header := "dry run: " + name + ": every run is planned, not computed"
+				if want := "fedlab: " + name + ": " + paper.guidance; code != 1 || stderr != want || !strings.HasPrefix(stdout, header) || strings.Count(stdout, "\n") != 1 {
+					t.Errorf("without data: exit %d, stdout %q, stderr %q; want 1, the dry run's header line only, and the guidance %q", code, stdout, stderr, want)
+				}
+				sets = paper.fixture(t, t.TempDir())
+			}
 			start := time.Now()
-			code, stdout, stderr := runCLI("run", "--dry-run", abs)
+			code, stdout, stderr := runCLI(withSets([]string{"run", "--dry-run", abs}, sets...)...)
 			took := time.Since(start)
 			if missing != "" {
 				if code != 1 || !strings.Contains(stderr, missing) {
