@@ -100,6 +100,9 @@ func (p *Pipeline) RunCheckpointed(seed, run uint64, workers int, progress func(
 		_, ownAverage := core.As[Averager](algs[i])
 		w := &wrapped{Algorithm: algs[i], name: st.name, stage: i, average: p.averages[i] && !ownAverage}
 		r := core.Run(st.problem, w, s, p.spec.Metrics)
+		if i == 0 { // the first stage starts from the pipeline's initial model
+			res.Unmoved = r.Unmoved
+		}
 		if i == 0 && r.Status != core.Failed {
 			rs.w0 = w.w0
 			if len(p.stages) > 1 && !math.IsInf(s.Divergence, 1) {
