@@ -49,8 +49,8 @@ func dataset(v lua.LValue, what string) (*core.Federated, error) {
 }
 
 // fnInfo is fedlab.info(x) for a dataset or a problem: a table with name,
-// clients, samples, features, classes, test_samples (and for a problem dim
-// and layout). For a topology, see topologyInfo.
+// clients, samples, features, classes, test_samples, storage (and for a
+// problem dim and layout). For a topology, see topologyInfo.
 func (in *interp) fnInfo(L *lua.LState) (int, error) {
 	if c, err := asComponent(L.Get(1), registry.Topology, "fedlab.info"); err == nil {
 		return in.topologyInfo(L, c)
@@ -76,10 +76,24 @@ func (in *interp) fnInfo(L *lua.LState) (int, error) {
 		test += d.N
 	}
 	t.RawSetString("test_samples", lua.LNumber(test))
+	t.RawSetString("storage", lua.LString(storage(f)))
 	if cp != nil {
 		t.RawSetString("dim", lua.LNumber(cp.Dim()))
 		t.RawSetString("layout", lua.LString(cp.Layout.String()))
 	}
 	L.Push(t)
 	return 1, nil
+}
+
+// storage names how a dataset holds its features: "sparse", "8-bit" (a
+// byte per feature read through a table of 256 values: images, and LEAF
+// files whose values all are k/255 or integers 0..255) or "float64".
+func storage(f *core.Federated) string {
+	switch {
+	case f.IsSparse():
+		return "sparse"
+	case len(f.Train) > 0 && f.Train[0].Is8Bit():
+		return "8-bit"
+	}
+	return "float64"
 }

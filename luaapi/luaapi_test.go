@@ -3,6 +3,7 @@ package luaapi
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,5 +256,25 @@ print(runs[1].status, runs[1].error ~= nil, runs[2].status, runs[2].diverged_at)
 	}
 	if !strings.HasPrefix(out, "failed\ttrue\tdiverged\t") {
 		t.Errorf("output %q", out)
+	}
+}
+
+// TestInfoNamesTheStorage: fedlab.info says how a dataset holds its
+// features: LEAF files of pixel levels stay 8-bit, one value that is not
+// a level makes them float64, sparse data are sparse.
+func TestInfoNamesTheStorage(t *testing.T) {
+	dir := t.TempDir()
+	pix, flt := filepath.Join(dir, "pix.json"), filepath.Join(dir, "float.json")
+	os.WriteFile(pix, []byte(`{"users":["a","b"],"user_data":{"a":{"x":[[0,1]],"y":[0]},"b":{"x":[[1,0.00392156862745098]],"y":[1]}}}`), 0o644)
+	os.WriteFile(flt, []byte(`{"users":["a","b"],"user_data":{"a":{"x":[[0,1]],"y":[0]},"b":{"x":[[1,0.5]],"y":[1]}}}`), 0o644)
+	out, err := script(t, fmt.Sprintf(`print(fedlab.info(fedlab.data.leaf{ path = %q, classes = 2 }).storage,
+  fedlab.info(fedlab.data.leaf{ path = %q, classes = 2 }).storage,
+  fedlab.info(fedlab.data.sparse_federated{ dim = 1000, support = 5, clients = 4, samples = 30, nnz = 7, format = "sparse" }).storage)
+`, pix, flt), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "8-bit\tfloat64\tsparse\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("output %q, want %q", out, want)
 	}
 }
