@@ -41,6 +41,7 @@ func cnnCases() []struct {
 		{"6x6 two conv + dense", losses.CNN{InChannels: 1, Channels: []int{2, 3}, Kernel: 3, Padding: []int{1}, Pool: 2, Dense: []int{4}}, mk(40, 36, 3)},
 		{"2x7x5 odd pool", losses.CNN{InChannels: 2, Height: 7, Width: 5, Channels: []int{3}, Kernel: 2, Padding: []int{0}, Pool: 2}, mk(35, 70, 4)},
 		{"5x5 pool 1 padding 2", losses.CNN{InChannels: 1, Channels: []int{2, 2}, Kernel: 3, Padding: []int{2, 0}, Pool: 1, Dense: []int{3, 3}}, mk(33, 25, 2)},
+		{"3x8x8 colour planes (CIFAR's layout)", losses.CNN{InChannels: 3, Channels: []int{2, 2}, Kernel: 3, Padding: []int{1}, Pool: 2}, mk(34, 192, 3)},
 	}
 }
 
@@ -60,6 +61,18 @@ func TestCNNLayout(t *testing.T) {
 	// 28 → 14 → 7 → 3 → 1: 32·9+32 + 3·(32·288+32) + 32·10+10
 	if got, want := lay.Dim(), 320+3*9248+330; got != want {
 		t.Fatalf("4-layer CNN has %d parameters, want %d", got, want)
+	}
+	// the FedDA paper's CIFAR-10 model (scripts/fedda_cifar10_cnn.lua): 64
+	// filters on 3 input channels of 32×32, 32 → 16 → 8 → 4 → 2, then 2·2·64 → 10
+	cifar := losses.CNN{InChannels: 3, Channels: []int{64, 64, 64, 64}, Kernel: 3, Padding: []int{1}, Pool: 2}
+	lay = layout(t, cifar, fed(randData(rng, 4, 3072, func(int) float64 { return float64(rng.IntN(10)) }), 10))
+	want = "kernel1 64x27 (reg) + bias1 1x64 + kernel2 64x576 (reg) + bias2 1x64 + kernel3 64x576 (reg) + bias3 1x64 + " +
+		"kernel4 64x576 (reg) + bias4 1x64 + kernel5 256x10 (reg) + bias5 1x10"
+	if got := lay.String(); got != want {
+		t.Fatalf("CIFAR-10 CNN layout %q, want %q", got, want)
+	}
+	if got, want := lay.Dim(), 64*27+64+3*(64*576+64)+256*10+10; got != want {
+		t.Fatalf("CIFAR-10 CNN has %d parameters, want %d", got, want)
 	}
 }
 
