@@ -80,15 +80,30 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	titles := htmlreport.Titles(l.Manifest)
+	sweepOf := map[int][]int{} // call → the calls of its halving sweep
+	for _, g := range rundir.HalvingSweeps(l.Manifest) {
+		for _, i := range g {
+			sweepOf[i] = g
+		}
+	}
 	var b strings.Builder
 	var pendingNotes []string
 	first := true
 	for i, runs := range l.Calls {
-		if *callNo != 0 && i+1 != *callNo {
+		group := sweepOf[i]
+		if *callNo != 0 && i+1 != *callNo && !slices.Contains(group, *callNo-1) || group != nil && i != group[0] {
 			continue
 		}
 		var edges []string
-		if rules := l.Manifest.Calls[i].Select; len(rules) > 0 {
+		var grid string
+		title := fmt.Sprintf("Call %d: %s", i+1, titles[i])
+		if group != nil { // one sweep: its grid, its selection's runs
+			var err error
+			title, runs, grid, err = halvingTable(l, group, opts)
+			if err != nil {
+				return err
+			}
+		} else if rules := l.Manifest.Calls[i].Select; len(rules) > 0 {
 			sels := experiment.Select(runs, rules)
 			for _, sel := range sels {
 				for _, e := range sel.Edges() {
@@ -100,7 +115,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		all := len(runs)
 		runs = slices.DeleteFunc(runs, func(r experiment.Run) bool { return r.Result == nil })
 		o := opts
-		o.Title = fmt.Sprintf("Call %d: %s", i+1, titles[i])
+		o.Title = title
 		if pending := all - len(runs); pending > 0 {
 			o.Title += fmt.Sprintf(" [%d of %d runs pending: left to other shards or not run yet%s]", pending, all, inProgress(l.InProgress[i]))
 		}
@@ -116,6 +131,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		if !first && opts.Format != "csv" {
 			b.WriteString("\n")
 		}
+		b.WriteString(grid)
 		var w strings.Builder
 		if err := report.Table(&w, runs, o); err != nil {
 			return fmt.Errorf("call %d: %w", i+1, err)

@@ -133,3 +133,46 @@ func (s Selection) Ranked(rules []Rule) []int {
 	})
 	return idx
 }
+
+// SelectRungs selects among the configurations of a halving sweep from
+// the runs of its rungs (rungs[k]: the runs of rung k+1, whose budget is
+// rounds[k]; fewer than len(rounds) while the sweep is unfinished): one
+// selection per algorithm holding every configuration, in the order of
+// the first rung, scored at the last rung it ran (Candidate.Rung, Rungs,
+// Rounds), its Best the best of the sweep's last rung (none before it
+// ran). Its Edges are those of the whole grid.
+func SelectRungs(rungs [][]Run, rounds []int, rules []Rule) []Selection {
+	var out []Selection
+	at := map[string]int{}             // label → its selection in out
+	pos := map[string]map[string]int{} // label → configuration → its candidate
+	for k, runs := range rungs {
+		for _, sel := range Select(runs, rules) {
+			i, ok := at[sel.Label]
+			if !ok {
+				i = len(out)
+				at[sel.Label], pos[sel.Label] = i, map[string]int{}
+				out = append(out, Selection{Label: sel.Label, Best: -1})
+			}
+			s := &out[i]
+			for _, c := range sel.Candidates {
+				c.Rung, c.Rungs, c.Rounds = k+1, len(rounds), rounds[k]
+				j, ok := pos[sel.Label][c.Config.String()]
+				if !ok {
+					j = len(s.Candidates)
+					pos[sel.Label][c.Config.String()] = j
+					s.Candidates = append(s.Candidates, Candidate{})
+				}
+				s.Candidates[j] = c
+			}
+		}
+	}
+	for i := range out {
+		s := &out[i]
+		for j, c := range s.Candidates {
+			if c.Rung == len(rounds) && c.Status == "" && (s.Best < 0 || beats(rules, c.Scores, s.Candidates[s.Best].Scores)) {
+				s.Best = j
+			}
+		}
+	}
+	return out
+}

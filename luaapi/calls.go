@@ -213,6 +213,7 @@ var (
 	sweepTableCall = declare("fedlab.sweep_table", "options of fedlab.sweep_table(sweep, options)", []key{
 		{"cols", "string", false, "the swept key whose values are the columns (default: the last)"},
 		{"title", "string", false, "a title line"},
+		{"width", "integer ≥ 20", false, "text grids wider than width columns wrap into several (default 100)"},
 		{"format", `"text", "md" or "latex"`, false, "the format of file (default: from its extension: .md, .tex; text otherwise)"},
 		{"file", "string", false, "also write the grids to this file in the run directory (returns its path)"},
 	})

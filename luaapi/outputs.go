@@ -146,7 +146,7 @@ func (in *interp) pathArg(L *lua.LState, fn string) (string, error) {
 	return in.output(fn, string(s))
 }
 
-// fnSweepTable is fedlab.sweep_table(sweep [, {cols=, title=}]): prints
+// fnSweepTable is fedlab.sweep_table(sweep [, {cols=, title=, width=, ...}]): prints
 // the grid of every algorithm with the selected configuration marked, and
 // the selected configurations.
 func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
@@ -161,7 +161,8 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 		return 0, err
 	}
 	if f != nil {
-		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", ""), Format: f.str("format", "", "text", "md", "latex")}
+		opts = report.SweepOptions{Cols: f.str("cols", ""), Title: f.str("title", ""), Format: f.str("format", "", "text", "md", "latex"),
+			Width: f.integer("width", 0, 20)}
 		file = f.str("file", "")
 		if err := f.error(); err != nil {
 			return 0, err

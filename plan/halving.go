@@ -32,14 +32,12 @@ type HalvingPlanner struct {
 	sw     Sweep
 	h      experiment.Halving
 	rungs  []int
-	k      int                            // rungs reported
-	alive  [][]int                        // per algorithm: indices of sw.Configs still running
-	final  []map[int]experiment.Candidate // per algorithm: config index → its last candidate
-	labels []string
-	blocks []int            // jobs per algorithm of the rung planned
-	jobs   []experiment.Job // the jobs of the rung planned last
-	open   bool             // a rung was planned and not reported
-	last   []experiment.Run
+	k      int                // rungs reported
+	alive  [][]int            // per algorithm: indices of sw.Configs still running
+	ran    [][]experiment.Run // the runs of each rung reported
+	blocks []int              // jobs per algorithm of the rung planned
+	jobs   []experiment.Job   // the jobs of the rung planned last
+	open   bool               // a rung was planned and not reported
 	notes  []string
 	rounds int // rounds the planned jobs compute, continuations counted from their state
 
@@ -55,13 +53,11 @@ func (b *Builder) Halving(sw Sweep, h experiment.Halving) (*HalvingPlanner, erro
 		return nil, err
 	}
 	p := &HalvingPlanner{b: b, sw: sw, h: h, rungs: rungs, alive: make([][]int, len(sw.Algorithms)),
-		final: make([]map[int]experiment.Candidate, len(sw.Algorithms)), labels: make([]string, len(sw.Algorithms)),
 		states: map[string]*experiment.State{}}
 	for a := range p.alive {
 		for i := range sw.Configs {
 			p.alive[a] = append(p.alive[a], i)
 		}
-		p.final[a] = map[int]experiment.Candidate{}
 	}
 	return p, nil
 }
@@ -184,7 +180,7 @@ func (p *HalvingPlanner) Report(runs []experiment.Run) error {
 	if len(runs) != len(p.jobs) {
 		return fmt.Errorf("halving: rung %d planned %d jobs, %d runs reported", p.k+1, len(p.jobs), len(runs))
 	}
-	rules, rounds := p.sw.Select, p.rungs[p.k]
+	rules := p.sw.Select
 	pos := 0
 	for a := range p.sw.Algorithms {
 		block := runs[pos : pos+p.blocks[a]]
@@ -193,11 +189,6 @@ func (p *HalvingPlanner) Report(runs []experiment.Run) error {
 			continue
 		}
 		sel := experiment.Select(block, rules)[0] // candidates in the order of alive[a]
-		p.labels[a] = sel.Label
-		for i, cand := range sel.Candidates {
-			cand.Rung, cand.Rungs, cand.Rounds = p.k+1, len(p.rungs), rounds
-			p.final[a][p.alive[a][i]] = cand
-		}
 		ranked := sel.Ranked(rules)
 		var next []int
 		for _, i := range ranked[:min(p.h.Keep(len(sel.Candidates)), len(ranked))] {
@@ -206,7 +197,7 @@ func (p *HalvingPlanner) Report(runs []experiment.Run) error {
 		slices.Sort(next)
 		p.alive[a] = next
 	}
-	p.last, p.k = runs, p.k+1
+	p.ran, p.k = append(p.ran, runs), p.k+1
 	if p.k == len(p.rungs) {
 		p.states = map[string]*experiment.State{}
 	}
@@ -226,25 +217,10 @@ func (p *HalvingPlanner) Rounds() int { return p.rounds }
 
 // Result returns the runs of the last rung reported and one selection per
 // algorithm holding every configuration, scored at the rung it stopped at
-// (Candidate.Rung), its Best chosen among the last rung's.
+// (experiment.SelectRungs).
 func (p *HalvingPlanner) Result() ([]experiment.Run, []experiment.Selection) {
-	var sels []experiment.Selection
-	for a := range p.sw.Algorithms {
-		if len(p.final[a]) == 0 {
-			continue
-		}
-		sel := experiment.Selection{Label: p.labels[a], Best: -1}
-		for i := range p.sw.Configs {
-			cand, ok := p.final[a][i]
-			if !ok {
-				continue
-			}
-			if cand.Rung == len(p.rungs) && cand.Status == "" && (sel.Best < 0 || experiment.Beats(p.sw.Select, cand.Scores, sel.Candidates[sel.Best].Scores)) {
-				sel.Best = len(sel.Candidates)
-			}
-			sel.Candidates = append(sel.Candidates, cand)
-		}
-		sels = append(sels, sel)
+	if len(p.ran) == 0 {
+		return nil, nil
 	}
-	return p.last, sels
+	return p.ran[len(p.ran)-1], experiment.SelectRungs(p.ran, p.rungs, p.sw.Select)
 }

@@ -21,13 +21,18 @@ type SweepOptions struct {
 	// Format is "" or "text", "md" or "latex" (not csv: the records of a
 	// sweep's runs are in fedlab.csv and records.csv).
 	Format string
+	// Width is the width text tables wrap at (0: DefaultWidth).
+	Width int
 }
 
 // SweepTable prints one grid per selection (algorithm): a cell per
 // configuration holding its scores under the rules ("0.9994/3.723", each
 // the mean over the seeds, "± std" with several seeds), "*" before the
 // selected cell, "diverged@r" or "failed" for configurations that did not
-// finish, "–" for combinations not swept. Below each grid a line names the
+// finish, "–" for combinations not swept. In a successive-halving sweep
+// a configuration that stopped before the last rung is marked with its
+// rung as a superscript ("4.340 ± 0.025¹") and a footnote under the grid
+// says what the marks mean (RungNote). Below each grid a line names the
 // selected configuration and its scores.
 func SweepTable(w io.Writer, sels []experiment.Selection, rules []experiment.Rule, opts SweepOptions) error {
 	if len(sels) == 0 {
@@ -53,8 +58,12 @@ func SweepTable(w io.Writer, sels []experiment.Selection, rules []experiment.Rul
 			return err
 		}
 		head := fmt.Sprintf("%s: %s", s.Label, strings.Join(crit, ", ties by "))
+		note := RungNote(s)
 		if !text {
 			g.Title, g.Caption = head, bestLine(s, rules)
+			if note != "" {
+				g.Caption = note + "; " + g.Caption
+			}
 			for _, e := range s.Edges() {
 				g.Caption += "; " + EdgeWarning(e)
 			}
@@ -64,8 +73,11 @@ func SweepTable(w io.Writer, sels []experiment.Selection, rules []experiment.Rul
 			continue
 		}
 		fmt.Fprintln(w, head)
-		if err := g.Render(w, "text", 0); err != nil {
+		if err := g.Render(w, "text", opts.Width); err != nil {
 			return err
+		}
+		if note != "" {
+			fmt.Fprintln(w, note)
 		}
 		fmt.Fprintln(w, bestLine(s, rules))
 		for _, e := range s.Edges() {
@@ -152,17 +164,16 @@ func part(cfg experiment.Config, keys []string, named bool) string {
 }
 
 // candidateCell holds a candidate's scores ("0.8567/7.765"), the selected
-// one bold (marked "*" in text), or why it has none as a note.
+// one bold (marked "*" in text), or why it has none as a note; a
+// candidate that stopped before a halving sweep's last rung ends with its
+// rung as a superscript ("0.8567¹", "diverged@10¹").
 func candidateCell(c experiment.Candidate, best bool) Cell {
-	rung := ""
+	mark := ""
 	if c.Rung > 0 && c.Rung < c.Rungs {
-		rung = fmt.Sprintf("stopped at rung %d/%d, %d rounds", c.Rung, c.Rungs, c.Rounds)
+		mark = superscript(c.Rung)
 	}
 	if c.Status != "" {
-		if rung != "" {
-			return Cell{Note: c.Status + ", " + rung}
-		}
-		return Cell{Note: c.Status}
+		return Cell{Note: c.Status + mark}
 	}
 	parts := make([]string, len(c.Scores))
 	for i, v := range c.Scores {
@@ -171,7 +182,56 @@ func candidateCell(c experiment.Candidate, best bool) Cell {
 			parts[i] = FormatMeanStd(v, c.Spread[i])
 		}
 	}
-	return Cell{Text: strings.Join(parts, "/"), Bold: best, Note: rung}
+	return Cell{Text: strings.Join(parts, "/") + mark, Bold: best}
+}
+
+// superscript writes n in superscript digits: 12 → "¹²".
+func superscript(n int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var b strings.Builder
+	for _, d := range strconv.Itoa(n) {
+		b.WriteString(string([]rune(digits)[d-'0']))
+	}
+	return b.String()
+}
+
+// RungNote is the footnote of a halving sweep's grid: what each rung mark
+// means, "¹ stopped at rung 1 of 3 (10 rounds), ² at rung 2 of 3 (30
+// rounds); unmarked: ran the last rung (90 rounds)"; "" for a full grid.
+func RungNote(s experiment.Selection) string {
+	var stopped []int
+	rungs, rounds := 0, map[int]int{}
+	for _, c := range s.Candidates {
+		if c.Rung == 0 {
+			continue
+		}
+		rungs, rounds[c.Rung] = c.Rungs, c.Rounds
+		if c.Rung < c.Rungs && !slices.Contains(stopped, c.Rung) {
+			stopped = append(stopped, c.Rung)
+		}
+	}
+	if rungs == 0 {
+		return ""
+	}
+	slices.Sort(stopped)
+	var parts []string
+	for i, k := range stopped {
+		what := "stopped at rung"
+		if i > 0 {
+			what = "at rung"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %d of %d (%d rounds)", superscript(k), what, k, rungs, rounds[k]))
+	}
+	last := "unmarked: ran the last rung"
+	if r, ok := rounds[rungs]; ok {
+		last += fmt.Sprintf(" (%d rounds)", r)
+	} else {
+		last = fmt.Sprintf("no configuration ran the last rung (%d of %d) yet", rungs, rungs)
+	}
+	if len(parts) == 0 {
+		return "successive halving: " + last
+	}
+	return strings.Join(parts, ", ") + "; " + last
 }
 
 // bestLine names the selected configuration, e.g.
