@@ -29,6 +29,8 @@ const defaultBenchClients = 10
 
 // benchSplit are the partition keys of the benchmark formats.
 type benchSplit struct {
+	registry.Ceiling // where the reading stops (not a parameter)
+
 	Partition       string  `param:"partition" choices:"iid|dirichlet|shards|dominant|natural" doc:"iid; dirichlet (label proportions ~ Dir(alpha)); shards (label-sorted shards); dominant (client m holds \x60dominant\x60 of class m mod classes); natural (each writer the data name is a client, its rows in file order)"`
 	Clients         int     `param:"clients" min:"0" doc:"clients of the iid, dirichlet, shards and dominant partitions (0 = 10); with natural: 0 = every writer, K = a seeded random K of the writers, kept in file order"`
 	Alpha           float64 `param:"alpha" min:"0" doc:"Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"`
@@ -315,11 +317,12 @@ func pairByWriter(train, test *pooled, testRows, chosen []int) ([][]int, error) 
 // quoted is the text quoted for a message (see echo).
 func (e echo) quoted() string { return fmt.Sprintf("%q", e) }
 
-// ceilingReader checks the memory ceiling (see SetMemoryCeiling) every
+// ceilingReader checks the memory ceiling (see checkCeiling) every
 // readCheckEvery bytes it passes, so that a binary reader stops with a
 // *CeilingError while it fills memory.
 type ceilingReader struct {
 	r             io.Reader
+	ceiling       budget.Budget
 	read, checked int64
 }
 
@@ -331,7 +334,7 @@ func (c *ceilingReader) Read(p []byte) (int, error) {
 	c.read += int64(n)
 	if c.read-c.checked >= readCheckEvery {
 		c.checked = c.read
-		if cerr := checkCeiling(c.read); cerr != nil {
+		if cerr := checkCeiling(c.read, c.ceiling); cerr != nil {
 			return n, cerr
 		}
 	}

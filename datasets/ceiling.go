@@ -16,9 +16,8 @@ import (
 const readCheckEvery = 8 << 20
 
 var (
-	ceilingMu sync.Mutex
-	ceiling   *budget.Budget  // nil: the default ceiling (budget.Ceiling(0)), read at the first check
-	readCtx   context.Context // nil: readers are not stopped (see SetReadContext)
+	readMu  sync.Mutex
+	readCtx context.Context // nil: readers are not stopped (see SetReadContext)
 )
 
 // SetReadContext sets the context that stops the file readers: once it
@@ -28,42 +27,21 @@ var (
 // take minutes to read). fedlab run sets it to its script's context while
 // the script runs, and nil (readers not stopped) after.
 func SetReadContext(ctx context.Context) {
-	ceilingMu.Lock()
-	defer ceilingMu.Unlock()
+	readMu.Lock()
+	defer readMu.Unlock()
 	readCtx = ctx
 }
 
 // readStopped returns the cause of the read context's end, if it has
 // ended (see SetReadContext).
 func readStopped() error {
-	ceilingMu.Lock()
+	readMu.Lock()
 	ctx := readCtx
-	ceilingMu.Unlock()
+	readMu.Unlock()
 	if ctx == nil || ctx.Err() == nil {
 		return nil
 	}
 	return fmt.Errorf("reading stopped: %w", context.Cause(ctx))
-}
-
-// SetMemoryCeiling sets the memory the file readers may fill: a reader
-// stops with a *CeilingError as soon as the live heap passes b.Limit while
-// it reads (a compressed file of a few MB can expand to many GB of valid
-// lines). fedlab run sets it to its --max-memory ceiling; a Go program that
-// does not call it gets the default ceiling of fedlab run (budget.Ceiling).
-func SetMemoryCeiling(b budget.Budget) {
-	ceilingMu.Lock()
-	defer ceilingMu.Unlock()
-	ceiling = &b
-}
-
-func memoryCeiling() budget.Budget {
-	ceilingMu.Lock()
-	defer ceilingMu.Unlock()
-	if ceiling == nil {
-		b := budget.Ceiling(0)
-		ceiling = &b
-	}
-	return *ceiling
 }
 
 // CeilingError is the error of a reader stopped by the memory ceiling.
@@ -91,16 +69,20 @@ func readMetric(name string) uint64 {
 }
 
 // checkCeiling returns a *CeilingError when the live heap passes the
-// ceiling (collecting first, so that only live data count), or, under a
+// ceiling b (collecting first, so that only live data count), or, under a
 // limit on the address space (ulimit -v), when all the memory the Go
 // runtime has mapped does, which a collection does not give back (the
 // measure of fedlab run's guard); or the read context's cause once it has
-// ended (see SetReadContext).
-func checkCeiling(read int64) error {
+// ended (see SetReadContext). A reader stops there as soon as the heap
+// passes the ceiling while it reads (a compressed file of a few MB can
+// expand to many GB of valid lines). The ceiling of a registered dataset
+// is the plan's (registry.Ceiling, from plan.Limits: fedlab run's
+// --max-memory); the exported readers (LoadCSV, ReadSVMLight, …) stop at
+// the default ceiling of the process's own limits (budget.Ceiling).
+func checkCeiling(read int64, b budget.Budget) error {
 	if err := readStopped(); err != nil {
 		return err
 	}
-	b := memoryCeiling()
 	if b.Limit == 0 {
 		return nil
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/internal/budget"
+	"github.com/fedlab/fedlab/plan"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // TestDecompressionBombStopsAtTheCeiling: a 300 KB gzip file of 200 MB of
@@ -17,6 +19,20 @@ import (
 // ran out of memory with a runtime dump, also under --max-memory, because
 // memory was checked only after the file was read).
 func TestDecompressionBombStopsAtTheCeiling(t *testing.T) {
+	path, size := decompressionBomb(t)
+	_, err := loadSVMLight(path, 0, false, budget.Budget{Limit: 48 << 20, Source: "--max-memory"})
+	var ce *CeilingError
+	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), "more than the ceiling of 48.0 MiB (--max-memory)") {
+		t.Fatalf("got %v", err)
+	}
+	if ce.Read >= size {
+		t.Errorf("stopped after reading all %d bytes", ce.Read)
+	}
+}
+
+// decompressionBomb writes a 300 KB gzip file of 200 MB of a valid
+// svmlight line and returns its path and its decompressed size.
+func decompressionBomb(t *testing.T) (string, int64) {
 	path := filepath.Join(t.TempDir(), "bomb.svm.gz")
 	var buf bytes.Buffer
 	z, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
@@ -28,14 +44,24 @@ func TestDecompressionBombStopsAtTheCeiling(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	SetMemoryCeiling(budget.Budget{Limit: 48 << 20, Source: "--max-memory"})
-	defer SetMemoryCeiling(budget.Ceiling(0))
-	_, err := LoadSVMLight(path, 0, false)
+	return path, 200 * int64(len(chunk))
+}
+
+// TestThePlansCeilingReachesTheReader: the svmlight dataset built by a
+// plan whose limits hold a 48 MiB ceiling (fedlab run --max-memory 48MiB)
+// stops reading there; the ceiling travels with the plan
+// (plan.Limits → registry.Args.WithCeiling → the params' registry.Ceiling),
+// not through a variable of this package.
+func TestThePlansCeilingReachesTheReader(t *testing.T) {
+	path, size := decompressionBomb(t)
+	b := plan.NewBuilder()
+	b.Limits = plan.NewLimits(48<<20, 1)
+	_, err := b.Dataset(plan.Component{Kind: registry.Dataset, Name: "svmlight", Params: map[string]any{"path": path}})
 	var ce *CeilingError
-	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), "more than the ceiling of 48.0 MiB (--max-memory)") {
+	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), `dataset "svmlight": `+path+":") || !strings.Contains(err.Error(), "more than the ceiling of 48.0 MiB (--max-memory)") {
 		t.Fatalf("got %v", err)
 	}
-	if ce.Read >= 200*int64(len(chunk)) {
+	if ce.Read >= size {
 		t.Errorf("stopped after reading all %d bytes", ce.Read)
 	}
 }

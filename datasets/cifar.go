@@ -186,7 +186,7 @@ func (p cifarParams) readFile(path string, out *pooled, start, end int) error {
 		return fmt.Errorf("cifar: %w", err)
 	}
 	defer fh.Close()
-	r := &ceilingReader{r: bufio.NewReaderSize(fh, 1<<16)}
+	r := &ceilingReader{r: bufio.NewReaderSize(fh, 1<<16), ceiling: p.Budget()}
 	labels := make([]byte, p.labelBytes())
 	for i := start; i < end; i++ {
 		_, err := io.ReadFull(r, labels)

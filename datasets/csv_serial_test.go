@@ -13,12 +13,13 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 )
 
 // readCSVSerial is ReadCSV as it was, record by record.
 func readCSVSerial(r io.Reader, name, label, client string) (*Table, error) {
-	cr := csv.NewReader(bufio.NewReader(boundedLines(r)))
+	cr := csv.NewReader(bufio.NewReader(boundedLines(r, budget.Ceiling(0))))
 	cr.TrimLeadingSpace = true
 	wrap := func(err error) error {
 		var pe *csv.ParseError

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 )
@@ -22,7 +23,7 @@ type CSVParams struct {
 func init() {
 	registry.Define(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
 		CSVParams{Label: "label", loaderParams: defaultLoaderParams}, func(p CSVParams) (*core.Federated, error) {
-			t, err := LoadCSV(p.Path, p.Label, p.Client)
+			t, err := loadCSV(p.Path, p.Label, p.Client, p.Budget())
 			if err != nil {
 				return nil, err
 			}
@@ -39,12 +40,13 @@ const maxEcho = 40
 const MaxLine = 64 << 20
 
 // boundedLines returns r, failing once MaxLine bytes pass without a line
-// break, or when the memory in use passes the ceiling (see
-// SetMemoryCeiling) while it is read.
-func boundedLines(r io.Reader) io.Reader { return &lineBound{r: r} }
+// break, or when the memory in use passes the ceiling b (see checkCeiling)
+// while it is read.
+func boundedLines(r io.Reader, b budget.Budget) io.Reader { return &lineBound{r: r, ceiling: b} }
 
 type lineBound struct {
 	r       io.Reader
+	ceiling budget.Budget
 	run     int   // bytes since the last line break
 	read    int64 // bytes read
 	checked int64 // bytes read at the last memory check
@@ -58,7 +60,7 @@ func (l *lineBound) Read(p []byte) (int, error) {
 	l.read += int64(n)
 	if l.read-l.checked >= readCheckEvery {
 		l.checked = l.read
-		if cerr := checkCeiling(l.read); cerr != nil {
+		if cerr := checkCeiling(l.read, l.ceiling); cerr != nil {
 			return n, cerr
 		}
 	}
@@ -100,6 +102,11 @@ func echoed(a []any) []any {
 // LoadCSV reads a CSV file, plain or compressed like svmlight files (see
 // Decompress and ReadCSV).
 func LoadCSV(path, label, client string) (*Table, error) {
+	return loadCSV(path, label, client, budget.Ceiling(0))
+}
+
+// loadCSV is LoadCSV stopping at the memory ceiling b.
+func loadCSV(path, label, client string, b budget.Budget) (*Table, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -110,7 +117,7 @@ func LoadCSV(path, label, client string) (*Table, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return ReadCSV(r, path, label, client)
+	return readCSV(r, path, label, client, textChunk, b)
 }
 
 // ReadCSV parses CSV with a header row. The column named label holds the
@@ -121,5 +128,5 @@ func LoadCSV(path, label, client string) (*Table, error) {
 // chunks on every core and joined in order (see readCSV): the values and
 // the errors are those of parsing them one by one.
 func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
-	return readCSV(r, name, label, client, textChunk)
+	return readCSV(r, name, label, client, textChunk, budget.Ceiling(0))
 }

@@ -40,6 +40,8 @@ func init() {
 
 // FashionMNISTOptions configures LoadFashionMNIST.
 type FashionMNISTOptions struct {
+	registry.Ceiling // where the reading stops (not a parameter; zero: the default ceiling)
+
 	Dir          string  `param:"dir" doc:"directory with the four IDX files (apt-get install dataset-fashion-mnist)"`
 	Clients      int     `param:"clients" min:"1" doc:"number of clients"`
 	Partition    string  `param:"partition" choices:"iid|dirichlet|dominant" doc:"iid; dirichlet (label proportions ~ Dir(alpha)); dominant (client m holds \x60dominant\x60 of class m mod 10)"`
@@ -83,7 +85,7 @@ func LoadFashionMNIST(o FashionMNISTOptions) (*core.Federated, error) {
 	var sets [2]*pooled
 	for i := range sets {
 		var err error
-		sets[i], err = readIDXPair(p[2*i], p[2*i+1], false)
+		sets[i], err = readIDXPair(p[2*i], p[2*i+1], false, o.Budget())
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("fashion_mnist: %s is missing: install the data with `apt-get install dataset-fashion-mnist` (or set dir to a directory holding %s)",
 				missingOf(p[2*i], p[2*i+1]), strings.Join(fashionMNISTFiles[:], ", "))

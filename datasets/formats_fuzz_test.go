@@ -16,6 +16,9 @@ import (
 	"github.com/fedlab/fedlab/internal/budget"
 )
 
+// fuzzCeiling is the memory ceiling of the fuzzed readers.
+var fuzzCeiling = budget.Budget{Limit: 256 << 20, Source: "the fuzz test"}
+
 // writeFuzzFile writes b to a fresh file name in dir.
 func writeFuzzFile(t *testing.T, dir, name string, b []byte) string {
 	t.Helper()
@@ -76,7 +79,6 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(b.Bytes(), true)
 	f.Add([]byte("\x93NUMPY\x01\x00\x10\x00{'descr': '<f8'}"), false)
 	f.Add([]byte("\x93NUMPY\x01\x00\x46\x00{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }\n"), false)
-	SetMemoryCeiling(budget.Budget{Limit: 256 << 20, Source: "the fuzz test"})
 	f.Fuzz(func(t *testing.T, data []byte, zipped bool) {
 		dir := t.TempDir()
 		path := dir
@@ -85,7 +87,7 @@ func FuzzReadNPY(f *testing.F) {
 		} else {
 			writeFuzzFile(t, dir, "x.npy", data)
 		}
-		src, err := openNPY(path)
+		src, err := openNPY(path, fuzzCeiling)
 		if err != nil {
 			cleanMessage(t, err)
 			return
@@ -122,7 +124,7 @@ func FuzzReadLEAF(f *testing.F) {
 	f.Add([]byte(`{"users":["a","a"],"num_samples":[1,1],"user_data":{"a":{"x":[[1]],"y":[1]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := writeFuzzFile(t, t.TempDir(), "f.json", data)
-		s, err := readLEAF(path)
+		s, err := readLEAF(path, fuzzCeiling)
 		cleanMessage(t, err)
 		n, width, _, ok := leafHead(path)
 		if err != nil {
@@ -157,8 +159,8 @@ func FuzzParallelLEAF(f *testing.F) {
 	f.Add([]byte(`{"users":["b","a"],"user_data":{"a":{"x":[[1e0]],"y":[1]},"b":{"x":[[7],[1,2]],"y":[0,1]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := writeFuzzFile(t, t.TempDir(), "f.json", data)
-		one, err1 := readLEAFWith(path, 1)
-		three, err3 := readLEAFWith(path, 3)
+		one, err1 := readLEAFWith(path, 1, fuzzCeiling)
+		three, err3 := readLEAFWith(path, 3, fuzzCeiling)
 		if (err1 == nil) != (err3 == nil) || (err1 != nil && err1.Error() != err3.Error()) {
 			t.Fatalf("one goroutine: %v; three: %v", err1, err3)
 		}

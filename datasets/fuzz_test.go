@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // cleanMessage fails the test when an error message could disturb a
@@ -161,13 +159,12 @@ func FuzzDecompressedSVMLight(f *testing.F) {
 	f.Add([]byte("BZh91AY&SY garbage"))
 	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0})
 	f.Add([]byte("1 1:0.5\r-1 2:1\r"))
-	SetMemoryCeiling(budget.Budget{Limit: 256 << 20, Source: "the fuzz test"})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decompress(bytes.NewReader(b), "fuzz.svm")
 		if err != nil {
 			return
 		}
 		defer r.Close()
-		ReadSVMLight(r, "fuzz.svm", 0, false)
+		readSVMLight(r, "fuzz.svm", 0, false, textChunk, fuzzCeiling)
 	})
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // MethodDominant is the partition of the FedDA paper's heterogeneous
@@ -111,14 +113,17 @@ type IDX struct {
 }
 
 // LoadIDX reads an IDX file, gunzipping it if the name ends in ".gz",
-// checking the memory ceiling (SetMemoryCeiling) while it reads.
-func LoadIDX(path string) (*IDX, error) {
+// checking the default memory ceiling (budget.Ceiling) while it reads.
+func LoadIDX(path string) (*IDX, error) { return loadIDX(path, budget.Ceiling(0)) }
+
+// loadIDX is LoadIDX stopping at the memory ceiling b.
+func loadIDX(path string, b budget.Budget) (*IDX, error) {
 	r, closeFile, err := openIDX(path)
 	if err != nil {
 		return nil, err
 	}
 	defer closeFile()
-	return ReadIDX(&ceilingReader{r: r}, path)
+	return ReadIDX(&ceilingReader{r: r, ceiling: b}, path)
 }
 
 // openIDX opens an IDX file, through gzip if its name ends in ".gz".

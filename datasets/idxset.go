@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -126,13 +127,13 @@ func loadIDXDataset(p IDXParams) (*core.Federated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)
 	}
-	train, err := readIDXPair(f[0], f[1], p.Transpose)
+	train, err := readIDXPair(f[0], f[1], p.Transpose, p.Budget())
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)
 	}
 	var test *pooled
 	if f[2] != "" {
-		if test, err = readIDXPair(f[2], f[3], p.Transpose); err != nil {
+		if test, err = readIDXPair(f[2], f[3], p.Transpose, p.Budget()); err != nil {
 			return nil, fmt.Errorf("idx: %w", err)
 		}
 	}
@@ -141,13 +142,14 @@ func loadIDXDataset(p IDXParams) (*core.Federated, error) {
 }
 
 // readIDXPair reads an images file (n × rows × cols …) and its labels
-// file (n), transposing each rows × cols image if asked.
-func readIDXPair(imagesPath, labelsPath string, transpose bool) (*pooled, error) {
-	images, err := LoadIDX(imagesPath)
+// file (n), transposing each rows × cols image if asked, stopping at the
+// memory ceiling b.
+func readIDXPair(imagesPath, labelsPath string, transpose bool, b budget.Budget) (*pooled, error) {
+	images, err := loadIDX(imagesPath, b)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := LoadIDX(labelsPath)
+	labels, err := loadIDX(labelsPath, b)
 	if err != nil {
 		return nil, err
 	}

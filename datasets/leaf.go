@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -135,14 +136,16 @@ type leafDoc struct {
 
 // readLEAF reads every file of a split with GOMAXPROCS goroutines (see
 // readLEAFWith).
-func readLEAF(path string) (*leafSplit, error) { return readLEAFWith(path, runtime.GOMAXPROCS(0)) }
+func readLEAF(path string, b budget.Budget) (*leafSplit, error) {
+	return readLEAFWith(path, runtime.GOMAXPROCS(0), b)
+}
 
 // readLEAFWith reads every file of a split: up to workers files are read
 // at once, each user's rows parsed by encoding/json on workers
 // goroutines, and the users joined in file order on the calling
 // goroutine, so the split does not depend on workers (1: one file and
-// one user at a time).
-func readLEAFWith(path string, workers int) (*leafSplit, error) {
+// one user at a time). The reading stops at the memory ceiling b.
+func readLEAFWith(path string, workers int, b budget.Budget) (*leafSplit, error) {
 	files, err := leafFiles(path)
 	if err != nil {
 		return nil, err
@@ -176,7 +179,7 @@ func readLEAFWith(path string, workers int) (*leafSplit, error) {
 			case <-ctx.Done():
 				return
 			}
-			readers.Go(func() { docs[i] <- decodeLEAFFile(ctx, f, jobs) })
+			readers.Go(func() { docs[i] <- decodeLEAFFile(ctx, f, jobs, b) })
 		}
 	})
 	seen := map[string]string{}
@@ -221,8 +224,8 @@ func (s *leafSplit) reserve(files []string) {
 
 // decodeLEAFFile reads a LEAF file's object, handing each user's object
 // to the parsing goroutines as it is read (so that the file's text is
-// not held whole).
-func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob) *leafDoc {
+// not held whole), stopping at the memory ceiling b.
+func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob, b budget.Budget) *leafDoc {
 	doc := &leafDoc{path: path, data: map[string]*leafJob{}}
 	fh, err := os.Open(path)
 	if err != nil {
@@ -230,7 +233,7 @@ func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob) *lea
 		return doc
 	}
 	defer fh.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(&ceilingReader{r: fh}, 1<<16))
+	dec := json.NewDecoder(bufio.NewReaderSize(&ceilingReader{r: fh, ceiling: b}, 1<<16))
 	doc.err = doc.decode(ctx, dec, jobs)
 	if doc.err != nil {
 		doc.err = leafError(path, dec, doc.err)
@@ -762,7 +765,7 @@ func leafHead(path string) (n, width int, eightBit, ok bool) {
 
 // loadLEAF reads the leaf dataset.
 func loadLEAF(p leafParams) (*core.Federated, error) {
-	split, err := readLEAF(p.Path)
+	split, err := readLEAF(p.Path, p.Budget())
 	if err != nil {
 		return nil, fmt.Errorf("leaf: %w", err)
 	}
@@ -773,7 +776,7 @@ func loadLEAF(p leafParams) (*core.Federated, error) {
 	train := split.pooled(users)
 	var test *pooled
 	if p.Test != "" {
-		ts, err := readLEAF(p.Test)
+		ts, err := readLEAF(p.Test, p.Budget())
 		if err != nil {
 			return nil, fmt.Errorf("leaf: test split: %w", err)
 		}

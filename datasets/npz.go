@@ -78,24 +78,26 @@ func (a *npyArray) rows() (int, int) {
 
 // npySource opens the arrays of an archive or a directory.
 type npySource struct {
-	path string
-	zip  *zip.ReadCloser // nil: a directory of .npy files
+	path    string
+	zip     *zip.ReadCloser // nil: a directory of .npy files
+	ceiling budget.Budget   // where reading an array stops
 }
 
-// openNPY opens path: a directory of .npy files, or an .npz archive.
-func openNPY(path string) (*npySource, error) {
+// openNPY opens path: a directory of .npy files, or an .npz archive,
+// whose arrays are read up to the memory ceiling b.
+func openNPY(path string, b budget.Budget) (*npySource, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if st.IsDir() {
-		return &npySource{path: path}, nil
+		return &npySource{path: path, ceiling: b}, nil
 	}
 	z, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a .npz archive (a zip file of .npy arrays): %s", path, libError(err))
 	}
-	return &npySource{path: path, zip: z}, nil
+	return &npySource{path: path, zip: z, ceiling: b}, nil
 }
 
 // Close closes the archive (a directory holds nothing open).
@@ -146,7 +148,7 @@ func (s *npySource) header(name string) (*npy.Reader, io.Closer, string, reflect
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	buffered := bufio.NewReaderSize(&ceilingReader{r: rc}, 1<<16)
+	buffered := bufio.NewReaderSize(&ceilingReader{r: rc, ceiling: s.ceiling}, 1<<16)
 	if err := npyHeaderLength(buffered, size); err != nil {
 		rc.Close()
 		return nil, nil, "", nil, fmt.Errorf("%s: not a NumPy array: %w", display, err)
@@ -314,7 +316,7 @@ func readNumbers[T number](r *npy.Reader, n int, a *npyArray, keepBytes bool) er
 // Memory declares the data's memory from the array headers (0 when they
 // cannot be read: loading then says why).
 func (p NPZParams) Memory() (uint64, string) {
-	src, err := openNPY(p.Path)
+	src, err := openNPY(p.Path, p.Budget())
 	if err != nil {
 		return 0, ""
 	}
@@ -348,7 +350,7 @@ func (p NPZParams) Memory() (uint64, string) {
 
 // loadNPZ reads the npz dataset.
 func loadNPZ(p NPZParams) (*core.Federated, error) {
-	src, err := openNPY(p.Path)
+	src, err := openNPY(p.Path, p.Budget())
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)
 	}

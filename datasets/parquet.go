@@ -269,7 +269,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 			return err
 		}
 		if read >= readCheckEvery {
-			if cerr := checkCeiling(read); cerr != nil {
+			if cerr := checkCeiling(read, p.Budget()); cerr != nil {
 				return fmt.Errorf("%s: row %d: %w", path, row, cerr)
 			}
 			read = 0

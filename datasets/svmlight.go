@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 )
@@ -40,7 +41,7 @@ func init() {
 		"svmlight/libsvm text file (optionally compressed), stored sparse or dense; qid:N gives the client, else the samples are partitioned",
 		SVMLightParams{Format: FormatSparse, scaling: scaling{Scaling: ScaleNone}, loaderParams: defaultLoaderParams},
 		func(p SVMLightParams) (*core.Federated, error) {
-			t, err := LoadSVMLight(p.Path, p.Features, p.ZeroBased)
+			t, err := loadSVMLight(p.Path, p.Features, p.ZeroBased, p.Budget())
 			if err != nil {
 				return nil, err
 			}
@@ -73,6 +74,11 @@ func (t *Table) densify() error {
 // LoadSVMLight reads an svmlight/libsvm file, decompressing it on the fly
 // (see Decompress), into sparse storage (see ReadSVMLight).
 func LoadSVMLight(path string, features int, zeroBased bool) (*Table, error) {
+	return loadSVMLight(path, features, zeroBased, budget.Ceiling(0))
+}
+
+// loadSVMLight is LoadSVMLight stopping at the memory ceiling b.
+func loadSVMLight(path string, features int, zeroBased bool, b budget.Budget) (*Table, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -83,7 +89,7 @@ func LoadSVMLight(path string, features int, zeroBased bool) (*Table, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return ReadSVMLight(r, path, features, zeroBased)
+	return readSVMLight(r, path, features, zeroBased, textChunk, b)
 }
 
 // ReadSVMLight parses svmlight/libsvm text into compressed sparse rows,
@@ -100,11 +106,12 @@ func LoadSVMLight(path string, features int, zeroBased bool) (*Table, error) {
 // readChunks) and joined in order: the values and the errors are those of
 // parsing it line by line.
 func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Table, error) {
-	return readSVMLight(r, name, features, zeroBased, textChunk)
+	return readSVMLight(r, name, features, zeroBased, textChunk, budget.Ceiling(0))
 }
 
-// readSVMLight is ReadSVMLight with chunks of about size bytes.
-func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size int) (*Table, error) {
+// readSVMLight is ReadSVMLight with chunks of about size bytes, stopping
+// at the memory ceiling b.
+func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size int, b budget.Budget) (*Table, error) {
 	if features < 0 || features > core.MaxFeatures {
 		return nil, fmt.Errorf("%s: features = %d outside 0..%d", name, features, core.MaxFeatures)
 	}
@@ -116,7 +123,7 @@ func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size i
 		p.limit = features
 	}
 	j := svmJoin{name: name, t: &Table{Name: name}, sp: &core.CSR{Ptr: []int{0}}, clientOf: map[string]int{}, maxIdx: -1}
-	err := readChunks(splitter{r: boundedLines(r), size: size, first: 1, cut: lineEnd}, func(c chunk) any {
+	err := readChunks(splitter{r: boundedLines(r, b), size: size, first: 1, cut: lineEnd}, func(c chunk) any {
 		part := &svmPart{}
 		p.parse(c, part)
 		return part

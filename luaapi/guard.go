@@ -57,21 +57,22 @@ const memoryCheck = 10 * time.Millisecond
 // the bound stays below it).
 func runawayBound(b budget.Budget) uint64 { return budget.Sum(b.Limit, b.Limit/2) }
 
-// newGuard starts the guard of a script. The memory ceiling is
-// Options.MaxMemory, or the share of the process's limits that
-// budget.Ceiling gives. Under a ceiling, the Go runtime's soft memory limit
+// newGuard starts the guard of a script under the memory ceiling b (the
+// plan's, plan.Limits.Ceiling: Options.MaxMemory, or the share of the
+// process's limits that budget.Ceiling gives; the datasets the plan builds
+// stop reading files at the same ceiling). Under a ceiling, the Go
+// runtime's soft memory limit
 // is also lowered to the runaway bound while the script runs (a backstop:
 // the garbage collector works harder before garbage can push the process
 // past it).
-func newGuard(opts Options) *guard {
+func newGuard(opts Options, b budget.Budget) *guard {
 	parent := opts.Context
 	if parent == nil {
 		parent = context.Background()
 	}
-	g := &guard{budget: budget.Ceiling(opts.MaxMemory), stderr: opts.Stderr, done: make(chan struct{}), gcLimit: -1}
-	datasets.SetMemoryCeiling(g.budget) // the file readers stop at the same ceiling while they read
+	g := &guard{budget: b, stderr: opts.Stderr, done: make(chan struct{}), gcLimit: -1}
 	g.ctx, g.cancel = context.WithCancelCause(parent)
-	datasets.SetReadContext(g.ctx) // and stop when the script is stopped
+	datasets.SetReadContext(g.ctx) // the file readers stop when the script is stopped
 	if g.budget.Limit > 0 {
 		if bound := runawayBound(g.budget); bound < math.MaxInt64 {
 			if prev := debug.SetMemoryLimit(-1); int64(bound) < prev {

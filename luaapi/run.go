@@ -113,7 +113,8 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	g := newGuard(opts)
+	limits := plan.NewLimits(opts.MaxMemory, opts.Jobs) // the memory ceiling, computed once
+	g := newGuard(opts, limits.Ceiling())
 	defer g.stop()
 	sum := sha256.Sum256(src)
 	abs, err := filepath.Abs(path)
@@ -121,7 +122,6 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 		return rundir.Summary{}, err
 	}
 	inv := &rundir.Invocation{CommandLine: opts.CommandLine, WorkDir: workDir, Set: opts.ArgText}
-	limits := plan.NewLimits(opts.MaxMemory, opts.Jobs)
 	dopts := rundir.Options{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
 		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers,
 		Context: g.ctx, Notices: opts.Stderr, DryRun: opts.DryRun, CheckpointEvery: opts.CheckpointEvery, KeepCheckpoints: opts.KeepCheckpoints}

@@ -24,7 +24,9 @@ type Builder struct {
 	Inputs func(spec *registry.Spec, raw map[string]any, dir string) (map[string]any, error)
 	// Limits, if set, bounds what the plans ask for before anything is
 	// allocated (see NewLimits): a dataset's declared memory, the engine
-	// settings and records, the runs' state. fedlab run sets it.
+	// settings and records, the runs' state; and a dataset read from files
+	// stops reading at its ceiling (without Limits, at the default ceiling
+	// of the process's own limits). fedlab run sets it.
 	Limits *Limits
 	// CheckData, if set, is called with a dataset's arguments before it
 	// is built: an error is returned instead of building it.
@@ -175,7 +177,11 @@ func (b *Builder) dataset(r resolved) (*core.Federated, error) {
 			return nil, err
 		}
 	}
-	f, err := registry.BuildArgs[*core.Federated](r.args)
+	args := r.args
+	if b.Limits != nil {
+		args = args.WithCeiling(b.Limits.budget) // a file reader stops at the same ceiling (registry.Ceiling)
+	}
+	f, err := registry.BuildArgs[*core.Federated](args)
 	if err != nil {
 		return nil, err
 	}

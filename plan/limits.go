@@ -35,6 +35,11 @@ func NewLimits(maxBytes uint64, runsAtOnce int) *Limits {
 	return limitsOf(budget.Ceiling(maxBytes), runsAtOnce)
 }
 
+// Ceiling is the memory ceiling the limits hold, computed once: fedlab
+// run's Lua guard watches the process against it, and the datasets a
+// Builder with these limits builds stop reading files there.
+func (l *Limits) Ceiling() budget.Budget { return l.budget }
+
 // limitsOf returns limits with the ceiling b.
 func limitsOf(b budget.Budget, runsAtOnce int) *Limits {
 	return &Limits{budget: b, runsAtOnce: max(runsAtOnce, 1)}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/sched"
 )
 
@@ -133,8 +134,9 @@ func (s *Spec) check() error {
 
 // Args holds validated parameter values, defaults filled in.
 type Args struct {
-	spec *Spec
-	vals map[string]any
+	spec    *Spec
+	vals    map[string]any
+	ceiling *budget.Budget // the plan's memory ceiling (WithCeiling); nil: the default
 }
 
 // Spec returns the spec the values were validated against.

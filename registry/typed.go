@@ -29,7 +29,9 @@ import (
 // (Int), bool (Bool), string or a named string type (String), []float64
 // (Floats), sched.Schedule (Sched), and any other type with a kind tag
 // (Component; the built component must be assignable to the field).
-// Embedded structs contribute their fields, so families share declarations.
+// Embedded structs contribute their fields, so families share declarations;
+// an embedded Ceiling is not a parameter but receives the plan's memory
+// ceiling when the component is built.
 // A schedule default must be a sched.Constant. Declaration errors panic at
 // start-up, like Register's, and so is a params type given to Define
 // twice: P names its component in a typed plan (Typed), so each component
@@ -69,12 +71,14 @@ func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, er
 			return bytes, what, nil
 		}
 	}
+	ceiling := ceilingIndex(pt)
 	Register[T](k, spec, func(a Args) (T, error) {
 		var p P
 		if err := a.fill(reflect.ValueOf(&p).Elem(), fields); err != nil {
 			var zero T
 			return zero, err
 		}
+		a.setCeiling(reflect.ValueOf(&p).Elem(), ceiling)
 		return build(p)
 	})
 	if typed {
@@ -118,6 +122,9 @@ func collect(t reflect.Type, v reflect.Value, prefix []int, fields *[]typedField
 		f := t.Field(i)
 		index := append(append([]int(nil), prefix...), i)
 		tag, tagged := f.Tag.Lookup("param")
+		if f.Anonymous && !tagged && f.Type == ceilingType {
+			continue // not a parameter: BuildArgs sets it (see Ceiling)
+		}
 		if f.Anonymous && !tagged && f.Type.Kind() == reflect.Struct {
 			ps, err := collect(f.Type, v.Field(i), index, fields)
 			if err != nil {

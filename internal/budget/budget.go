@@ -32,8 +32,9 @@ type Budget struct {
 // reservations (about 1 GB of a 4 GB `ulimit -v` before the first
 // allocation), so that the doubling that passes the ceiling still fits.
 // Source names the share and the limit ("half of the available memory
-// (MemAvailable)"). The Lua guard, the file readers and a Go program's
-// plan (plan.NewLimits) all use it.
+// (MemAvailable)"). plan.NewLimits computes it once for a session: the Lua
+// guard and the file readers of the plan's datasets take it from there
+// (readers called outside a plan compute the default, max = 0).
 func Ceiling(max uint64) Budget {
 	if max > 0 {
 		return Budget{Limit: max, Source: "--max-memory"}
