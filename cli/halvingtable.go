@@ -19,22 +19,7 @@ import (
 func halvingTable(l *rundir.Loaded, group []int, opts report.TableOptions) (title string, best []experiment.Run, grid string, err error) {
 	m := l.Manifest
 	first := m.Calls[group[0]]
-	var budgets []string
-	for _, i := range group {
-		budgets = append(budgets, fmt.Sprint(m.Calls[i].Rung.Rounds))
-	}
-	calls := fmt.Sprintf("Call %d", group[0]+1)
-	if len(group) > 1 {
-		calls = fmt.Sprintf("Calls %d–%d", group[0]+1, group[len(group)-1]+1)
-	}
-	list := budgets[0]
-	if n := len(budgets); n > 1 {
-		list = strings.Join(budgets[:n-1], ", ") + " and " + budgets[n-1]
-	}
-	title = fmt.Sprintf("%s: %s, successive halving: rungs of %s rounds", calls, rundir.HalvingTitle(first), list)
-	if len(group) < first.Rung.Of {
-		title += fmt.Sprintf(" (%d of %d rungs run)", len(group), first.Rung.Of)
-	}
+	title = rundir.HalvingSweepTitle(m, group)
 	sels := rundir.SelectHalving(m, l.Calls, group)
 	if opts.Format != "csv" {
 		var b strings.Builder

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"html"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +62,26 @@ fedmid eta_c=0.03     90  0.879 ± 0.021
 	// --call names any of its rungs: the same sweep
 	if only := mustRunCLI(t, "table", out, "--metric", "objective", "--round", "90", "--call", "2"); only != want {
 		t.Errorf("--call 2:\n%s", only)
+	}
+
+	// the report: one section for the sweep, holding the same grids
+	page := filepath.Join(dir, "report.html")
+	mustRunCLI(t, "report", out, "--out", page)
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sections []string
+	for _, m := range regexp.MustCompile(`<h2[^>]*>(.*?)</h2>`).FindAllStringSubmatch(string(b), -1) {
+		sections = append(sections, html.UnescapeString(m[1]))
+	}
+	title := "Calls 1–3: sweep.lua:3 fedlab.sweep, successive halving: rungs of 10, 30 and 90 rounds"
+	if strings.Join(sections, "|") != "Script|"+title+"|Diverged and failed runs" {
+		t.Errorf("report sections %q, want the sweep as one", sections)
+	}
+	grids, _, _ := strings.Cut(strings.TrimPrefix(want, title+"\n"), "\n\n"+title)
+	m := regexp.MustCompile(`(?s)<h3>Sweep</h3><pre>(.*?)</pre>`).FindStringSubmatch(string(b))
+	if m == nil || html.UnescapeString(m[1]) != grids+"\n" {
+		t.Errorf("report's sweep grids:\n%v\nwant:\n%s", m, grids)
 	}
 }

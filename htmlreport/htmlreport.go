@@ -114,11 +114,23 @@ func Write(w io.Writer, dir string, opts Options) error {
 	pg.Script, pg.ScriptNote = readScript(dir, m, opts.Script)
 	var total time.Duration
 	titles := Titles(m)
+	sweepOf := map[int][]int{} // call → the calls of its halving sweep
+	for _, g := range rundir.HalvingSweeps(m) {
+		for _, i := range g {
+			sweepOf[i] = g
+		}
+	}
+	pending, planned, progress := 0, 0, []string(nil) // of the rungs of a halving sweep before its last
 	for i, runs := range l.Calls {
 		cv := callView{Title: fmt.Sprintf("Call %d: %s", i+1, titles[i]), Anchor: fmt.Sprintf("call%d", i+1),
 			Settings: settingsOf(m, i), Params: paramsOf(runs)}
 		done := slices.DeleteFunc(slices.Clone(runs), func(r experiment.Run) bool { return r.Result == nil })
 		cv.Pending, cv.Runs, cv.Progress = len(runs)-len(done), len(runs), l.InProgress[i]
+		group := sweepOf[i]
+		if group != nil { // one section for the sweep, at its last rung, with the runs of all its rungs
+			cv.Pending, cv.Runs, cv.Progress = pending+cv.Pending, planned+cv.Runs, append(progress, cv.Progress...)
+			pending, planned, progress = cv.Pending, cv.Runs, cv.Progress
+		}
 		for _, r := range done {
 			total += r.Result.Elapsed
 			if r.Result.Status == core.Diverged || r.Result.Status == core.Failed {
@@ -134,8 +146,18 @@ func Write(w io.Writer, dir string, opts Options) error {
 					Seed: fmt.Sprint(r.Seed), Status: string(r.Result.Status), Message: core.UnmovedNote(r.Result.Unmoved)})
 			}
 		}
+		var sels []experiment.Selection
+		if group != nil {
+			if i != group[len(group)-1] {
+				continue
+			}
+			cv.Title, cv.Anchor = rundir.HalvingSweepTitle(m, group), fmt.Sprintf("call%d", group[0]+1)
+			cv.Params = paramsOf(l.Calls[group[0]])
+			sels = rundir.SelectHalving(m, l.Calls, group)
+			pending, planned, progress = 0, 0, nil
+		}
 		if len(done) > 0 {
-			if err := cv.fill(done, m.Calls[i], opts); err != nil {
+			if err := cv.fill(done, m.Calls[i], sels, opts); err != nil {
 				return fmt.Errorf("call %d: %w", i+1, err)
 			}
 		}
@@ -145,12 +167,19 @@ func Write(w io.Writer, dir string, opts Options) error {
 	return tmpl.Execute(w, pg)
 }
 
-// fill adds the tables and figures of a call's completed runs.
-func (cv *callView) fill(runs []experiment.Run, c rundir.Call, opts Options) error {
+// sweepWidth is the width a sweep's grids wrap at in the report: a 5 × 5
+// grid of a halving sweep (scores "1.0494 ± 0.0049²") is one table.
+const sweepWidth = 120
+
+// fill adds the tables and figures of a call's completed runs; a
+// halving sweep's selections sels (nil for other calls) span its rungs.
+func (cv *callView) fill(runs []experiment.Run, c rundir.Call, sels []experiment.Selection, opts Options) error {
 	if len(c.Select) > 0 {
 		var b strings.Builder
-		sels := experiment.Select(runs, c.Select)
-		if err := report.SweepTable(&b, sels, c.Select, report.SweepOptions{}); err != nil {
+		if sels == nil {
+			sels = experiment.Select(runs, c.Select)
+		}
+		if err := report.SweepTable(&b, sels, c.Select, report.SweepOptions{Width: sweepWidth}); err != nil {
 			return err
 		}
 		cv.Sweep = b.String()

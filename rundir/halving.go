@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
@@ -60,4 +61,29 @@ func HalvingTitle(c Call) string {
 		return c.Where + " " + c.Function
 	}
 	return name
+}
+
+// HalvingSweepTitle is the title of the halving sweep whose rung calls are
+// group in tables and the report: "Calls 1–3: sweep.lua:3 fedlab.sweep,
+// successive halving: rungs of 10, 30 and 90 rounds", with "(2 of 3 rungs
+// run)" while it is unfinished.
+func HalvingSweepTitle(m *Manifest, group []int) string {
+	first := m.Calls[group[0]]
+	var budgets []string
+	for _, i := range group {
+		budgets = append(budgets, fmt.Sprint(m.Calls[i].Rung.Rounds))
+	}
+	calls := fmt.Sprintf("Call %d", group[0]+1)
+	if len(group) > 1 {
+		calls = fmt.Sprintf("Calls %d–%d", group[0]+1, group[len(group)-1]+1)
+	}
+	list := budgets[0]
+	if n := len(budgets); n > 1 {
+		list = strings.Join(budgets[:n-1], ", ") + " and " + budgets[n-1]
+	}
+	title := fmt.Sprintf("%s: %s, successive halving: rungs of %s rounds", calls, HalvingTitle(first), list)
+	if len(group) < first.Rung.Of {
+		title += fmt.Sprintf(" (%d of %d rungs run)", len(group), first.Rung.Of)
+	}
+	return title
 }
