@@ -119,9 +119,15 @@ type leafSplit struct {
 // leafJob is one user's JSON object on its way to a parsing goroutine,
 // and its result.
 type leafJob struct {
-	raw []byte
+	raw *json.RawMessage // from leafText, given back once parsed
 	out chan *leafRows
 }
+
+// leafText recycles the buffers of the users' JSON text: each user's text
+// is copied out of the decoder for a parsing goroutine, and FEMNIST's
+// 5 GB of it would otherwise be garbage that lets the heap grow to twice
+// the rows read before a collection.
+var leafText = sync.Pool{New: func() any { return new(json.RawMessage) }}
 
 // leafDoc is a LEAF file's object as decoded: the users and their sample
 // counts, and each user's job in user_data (in key order).
@@ -158,12 +164,14 @@ func readLEAFWith(path string, workers int, b budget.Budget) (*leafSplit, error)
 	var parsers, readers sync.WaitGroup
 	for range workers {
 		parsers.Go(func() {
+			var rows [][]float64 // reused from user to user
 			for j := range jobs {
 				if ctx.Err() != nil {
 					j.out <- nil
-					continue
+				} else {
+					j.out <- parseLEAFUser(*j.raw, &rows)
 				}
-				j.out <- parseLEAFUser(j.raw)
+				leafText.Put(j.raw)
 			}
 		})
 	}
@@ -291,17 +299,21 @@ func (doc *leafDoc) userData(ctx context.Context, dec *json.Decoder, jobs chan<-
 			return err
 		}
 		id := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		raw := leafText.Get().(*json.RawMessage)
+		*raw = (*raw)[:0]
+		if err := dec.Decode(raw); err != nil {
+			leafText.Put(raw)
 			return err
 		}
 		if _, dup := doc.data[id]; dup {
+			leafText.Put(raw)
 			return &notLEAF{dec.InputOffset(), fmt.Sprintf("user_data holds user %s twice", echo(id).quoted())}
 		}
 		job := &leafJob{raw: raw, out: make(chan *leafRows, 1)}
 		select {
 		case jobs <- job:
 		case <-ctx.Done():
+			leafText.Put(raw)
 			return ctx.Err()
 		}
 		doc.data[id] = job
@@ -351,24 +363,36 @@ type leafRows struct {
 	x, y      []float64
 }
 
-// parseLEAFUser parses a user's object {"x": rows, "y": labels}.
-func parseLEAFUser(raw []byte) *leafRows {
-	var u struct {
-		X json.RawMessage `json:"x"`
-		Y json.RawMessage `json:"y"`
-	}
-	if err := json.Unmarshal(raw, &u); err != nil {
-		return &leafRows{err: fmt.Errorf("not an object {\"x\": rows, \"y\": labels} (%v)", err)}
-	}
-	var x [][]float64
+// parseLEAFUser parses a user's object {"x": rows, "y": labels}: in one
+// decode into the buffer rows (reused from user to user: its rows are
+// overwritten) when it has rows and labels, else as two values, as the
+// serial reader did (whose messages and results it keeps).
+func parseLEAFUser(raw []byte, rows *[][]float64) *leafRows {
 	r := &leafRows{bad: -1}
-	if err := json.Unmarshal(u.X, &x); err != nil {
-		r.err = fmt.Errorf("x is not a list of numeric rows (%v): fedlab reads LEAF's numeric datasets (FEMNIST, Synthetic)", err)
-		return r
-	}
-	if err := json.Unmarshal(u.Y, &r.y); err != nil {
-		r.err = fmt.Errorf("y is not a list of numbers (%v)", err)
-		return r
+	var x [][]float64
+	both := struct {
+		X [][]float64 `json:"x"`
+		Y []float64   `json:"y"`
+	}{X: (*rows)[:0]}
+	if err := json.Unmarshal(raw, &both); err == nil && len(both.X) > 0 && both.Y != nil {
+		x, r.y = both.X, both.Y
+		*rows = both.X
+	} else {
+		var u struct {
+			X json.RawMessage `json:"x"`
+			Y json.RawMessage `json:"y"`
+		}
+		if err := json.Unmarshal(raw, &u); err != nil {
+			return &leafRows{err: fmt.Errorf("not an object {\"x\": rows, \"y\": labels} (%v)", err)}
+		}
+		if err := json.Unmarshal(u.X, &x); err != nil {
+			r.err = fmt.Errorf("x is not a list of numeric rows (%v): fedlab reads LEAF's numeric datasets (FEMNIST, Synthetic)", err)
+			return r
+		}
+		if err := json.Unmarshal(u.Y, &r.y); err != nil {
+			r.err = fmt.Errorf("y is not a list of numbers (%v)", err)
+			return r
+		}
 	}
 	r.n = len(x)
 	if r.n == 0 {
@@ -386,7 +410,7 @@ func parseLEAFUser(raw []byte) *leafRows {
 	if r.bad >= 0 {
 		return r
 	}
-	r.pix, r.ints = make([]byte, 0, total), make([]byte, 0, total)
+	r.pix, r.ints = leafBytes(total), leafBytes(total)
 	for _, row := range x {
 		for _, v := range row {
 			if r.pix != nil {
@@ -412,6 +436,29 @@ func parseLEAFUser(raw []byte) *leafRows {
 		}
 	}
 	return r
+}
+
+// leafByteBufs recycles the users' byte rows once joined (a user's pixel
+// and integer bytes are copied into the split's array; left as garbage,
+// FEMNIST's 1.1 GB of them let the heap grow to twice the rows read).
+var leafByteBufs sync.Pool
+
+// leafBytes returns an empty byte slice of capacity n or more.
+func leafBytes(n int) []byte {
+	if b, ok := leafByteBufs.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// release gives the user's byte rows back to leafByteBufs.
+func (r *leafRows) release() {
+	for _, b := range [][]byte{r.pix, r.ints} {
+		if cap(b) > 0 {
+			leafByteBufs.Put(&b)
+		}
+	}
+	r.pix, r.ints = nil, nil
 }
 
 // pixelByte returns the byte k whose pixel level float64(k)/255 is v bit
@@ -487,6 +534,7 @@ func (s *leafSplit) join(doc *leafDoc, seen map[string]string) error {
 		}
 		s.users = append(s.users, leafUser{id: id, file: path, start: len(s.y), n: r.n})
 		s.add(r)
+		r.release()
 	}
 	return nil
 }
