@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/budget"
@@ -189,7 +190,10 @@ type svmPart struct {
 // parse parses chunk c into part, stopping at the first bad line.
 func (p *svmParser) parse(c chunk, part *svmPart) {
 	part.maxIdx = -1
-	text := string(c.text)
+	// The text is read in place, not copied (a chunk's bytes are never
+	// written once the splitter has cut them; what outlives the parse —
+	// qids — is cloned by the join): 162 MB of copying on the file.
+	text := unsafe.String(unsafe.SliceData(c.text), len(c.text))
 	line := c.first
 	for len(text) > 0 {
 		var l string
