@@ -10,7 +10,7 @@
 -- error (as scripts/fco_lasso_sweep.lua, which is the s = 1 case and is not repeated here).
 --
 -- The sweeps use successive halving (docs/lua-api.md): it selects the same four configurations,
--- with the same scores, as the full grid at 46 % of its rounds (docs/performance.md, "Successive
+-- with the same scores, as the full grid at 34 % of its rounds (docs/performance.md, "Successive
 -- halving on the shipped tuning sweeps"); `--set full_grid=true` runs the full grid.
 --
 -- Run time: see the table "Run times" in docs/reproductions.md.
@@ -25,8 +25,9 @@ local function with(t, extra)
   return o
 end
 
--- successive halving (rungs of 50, 150, 450 and 500 rounds; the best third of each algorithm's
--- configurations go on); `--set full_grid=true` runs every configuration to 500 rounds instead
+-- successive halving (rungs of 56, 167 and 500 rounds; the best third of each algorithm's
+-- configurations go on, continued from their state); `--set full_grid=true` runs every
+-- configuration to 500 rounds instead
 local halving = { eta = 3, first = 50 }
 if fedlab.args.full_grid == true then halving = nil end
 
