@@ -34,17 +34,28 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	pending := 0
+	sweepOf := map[int][]int{} // call → the calls of its halving sweep
+	for _, g := range rundir.HalvingSweeps(l.Manifest) {
+		for _, i := range g {
+			sweepOf[i] = g
+		}
+	}
 	for i, runs := range l.Calls {
 		done := slices.DeleteFunc(slices.Clone(runs), func(r experiment.Run) bool { return r.Result == nil })
 		pending += len(runs) - len(done)
-		if len(done) == 0 {
+		group := sweepOf[i]
+		if group != nil && i != group[len(group)-1] || group == nil && len(done) == 0 {
 			continue
 		}
 		c := m.Calls[i]
 		title := fmt.Sprintf("call %d: %s at %s", i+1, c.Function, c.Where)
-		if len(c.Select) > 0 {
+		switch {
+		case group != nil: // one halving sweep, shown once with its rungs
+			err = report.SweepTable(stdout, rundir.SelectHalving(l.Manifest, l.Calls, group), c.Select,
+				report.SweepOptions{Title: rundir.HalvingSweepTitle(l.Manifest, group)})
+		case len(c.Select) > 0:
 			err = report.SweepTable(stdout, experiment.Select(runs, c.Select), c.Select, report.SweepOptions{Title: title})
-		} else {
+		default:
 			err = report.Table(stdout, done, report.TableOptions{Title: title})
 		}
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// fedlab table shows a halving sweep as one sweep: one grid per algorithm
+// fedlab table (and merge, and the report) shows a halving sweep as one sweep: one grid per algorithm
 // with every configuration scored at the rung it stopped at (marked, with
 // a footnote), one selection, then the records of the selected
 // configurations; not one table per rung with a "best" of its own.
@@ -62,6 +62,12 @@ fedmid eta_c=0.03     90  0.879 ± 0.021
 	// --call names any of its rungs: the same sweep
 	if only := mustRunCLI(t, "table", out, "--metric", "objective", "--round", "90", "--call", "2"); only != want {
 		t.Errorf("--call 2:\n%s", only)
+	}
+
+	// fedlab merge prints the sweep once too
+	merged := mustRunCLI(t, "merge", out, "--out", filepath.Join(dir, "merged"))
+	if sweep, _, _ := strings.Cut(want, "\n\nCalls 1–3"); merged != sweep+"\n" {
+		t.Errorf("fedlab merge of a halving sweep:\n%s\nwant:\n%s", merged, sweep)
 	}
 
 	// the report: one section for the sweep, holding the same grids
