@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -153,6 +154,7 @@ func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size i
 			return nil, fmt.Errorf("%s: no features in any sample (set features to use a bias-only model)", name)
 		}
 	}
+	j.sp.Ind, j.sp.Val = slices.Concat(j.ind...), slices.Concat(j.val...)
 	j.t.Data = &core.Data{Sparse: j.sp, Y: j.labels, N: len(j.labels), Features: features}
 	return j.t, nil
 }
@@ -307,6 +309,12 @@ type svmJoin struct {
 	clientOf map[string]int
 	qidLine  int // first line with (qid > 0) or without (qid < 0) a qid
 	maxIdx   int
+	// the parts' nonzeros, concatenated once at the end (appending them
+	// to one growing array copied them about twice: a third of the
+	// parse's CPU on the file)
+	ind [][]int32
+	val [][]float64
+	nnz int
 }
 
 // qid checks a line's qid (or its absence) against the file's first line,
@@ -327,7 +335,7 @@ func (j *svmJoin) qid(line int, has bool, tok string) error {
 
 // add appends part, or returns the error of its first bad line.
 func (j *svmJoin) add(part *svmPart) error {
-	base := len(j.sp.Ind)
+	base := j.nnz
 	for r, line := range part.lines {
 		if err := j.qid(line, part.hasQid[r], "qid:"+part.qids[r]); err != nil {
 			return err
@@ -344,8 +352,8 @@ func (j *svmJoin) add(part *svmPart) error {
 			j.t.Client = append(j.t.Client, c)
 		}
 	}
-	j.sp.Ind = append(j.sp.Ind, part.ind...)
-	j.sp.Val = append(j.sp.Val, part.val...)
+	j.ind, j.val = append(j.ind, part.ind), append(j.val, part.val)
+	j.nnz += len(part.ind)
 	for _, e := range part.ends {
 		j.sp.Ptr = append(j.sp.Ptr, base+e)
 	}
