@@ -3,6 +3,7 @@ package losses
 import (
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -10,9 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/regularizers"
 	"github.com/fedlab/fedlab/sched"
 )
@@ -255,6 +259,13 @@ func TestBytesStorageRecordsEqualOnFashionMNIST(t *testing.T) {
 // models are the same bit for bit.
 func recordsEqual(t *testing.T, f8 *core.Federated, ls map[string]core.Loss) {
 	t.Helper()
+	recordsEqualTo(t, f8, asFloat64(f8), ls)
+}
+
+// recordsEqualTo is recordsEqual against f64, the values of f8 held as
+// float64s.
+func recordsEqualTo(t *testing.T, f8, f64 *core.Federated, ls map[string]core.Loss) {
+	t.Helper()
 	losses := []core.Metric{
 		metric{"train_loss", func(e *core.Eval) float64 { return e.TrainLoss() }},
 		metric{"test_loss", func(e *core.Eval) float64 { return e.TestLoss() }},
@@ -262,7 +273,6 @@ func recordsEqual(t *testing.T, f8 *core.Federated, ls map[string]core.Loss) {
 	accuracies := append(slices.Clone(losses),
 		metric{"train_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, false) }},
 		metric{"test_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, true) }})
-	f64 := asFloat64(f8)
 	for name, loss := range ls {
 		metrics := accuracies
 		if name == "squared" {
@@ -349,4 +359,73 @@ func BenchmarkStorageMultinomialFullBytes(b *testing.B) {
 }
 func BenchmarkStorageMultinomialFullFloat64(b *testing.B) {
 	benchmarkStorage(b, Multinomial{Bias: true}, false, true)
+}
+
+// TestLEAFRecordsEqualFloat64: a LEAF split of pixel levels (k/255, as
+// LEAF writes FEMNIST) and one of small integers, which fedlab.data.leaf
+// keeps 8-bit, give runs whose records and final models are those of the
+// same values held as float64s, bit for bit (multinomial, MLP, LeNet-5 in
+// float32).
+func TestLEAFRecordsEqualFloat64(t *testing.T) {
+	const F = 28 * 28
+	for _, c := range []struct {
+		name  string
+		value func(i, j int) string
+		level func(b uint8) float64 // the value a byte stands for, computed here
+	}{
+		{"pixels", func(i, j int) string { return strconv.FormatFloat(float64((i*37+j*11+i*j)%256)/255, 'g', -1, 64) },
+			func(b uint8) float64 { return float64(b) / 255 }},
+		{"integers", func(i, j int) string { return strconv.Itoa((i*7 + j*3) % 3) }, func(b uint8) float64 { return float64(b) }},
+	} {
+		var b strings.Builder
+		b.WriteString(`{"users": ["w0", "w1", "w2", "w3"], "user_data": {`)
+		for w := range 4 {
+			if w > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `"w%d": {"x": [`, w)
+			var y []string
+			for k := range 30 {
+				i := w*30 + k
+				if k > 0 {
+					b.WriteString(", ")
+				}
+				row := make([]string, F)
+				for j := range row {
+					row[j] = c.value(i, j)
+				}
+				b.WriteString("[" + strings.Join(row, ", ") + "]")
+				y = append(y, strconv.Itoa(i*7%10))
+			}
+			b.WriteString(`], "y": [` + strings.Join(y, ", ") + "]}")
+		}
+		b.WriteString("}}")
+		path := filepath.Join(t.TempDir(), "leaf.json")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := registry.Build[*core.Federated](registry.Dataset, "leaf", map[string]any{"path": path, "classes": 10, "test_fraction": 0.2})
+		if err != nil {
+			t.Fatal(c.name, err)
+		}
+		if !f.Train[0].Is8Bit() {
+			t.Fatalf("%s: the LEAF split is not 8-bit", c.name)
+		}
+		g := *f
+		conv := func(parts []*core.Data) []*core.Data {
+			var out []*core.Data
+			for _, d := range parts {
+				x := make([]float64, len(d.X8))
+				for k, b := range d.X8 {
+					x[k] = c.level(b)
+				}
+				out = append(out, &core.Data{X: x, Y: d.Y, N: d.N, Features: d.Features})
+			}
+			return out
+		}
+		g.Train, g.Test = conv(f.Train), conv(f.Test)
+		all := imageLosses(false, 28)
+		t.Log(c.name)
+		recordsEqualTo(t, f, &g, map[string]core.Loss{"multinomial": all["multinomial"], "mlp": all["mlp"], "cnn32": all["cnn32"]})
+	}
 }
