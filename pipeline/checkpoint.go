@@ -42,6 +42,7 @@ type runState struct {
 	prevAvg     []float64 // the previous stage's average (nil unless this stage restarts from it)
 	records     []core.Record
 	inner       []byte // the stage's engine checkpoint
+	maxRecords  int    // on loading, the most records the pipeline can have
 }
 
 // declare declares the state to st (saving or restoring it).
@@ -62,7 +63,7 @@ func (r *runState) declare(st *core.State) {
 		return
 	}
 	if st.Loading() {
-		if n < 0 || n > 1<<30 {
+		if n < 0 || n > r.maxRecords {
 			st.Fail(fmt.Errorf("checkpoint holds %d records", n))
 			return
 		}
@@ -86,7 +87,7 @@ func stageKey(key string, i int) string { return fmt.Sprintf("%s stage %d", key,
 // resume restores the state of a run from its checkpoint, checked against
 // the pipeline (its stages and the records' columns).
 func (p *Pipeline) resume(ck *Checkpointing, columns int) (*runState, error) {
-	r := &runState{}
+	r := &runState{maxRecords: p.Rounds() + len(p.stages)} // at most every round and each stage's start
 	if err := core.ReadCheckpoint(ck.Resume, ck.Key, r.declare); err != nil {
 		return nil, err
 	}

@@ -120,6 +120,29 @@ func TestAPipelineRefusesACheckpointThatIsNotItsOwn(t *testing.T) {
 	if got, want := resume(two, "run-a", saved), `cannot resume from the checkpoint: stage 2: checkpoint: checkpoint holds float vector "server model" where float vector "server dual state" is expected (a checkpoint of another algorithm or build)`; got != want {
 		t.Errorf("a checkpoint of fedmid's stage 2 in a pipeline whose stage 2 is feddualavg: %q, want %q", got, want)
 	}
+	var forged bytes.Buffer // consistent sums, a record count that would exhaust memory
+	if err := core.WriteCheckpoint(&forged, "run-a", func(st *core.State) {
+		done, stage, n := 9, 1, 1<<40
+		var c core.Counts
+		var f float64
+		var v []float64
+		st.Int("rounds done", &done)
+		st.Int("stage", &stage)
+		st.Int64("carried up", &c.Up)
+		st.Int64("carried down", &c.Down)
+		st.Int("carried communication rounds", &c.CommRounds)
+		st.Int64("carried samples", &c.Samples)
+		st.Float("divergence base", &f)
+		st.FloatSlice("initial model", &v)
+		st.FloatSlice("previous model", &v)
+		st.FloatSlice("previous average", &v)
+		st.Int("records", &n)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := resume(pl, "run-a", forged.Bytes()), "cannot resume from the checkpoint: checkpoint holds 1099511627776 records"; got != want {
+		t.Errorf("a forged record count: %q, want %q", got, want)
+	}
 	late, _ := cutAt(t, pl, nil, 20)
 	if got, want := resume(two, "run-a", late), "cannot resume from the checkpoint: checkpoint of stage 4 of a pipeline of 2 stages"; got != want {
 		t.Errorf("a checkpoint of stage 4 in a 2-stage pipeline: %q, want %q", got, want)
