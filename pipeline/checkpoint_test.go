@@ -12,17 +12,18 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-// checkpointPipeline has three stages of different algorithms, a stage λ,
-// a restart at the wrapper's running average (fedmid has no Averager of
-// its own), one at C-FedDA's own average and a top-s restart with other
-// local steps: 6 + 7 + 5 + 4 rounds.
+// checkpointPipeline has stages of four algorithms, a stage λ, a restart
+// at the wrapper's running average (fedmid has no Averager of its own),
+// one at C-FedDA's own average and a top-s restart with other local
+// steps: 6 + 7 + 5 + 4 + 3 rounds.
 func checkpointPipeline(t *testing.T) *Pipeline {
 	return newPipeline(t, Spec{Problem: testProblem(t, 0.05), Settings: settings, Metrics: testMetrics(t), Restart: Last,
 		Stages: []Stage{
 			{Algorithm: "feddualavg", Params: map[string]any{"eta_c": 0.005}, Rounds: 6},
 			{Algorithm: "fedmid", Params: map[string]any{"eta_c": 0.01}, Rounds: 7, Lambda: sched.Constant(0.02)},
 			{Algorithm: "cfedda", Params: map[string]any{"L": 50.0}, Rounds: 5, Restart: Average},
-			{Algorithm: "fastfedda", Params: map[string]any{"L": 50.0}, Rounds: 4, Restart: Top, Keep: 5, LocalSteps: 2},
+			{Algorithm: "fastfedda", Params: map[string]any{"L": 50.0}, Rounds: 4, Restart: Average},
+			{Rounds: 3, Restart: Top, Keep: 5, LocalSteps: 2},
 		}})
 }
 
@@ -78,10 +79,10 @@ func sameResult(t *testing.T, what string, got, want *core.Result) {
 func TestAPipelineContinuesFromItsCheckpointBitForBit(t *testing.T) {
 	pl := checkpointPipeline(t)
 	whole := pl.Run(1, 0, 0, nil)
-	if whole.Status != core.Done || pl.Rounds() != 22 {
+	if whole.Status != core.Done || pl.Rounds() != 25 {
 		t.Fatalf("uninterrupted: %s %s, %d rounds", whole.Status, whole.Err, pl.Rounds())
 	}
-	for _, cut := range []int{1, 3, 6, 9, 13, 15, 18, 20} {
+	for _, cut := range []int{1, 3, 6, 9, 13, 15, 18, 20, 22, 24} {
 		saved, res := cutAt(t, pl, nil, cut)
 		if res.Status != core.Interrupted {
 			t.Errorf("cut after round %d: %s %s", cut, res.Status, res.Err)
@@ -92,11 +93,11 @@ func TestAPipelineContinuesFromItsCheckpointBitForBit(t *testing.T) {
 	}
 	// again and again: each session resumes from the last one's checkpoint
 	var saved []byte
-	for _, cut := range []int{2, 6, 10, 13, 19, 22} {
+	for _, cut := range []int{2, 6, 10, 13, 19, 23, 25} {
 		saved, _ = cutAt(t, pl, saved, cut)
 	}
 	got := pl.RunCheckpointed(1, 0, 0, nil, nil, &Checkpointing{Key: "run-a", Resume: saved})
-	sameResult(t, "resumed six times, the last after the last round", got, whole)
+	sameResult(t, "resumed seven times, the last after the last round", got, whole)
 }
 
 // A checkpoint of another run, another pipeline or a damaged one fails
