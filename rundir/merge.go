@@ -81,8 +81,8 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 		return nil, err
 	}
 	// No session may write the output or an input while they are merged.
-	for _, dir := range append([]string{out}, inputs...) {
-		if samePath(dir, out) && dir != out {
+	for i, dir := range append([]string{out}, inputs...) {
+		if i > 0 && samePath(dir, out) { // locked as the output
 			continue
 		}
 		l, err := acquireLock(dir, ms[0].Script)
