@@ -579,8 +579,11 @@ func (s *leafSplit) add(r *leafRows) {
 }
 
 // toFloats stores the bytes read so far as float64s, through levels lv.
+// The array holds what was read, not the rows reserved for bytes (eight
+// times their size, declared as 8-bit): it grows as the reading goes on,
+// under the memory ceiling the reader checks.
 func (s *leafSplit) toFloats(lv *core.Levels) {
-	s.x = make([]float64, len(s.pix), max(cap(s.pix), len(s.pix)))
+	s.x = make([]float64, len(s.pix))
 	for k, b := range s.pix {
 		s.x[k] = lv[b]
 	}
