@@ -34,11 +34,11 @@ local grid = { eta_c = { 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1 },
 local metrics = { "rank", "fro_error", "objective", "opt_gap", "test_loss" }
 local settings = { rounds = 500, clients_per_round = 10, batch = 10, epochs = 1, eval_every = 10 }
 -- The full grid is the reference. `--set halving=true` tunes by successive halving instead (rungs
--- of 56, 167 and 500 rounds, the best third of each algorithm's configurations going on). With the
--- earlier rungs of 50, 150, 450 and 500 rounds, recomputed from round 0, on
--- (I) it computed 97 % of the full grid's rounds (most configurations diverge within 10 rounds,
--- and a diverged run stops at once in both) and selected the same step sizes for three of the
--- four algorithms, but not for FedDualAvg-OSP (η_s = 0.3, ‖W − W*‖_F 2.358, against the full
+-- of 56, 167 and 500 rounds, the best third of each algorithm's configurations going on,
+-- continued from their state). On (I) it computes 66 % of the full grid's rounds (97 % with the
+-- earlier rungs of 50, 150, 450 and 500 recomputed from round 0: most configurations diverge
+-- within 10 rounds, and a diverged run stops at once in both) and selects the same step sizes
+-- for three of the four algorithms, but not for FedDualAvg-OSP (η_s = 0.3, ‖W − W*‖_F 2.358, against the full
 -- grid's η_s = 0.1, 2.073), eliminated at a rung where it still trailed (docs/performance.md).
 local halving = nil
 if fedlab.args.halving == true then halving = { eta = 3, first = 50 } end
