@@ -220,11 +220,11 @@ func RungNote(s experiment.Selection) string {
 		if i > 0 {
 			what = "at rung"
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %d of %d (%d rounds)", superscript(k), what, k, rungs, rounds[k]))
+		parts = append(parts, fmt.Sprintf("%s %s %d of %d (%s)", superscript(k), what, k, rungs, plural(rounds[k], "round")))
 	}
 	last := "unmarked: ran the last rung"
 	if r, ok := rounds[rungs]; ok {
-		last += fmt.Sprintf(" (%d rounds)", r)
+		last += fmt.Sprintf(" (%s)", plural(r, "round"))
 	} else {
 		last = fmt.Sprintf("no configuration ran the last rung (%d of %d) yet", rungs, rungs)
 	}
@@ -250,4 +250,12 @@ func bestLine(s experiment.Selection, rules []experiment.Rule) string {
 		cfg = "(no swept keys)"
 	}
 	return fmt.Sprintf("best %s: %s (%s)", s.Label, cfg, strings.Join(scores, ", "))
+}
+
+// plural is "1 round", "3 rounds".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
