@@ -60,9 +60,10 @@ func halvingSweep(algo string) Sweep {
 	return sw
 }
 
-// drive runs every rung of p with experiment.Execute, each job measuring
-// the extra metric m too, and returns the rungs and their job counts.
-func drive(t *testing.T, p *HalvingPlanner, m core.Metric) (rungs []Rung, counts []int) {
+// drive runs every rung of p with experiment.Execute (options o), each
+// job measuring the extra metric m too, and returns the rungs and their
+// job counts.
+func drive(t *testing.T, p *HalvingPlanner, m core.Metric, o experiment.Options) (rungs []Rung, counts []int) {
 	t.Helper()
 	for {
 		rung, jobs, ok, err := p.Next()
@@ -75,7 +76,7 @@ func drive(t *testing.T, p *HalvingPlanner, m core.Metric) (rungs []Rung, counts
 		for i := range jobs {
 			jobs[i].Metrics = append(slices.Clone(jobs[i].Metrics), m)
 		}
-		runs, err := experiment.Execute(jobs, experiment.Options{Jobs: 2, Workers: 1})
+		runs, err := experiment.Execute(jobs, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +103,7 @@ func TestHalvingContinuesItsSurvivors(t *testing.T) {
 	}
 	var mu sync.Mutex
 	zeros := 0
-	rungs, counts := drive(t, p, roundZero{&mu, &zeros})
+	rungs, counts := drive(t, p, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1})
 	if fmt.Sprint(rungs) != "[{1 3 3} {2 3 9} {3 3 27}]" || fmt.Sprint(counts) != "[12 4 2]" {
 		t.Fatalf("rungs %v with %v jobs, want 3, 9 and 27 rounds with 12, 4 and 2 (6 configurations, 2 seeds, eta 3)", rungs, counts)
 	}
@@ -147,6 +148,23 @@ func TestHalvingContinuesItsSurvivors(t *testing.T) {
 			t.Errorf("seed %d: continued records %v model %v,\nuninterrupted %v %v", r.Seed, r.Result.Records, r.Result.Model, w.Result.Records, w.Result.Model)
 		}
 	}
+
+	// in cohorts (runs in lockstep, continued and fresh members mixed), the same runs
+	p, err = b.Halving(sw, experiment.Halving{Eta: 3, First: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros = 0
+	drive(t, p, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1, Cohorts: experiment.Cohorts{MaxState: 1 << 30}})
+	cohort, _ := p.Result()
+	if zeros != 12 {
+		t.Errorf("in cohorts: round 0 measured %d times, want 12", zeros)
+	}
+	for i, r := range cohort {
+		if r.Result.Cohort < 2 || !reflect.DeepEqual(r.Result.Records, want[i].Result.Records) || !slices.Equal(r.Result.Model, want[i].Result.Model) {
+			t.Errorf("in cohorts (of %d): seed %d differs from the uninterrupted run", r.Result.Cohort, r.Seed)
+		}
+	}
 }
 
 // TestHalvingRecomputesHorizonDependentAlgorithms: an algorithm that
@@ -159,7 +177,7 @@ func TestHalvingRecomputesHorizonDependentAlgorithms(t *testing.T) {
 	}
 	var mu sync.Mutex
 	zeros := 0
-	drive(t, p, roundZero{&mu, &zeros})
+	drive(t, p, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1})
 	if zeros != 12+4+2 || p.Rounds() != 12*3+4*9+2*27 {
 		t.Errorf("round 0 measured %d times, %d rounds: want every run from round 0 (18, %d)", zeros, p.Rounds(), 12*3+4*9+2*27)
 	}
