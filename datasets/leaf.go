@@ -22,11 +22,12 @@ import (
 
 // leafParams are the LEAF reader's parameters.
 type leafParams struct {
-	Path       string  `param:"path,required" doc:"a LEAF JSON file, or a directory of them (every *.json, in name order); users in file order are the clients"`
-	Test       string  `param:"test" doc:"the test split, a file or directory like path: each test user's rows go to that user's client"`
-	Fraction   float64 `param:"fraction" min:"0" max:"1" doc:"LEAF's user sampling: keep a seeded random fraction of the users, in file order (1 = all)"`
-	MinSamples int     `param:"min_samples" min:"0" doc:"LEAF's minimum: drop the users with fewer training samples than this"`
-	Classes    int     `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1 (62 FEMNIST, 10 its digits); 0 = regression"`
+	Path       string    `param:"path,required" doc:"a LEAF JSON file, or a directory of them (every *.json, in name order); users in file order are the clients"`
+	Test       string    `param:"test" doc:"the test split, a file or directory like path: each test user's rows go to that user's client"`
+	Fraction   float64   `param:"fraction" min:"0" max:"1" doc:"LEAF's user sampling: keep a seeded random fraction of the users, in file order (1 = all)"`
+	MinSamples int       `param:"min_samples" min:"0" doc:"LEAF's minimum: drop the users with fewer training samples than this"`
+	Classes    int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1 (62 FEMNIST, 10 its digits); 0 = regression"`
+	Labels     []float64 `param:"labels" min:"0" doc:"keep only the samples whose label is listed ({0, ..., 9}: FEMNIST's digits), relabelled 0..k-1 in the listed order (classes = k), before min_samples, fraction and the partition (a user left with fewer than min_samples samples is dropped); {} = every sample"`
 	benchSplit
 }
 
@@ -42,8 +43,12 @@ func init() {
 		func(p LEAFParams) (*core.Federated, error) { return loadLEAF(p.leafParams) })
 }
 
-// Check refuses an empty user sample.
+// Check refuses an empty user sample, and a labels list that does not
+// match classes.
 func (p leafParams) Check() error {
+	if err := checkLabelList(p.Labels, p.Classes); err != nil {
+		return err
+	}
 	if p.Fraction == 0 {
 		return fmt.Errorf("fraction = 0 keeps no user: give a fraction in (0, 1]")
 	}
@@ -76,6 +81,7 @@ type leafUser struct {
 	id       string
 	file     string
 	start, n int
+	from     int // the user's first row in the file, before labels filtered the rows
 }
 
 // leafStorage is how a split holds its x values: pixel bytes (every
@@ -114,6 +120,7 @@ type leafSplit struct {
 	allInt  bool // every user so far also had integer bytes (ints)
 	pix     []byte
 	x, y    []float64
+	kept    []int // the row in the file of each row kept by labels; nil: every row
 }
 
 // leafJob is one user's JSON object on its way to a parsing goroutine,
@@ -635,6 +642,41 @@ func (s *leafSplit) sample(minSamples int, fraction float64, seed int) ([]leafUs
 	return users, nil
 }
 
+// keepLabels filters the split's rows with the labels list (see the
+// function keepLabels), before LEAF's sampling: each user keeps its
+// listed samples, in order (none, possibly), so min_samples counts them.
+func (s *leafSplit) keepLabels(labels []float64, training bool) error {
+	if len(labels) == 0 {
+		return nil
+	}
+	F := max(s.width, 0)
+	pix := s.pix
+	if s.storage == leafFloats {
+		pix = nil
+	}
+	n, kept, count := keepLabels(labels, pix, s.x, s.y, F)
+	if err := checkKept(s.name, labels, count, n, training); err != nil {
+		return err
+	}
+	if pix != nil {
+		s.pix = s.pix[:n*F]
+	} else {
+		s.x = s.x[:n*F]
+	}
+	s.y = s.y[:n]
+	q := 0 // kept[q] is the next kept row
+	for k := range s.users {
+		u := &s.users[k]
+		start := q
+		for q < n && kept[q] < u.start+u.n {
+			q++
+		}
+		u.from, u.start, u.n = u.start, start, q-start
+	}
+	s.kept = kept
+	return nil
+}
+
 // pooled joins the users' rows: the split's own arrays when every user
 // is kept (no copy), else a copy of the kept users' rows (the split's
 // arrays are released). ids lists every user of the split, kept or not
@@ -688,7 +730,11 @@ func (s *leafSplit) pooled(users []leafUser) *pooled {
 	s.x, s.pix, s.y = nil, nil, nil
 	p.where = func(i int) string {
 		k := sort.SearchInts(starts, i+1) - 1
-		place := fmt.Sprintf("user %s sample %d", echo(users[k].id).quoted(), i-starts[k])
+		j := i - starts[k]
+		if s.kept != nil {
+			j = s.kept[users[k].start+j] - users[k].from
+		}
+		place := fmt.Sprintf("user %s sample %d", echo(users[k].id).quoted(), j)
 		if users[k].file != s.name {
 			place = filepath.Base(users[k].file) + ": " + place
 		}
@@ -703,7 +749,8 @@ func (s *leafSplit) pooled(users []leafUser) *pooled {
 // while it reads). The rows are declared 8-bit when every first row's
 // values are (k/255 or integers 0..255), as FEMNIST's are; a later value
 // that is not makes the split float64, which the ceiling checked while
-// reading then bounds.
+// reading then bounds. Every sample counts: labels filters the rows read
+// in place, so this stays an upper bound.
 func (p leafParams) Memory() (uint64, string) {
 	var s size
 	for i, path := range []string{p.Path, p.Test} {
@@ -820,6 +867,9 @@ func loadLEAF(p leafParams) (*core.Federated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leaf: %w", err)
 	}
+	if err := split.keepLabels(p.Labels, true); err != nil {
+		return nil, fmt.Errorf("leaf: %w", err)
+	}
 	users, err := split.sample(p.MinSamples, p.Fraction, p.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("leaf: %w", err)
@@ -829,6 +879,9 @@ func loadLEAF(p leafParams) (*core.Federated, error) {
 	if p.Test != "" {
 		ts, err := readLEAF(p.Test, p.Budget())
 		if err != nil {
+			return nil, fmt.Errorf("leaf: test split: %w", err)
+		}
+		if err := ts.keepLabels(p.Labels, false); err != nil {
 			return nil, fmt.Errorf("leaf: test split: %w", err)
 		}
 		test = ts.pooled(ts.users)

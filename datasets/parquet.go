@@ -29,13 +29,14 @@ import (
 
 // parquetParams are the Parquet reader's parameters.
 type parquetParams struct {
-	Path     string `param:"path,required" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
-	Label    string `param:"label,required" doc:"the label column (integers for classes > 0, numbers for classes = 0)"`
-	Client   string `param:"client" doc:"each row's writer (string or integer column), for partition = \"natural\"; \"\" = none"`
-	Image    string `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct: grey images give one byte per pixel, colour images three planes R, G, B"`
-	Features string `param:"features" doc:"numeric feature columns, comma-separated (\"f0,f1,f2\"), or one list-valued column"`
-	Test     string `param:"test" doc:"the test split, a file, directory or glob like path (optional)"`
-	Classes  int    `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1; 0 = regression"`
+	Path     string    `param:"path,required" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
+	Label    string    `param:"label,required" doc:"the label column (integers for classes > 0, numbers for classes = 0)"`
+	Client   string    `param:"client" doc:"each row's writer (string or integer column), for partition = \"natural\"; \"\" = none"`
+	Image    string    `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct: grey images give one byte per pixel, colour images three planes R, G, B"`
+	Features string    `param:"features" doc:"numeric feature columns, comma-separated (\"f0,f1,f2\"), or one list-valued column"`
+	Test     string    `param:"test" doc:"the test split, a file, directory or glob like path (optional)"`
+	Classes  int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1; 0 = regression"`
+	Labels   []float64 `param:"labels" min:"0" doc:"keep only the samples whose label is listed ({0, ..., 9}: FEMNIST's digits), relabelled 0..k-1 in the listed order (classes = k), before the partition; {} = every sample"`
 	benchSplit
 }
 
@@ -49,9 +50,13 @@ func init() {
 		func(p ParquetParams) (*core.Federated, error) { return loadParquet(p.parquetParams) })
 }
 
-// Check refuses an image column with feature columns, and a client
-// column without the natural partition.
+// Check refuses a labels list that does not match classes, an image
+// column with feature columns, and a client column without the natural
+// partition.
 func (p parquetParams) Check() error {
+	if err := checkLabelList(p.Labels, p.Classes); err != nil {
+		return err
+	}
 	if (p.Image == "") == (p.Features == "") {
 		return fmt.Errorf("give image (a column of encoded images) or features (numeric columns), one of them")
 	}
@@ -515,7 +520,8 @@ func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
 
 // Memory declares the data's memory from the row counts in the files'
 // footers and the width of the first row (0 when a file cannot be read:
-// loading then says why).
+// loading then says why). Every row counts: labels filters the rows read
+// in place, so this stays an upper bound.
 func (p parquetParams) Memory() (uint64, string) {
 	var s size
 	for i, path := range []string{p.Path, p.Test} {
@@ -615,9 +621,15 @@ func loadParquet(p parquetParams) (*core.Federated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
+	if err := train.keepLabels(p.Labels, true); err != nil {
+		return nil, fmt.Errorf("parquet: %w", err)
+	}
 	var test *pooled
 	if p.Test != "" {
 		if test, err = p.readParquet(p.Test); err != nil {
+			return nil, fmt.Errorf("parquet: test split: %w", err)
+		}
+		if err := test.keepLabels(p.Labels, false); err != nil {
 			return nil, fmt.Errorf("parquet: test split: %w", err)
 		}
 	}
