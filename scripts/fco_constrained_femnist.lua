@@ -8,16 +8,17 @@
 --
 -- Data (either or both; relative paths resolve against this script's directory):
 --   * `femnist`: LEAF's FEMNIST (git clone LEAF, cd data/femnist, ./preprocess.sh -s niid
---     --sf 1.0 -k 0 -t sample), the directory holding train/ and test/: FEMNIST-62, every writer
---     a client (`--set writers=K` for a seeded random K; 0 = all, the paper's "full set"), for
---     Fig. 15.
+--     --sf 1.0 -k 0 -t sample), the directory holding train/ and test/. Figs. 13-14: FEMNIST-10,
+--     the digits of the writers (labels = {0, ..., 9}: each writer keeps its digits, in file
+--     order) of a seeded random 338 writers (`--set clients10=K`; the paper: the first 10 % of
+--     TFF's 3,383 writers), each with its LEAF test split. Fig. 15: FEMNIST-62, every writer a
+--     client (`--set writers=K` for a seeded random K; 0 = all, the paper's "full set").
 --   * `emnist`: NIST's EMNIST release in IDX form (the "gzip" directory of
 --     https://www.nist.gov/itl/products-and-services/emnist-dataset), its emnist-digits-* files,
---     for Figs. 13-14. The paper's FEMNIST-10 is the digits of the first 10 % of TFF's FEMNIST
---     writers; fedlab's LEAF reader cannot keep a writer's digits only (no label filter), and the
---     IDX release names no writers, so FEMNIST-10 here is a seeded random subset of EMNIST's
---     digits of about that size (10 % of TFF's 341,873 training and 40,832 test digits: 34,187
---     and 4,083) over 338 clients (10 % of its 3,383 writers) by a Dirichlet(0.5) partition.
+--     for Figs. 13-14 when `femnist` is not given (with it, it is not used, and the script says
+--     so). The IDX release names no writers, so FEMNIST-10 there is a seeded random subset of
+--     EMNIST's digits of about the paper's size (10 % of TFF's 341,873 training and 40,832 test
+--     digits: 34,187 and 4,083) over 338 clients by a Dirichlet(0.5) partition.
 --
 -- The paper's setting (notes 004, Sec. 3.4):
 --   * Fig. 13: multinomial logistic regression 784 → 10 (a Keras Dense layer: kernel and bias),
@@ -35,11 +36,12 @@ local args = fedlab.params{ femnist = "", emnist = "", writers = 0, rounds = 500
 
 if args.femnist == "" and args.emnist == "" then
   error("FEMNIST was not given (the paper's data; this script runs nothing without it).\n" ..
-    "For Fig. 15 (FEMNIST-62), get it with LEAF's scripts (git clone https://github.com/TalwalkarLab/leaf;\n" ..
-    "cd leaf/data/femnist; ./preprocess.sh -s niid --sf 1.0 -k 0 -t sample) and give the directory holding train/ and test/:\n" ..
+    "Get it with LEAF's scripts (git clone https://github.com/TalwalkarLab/leaf;\n" ..
+    "cd leaf/data/femnist; ./preprocess.sh -s niid --sf 1.0 -k 0 -t sample) and give the directory holding train/ and test/\n" ..
+    "(Figs. 13-14 on the writers' digits, FEMNIST-10; Fig. 15 on all 62 classes, FEMNIST-62):\n" ..
     "  fedlab run scripts/fco_constrained_femnist.lua --set femnist=/path/to/leaf/data/femnist/data\n" ..
-    "For Figs. 13-14 (FEMNIST-10), get NIST's EMNIST release in IDX form (the \"gzip\" directory, with emnist-digits-*)\n" ..
-    "from https://www.nist.gov/itl/products-and-services/emnist-dataset and give that directory:\n" ..
+    "Without it, Figs. 13-14 run on NIST's EMNIST release in IDX form (the \"gzip\" directory, with emnist-digits-*,\n" ..
+    "from https://www.nist.gov/itl/products-and-services/emnist-dataset; no writers: Dirichlet clients):\n" ..
     "  fedlab run scripts/fco_constrained_femnist.lua --set emnist=/path/to/gzip\n" ..
     "(absolute paths; both may be given). The Fashion-MNIST substitute that runs here: scripts/fco_constrained.lua", 0)
 end
@@ -50,17 +52,24 @@ local grid = { eta_c = { 0.001, 0.003, 0.01, 0.03, 0.1 }, eta_s = { 0.01, 0.03, 
 if args.eta_c ~= 0 then grid = { eta_c = { args.eta_c }, eta_s = { args.eta_s } } end
 
 local cases = {}
-if args.emnist ~= "" then
-  local digits = fedlab.data.idx{ dir = args.emnist, prefix = "emnist-digits-", transpose = true, classes = 10,
+local digits, source
+if args.femnist ~= "" then
+  digits = fedlab.data.leaf{ path = args.femnist .. "/train", test = args.femnist .. "/test", classes = 10,
+    labels = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 }, clients = args.clients10, seed = 1 }
+  source = "LEAF writers' digits"
+  if args.emnist ~= "" then
+    print("Figs. 13-14 (FEMNIST-10) run on LEAF's FEMNIST writers' digits; emnist=" .. args.emnist .. " is not used")
+  end
+else
+  digits = fedlab.data.idx{ dir = args.emnist, prefix = "emnist-digits-", transpose = true, classes = 10,
     partition = "dirichlet", alpha = 0.5, clients = args.clients10, train_samples = args.train10,
     test_samples = args.test10, seed = 1 }
-  table.insert(cases, { name = "Fig. 13: FEMNIST-10 (EMNIST digits), logistic, ‖W‖₁ ≤ 1000", data = digits,
-    loss = fedlab.loss.multinomial{}, reg = fedlab.reg.l1_ball{ radius = 1000 }, file = "fco_fig13_femnist10_l1" })
-  table.insert(cases, { name = "Fig. 14: FEMNIST-10 (EMNIST digits), logistic, ‖W‖₂ ≤ 10", data = digits,
-    loss = fedlab.loss.multinomial{}, reg = fedlab.reg.l2_ball{ radius = 10 }, file = "fco_fig14_femnist10_l2" })
-else
-  print("Figs. 13-14 (FEMNIST-10) are not run: they need EMNIST's digits, --set emnist=/path/to/gzip")
+  source = "EMNIST digits"
 end
+table.insert(cases, { name = "Fig. 13: FEMNIST-10 (" .. source .. "), logistic, ‖W‖₁ ≤ 1000", data = digits,
+  loss = fedlab.loss.multinomial{}, reg = fedlab.reg.l1_ball{ radius = 1000 }, file = "fco_fig13_femnist10_l1" })
+table.insert(cases, { name = "Fig. 14: FEMNIST-10 (" .. source .. "), logistic, ‖W‖₂ ≤ 10", data = digits,
+  loss = fedlab.loss.multinomial{}, reg = fedlab.reg.l2_ball{ radius = 10 }, file = "fco_fig14_femnist10_l2" })
 if args.femnist ~= "" then
   local femnist = fedlab.data.leaf{ path = args.femnist .. "/train", test = args.femnist .. "/test", classes = 62,
     clients = args.writers, seed = 1 }
