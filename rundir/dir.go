@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,10 @@ type Dir struct {
 	// resumed is the time each run resumed from a checkpoint had run
 	// before it (added to its elapsed time).
 	resumed map[string]time.Duration
+	// cpuAtOpen is the process's CPU time when the session started
+	// (cpuKnown: the system reports it), for the manifest's CPUSeconds.
+	cpuAtOpen time.Duration
+	cpuKnown  bool
 	// mu guards m.Optima, m.Checkpoints, m.Runs while runs execute, the
 	// manifest's writes and the notices, which the optimum and checkpoint
 	// stores use from run goroutines.
@@ -157,6 +162,7 @@ func Open(path string, opts Options) (*Dir, error) {
 		return nil, fmt.Errorf("a dry run plans every run: shard %s does not apply", opts.Shard)
 	}
 	d := &Dir{path: path, opts: opts, memory: map[string]stored{}, m: newManifest(opts.Script, StatusRunning)}
+	d.cpuAtOpen, d.cpuKnown = processCPU()
 	if opts.Progress != nil {
 		name := "plan" // a plan built in Go has no script file
 		if opts.Script.Path != "" {
@@ -490,6 +496,9 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	d.m.Finished = &now
+	if cpu, ok := processCPU(); ok && d.cpuKnown {
+		d.m.CPUSeconds = math.Round((cpu-d.cpuAtOpen).Seconds()*1000) / 1000
+	}
 	sum := d.summary()
 	if d.path == "" {
 		return sum, nil

@@ -59,6 +59,11 @@ type Manifest struct {
 	Error      string     `json:"error,omitempty"`
 	Started    time.Time  `json:"started"`
 	Finished   *time.Time `json:"finished,omitempty"`
+	// CPUSeconds is the user + system CPU time the fedlab process used
+	// from the session's start to its end (every run of the session and
+	// the script's own work; of the last session if the directory was
+	// resumed); absent where the system does not report it.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	// Invocation is how the last session was started (absent in
 	// directories written before fedlab recorded it).
 	Invocation *Invocation       `json:"invocation,omitempty"`

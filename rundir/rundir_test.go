@@ -271,7 +271,7 @@ func stripped(r *core.Result) core.Result {
 }
 
 // timeFields are left out when directories are compared.
-var timeFields = []string{"result_sha256", "result_size", "started", "finished", "elapsed_seconds", "status", "merged_from", "shard", "fedlab_version"}
+var timeFields = []string{"result_sha256", "result_size", "started", "finished", "elapsed_seconds", "cpu_seconds", "status", "merged_from", "shard", "fedlab_version"}
 
 // sameDirs checks that two run directories hold the same runs: equal
 // records.csv and model files, and equal manifests' calls and runs and
