@@ -4,8 +4,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-
-	"golang.org/x/sys/unix"
 )
 
 // Widths a terminal table may take: narrower cannot hold a table's rules
@@ -24,8 +22,8 @@ func terminalWidth(w io.Writer) int {
 		return n
 	}
 	if f, ok := w.(*os.File); ok {
-		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && int(ws.Col) >= minWidth {
-			return min(int(ws.Col), maxWidth)
+		if cols, ok := terminalColumns(f); ok && cols >= minWidth {
+			return min(cols, maxWidth)
 		}
 	}
 	return defaultWidth
