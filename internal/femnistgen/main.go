@@ -251,6 +251,16 @@ func (s *set) leafFile(name string, lo, hi int, isTest bool, test float64) error
 	return fh.Close()
 }
 
+// onePool keeps one goroutine's PNG encoder buffer (its zlib writer)
+// from image to image.
+type onePool struct{ b *png.EncoderBuffer }
+
+// Get returns the kept buffer (nil at first: the encoder makes one).
+func (p *onePool) Get() *png.EncoderBuffer { return p.b }
+
+// Put keeps b for the next image.
+func (p *onePool) Put(b *png.EncoderBuffer) { p.b = b }
+
 // parquetRow is a row of Flower Datasets' flwrlabs/femnist.
 type parquetRow struct {
 	Image     parquetImage `parquet:"image"`
@@ -287,11 +297,14 @@ func (s *set) writeParquet(dir string) error {
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				img := image.NewGray(image.Rect(0, 0, side, side))
+				enc := png.Encoder{BufferPool: &onePool{}} // png.Encode made a new zlib writer per image
 				var g []parquetRow
 				for k := range s.counts[wr] {
 					c := s.image(wr, k, img.Pix)
 					var b bytes.Buffer
-					png.Encode(&b, img)
+					if err := enc.Encode(&b, img); err != nil {
+						panic(err) // a bytes.Buffer does not fail
+					}
 					g = append(g, parquetRow{parquetImage{b.Bytes(), fmt.Sprintf("%d.png", k)}, writerID(wr), int64(c)})
 				}
 				mu.Lock()
