@@ -49,14 +49,22 @@ func keepState(j *Job, inner func(int, func(io.Writer) error) error) func(int, f
 	}
 }
 
-// continued drops from the records of job j's run (settings s, continued
-// from j.Continue) the evaluations of the shorter runs it continues (the
-// last round of each rung before) that are off this run's grid, so that
-// its records are the run's from round 0.
+// continued drops from the records of job j's run (settings s), resumed
+// from a state (s.Resume: j.Continue, or the run's own checkpoint), those
+// up to the state's round that are off this run's grid: the last
+// evaluation of each shorter run it continued (a halving rung's), which
+// the state's history holds (so does a checkpoint of the run once it had
+// continued one, even in a session that refused the state to continue),
+// so that its records are the run's from round 0. A run from round 0 is
+// off its grid only where it diverges, which ends it.
 func continued(j *Job, s core.Settings, res *core.Result) {
-	if j.Continue == nil || s.Resume == nil {
+	if s.Resume == nil {
 		return
 	}
-	last := s.RoundOffset + j.Continue.Rounds
+	done, err := core.CheckpointRounds(s.Resume, j.Key)
+	if err != nil {
+		return // not resumed: the engine refused it
+	}
+	last := s.RoundOffset + done
 	res.Records = slices.DeleteFunc(res.Records, func(r core.Record) bool { return r.Round <= last && !s.Evaluates(r.Round) })
 }

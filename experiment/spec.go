@@ -79,7 +79,9 @@ type Job struct {
 	Continue *State
 	// KeepState, if not nil, is called with the run's state after its
 	// last round (for a longer run to continue it); a run whose algorithm
-	// does not declare its state (core.Stateful) never calls it.
+	// does not declare its state (core.Stateful) never calls it. A run
+	// directory also stores that state, and calls KeepState with the
+	// stored one when it finds the run completed by an earlier session.
 	KeepState func(*State)
 }
 

@@ -25,7 +25,9 @@ type Rung struct {
 // its rung (experiment.Job.Continue: the rung's jobs keep their final
 // state, KeepState), unless its algorithm depends on the horizon
 // (core.HorizonDependent) or does not declare its state (core.Stateful):
-// those are recomputed from round 0, and Notes says so. fedlab.sweep's
+// those are recomputed from round 0, and Notes says so. A run directory
+// stores the states and hands those of a rung it finds stored to the
+// jobs' KeepState (rundir), so a resumed sweep continues too. fedlab.sweep's
 // halving key drives it; a Go program can too.
 type HalvingPlanner struct {
 	b      *Builder

@@ -74,54 +74,65 @@ type checkpoints struct{ d *Dir }
 // with it (no notice when there is neither a file nor a record).
 func (c checkpoints) Resume(j *experiment.Job) []byte {
 	d := c.d
-	d.mu.Lock()
-	rec := d.m.Checkpoints[j.Key]
-	d.mu.Unlock()
-	var b []byte
-	problem := ""
-	if rec == nil {
-		files := d.checkpointFiles(j.Key)
-		if len(files) == 0 {
-			return nil
+	b, rec, path, problem := d.verified(j.Key)
+	switch {
+	case b == nil && problem == "":
+		return nil
+	case problem == "":
+		d.mu.Lock()
+		if d.resumed == nil {
+			d.resumed = map[string]time.Duration{}
 		}
-		problem = filepath.Join(d.path, filepath.FromSlash(files[0])) + ": the manifest records no checksum of it (written by a session that ended before recording it)"
-	} else {
-		path := filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key, rec.Rounds)))
-		var err error
-		b, err = ReadFile(d.path, checkpointPath(j.Key, rec.Rounds), rec.Size)
-		var refused *RefusedError
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			problem = fmt.Sprintf("%s: missing (the manifest records it)", path)
-		case errors.As(err, &refused):
-			problem = refused.Error()
-		case err != nil:
-			problem = fmt.Sprintf("%s: %v", path, err)
-		case sumOf(b).SHA256 != rec.SHA256:
-			problem = fmt.Sprintf("%s: altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", path, sumOf(b).SHA256, rec.SHA256)
-		case rec.Build != CheckpointBuild():
-			problem = fmt.Sprintf("%s: %s", path, otherBuild(rec))
-		default:
-			if _, err := core.CheckpointRounds(b, j.Key); err != nil {
-				problem = fmt.Sprintf("%s: %v", path, err)
-			}
-		}
-		if problem == "" {
-			d.mu.Lock()
-			if d.resumed == nil {
-				d.resumed = map[string]time.Duration{}
-			}
-			d.resumed[j.Key] = time.Duration(rec.Elapsed * float64(time.Second))
-			d.mu.Unlock()
-			d.notice("%s: resuming %s (seed %d) after round %d of %d", path, j.Label, j.Seed, rec.Rounds, j.Settings.Rounds)
-			return b
-		}
+		d.resumed[j.Key] = time.Duration(rec.Elapsed * float64(time.Second))
+		d.mu.Unlock()
+		d.notice("%s: resuming %s (seed %d) after round %d of %d", path, j.Label, j.Seed, rec.Rounds, j.Settings.Rounds)
+		return b
 	}
 	d.notice("%s; %s", problem, fromZero(j))
 	if err := d.dropCheckpoints(j.Key); err != nil {
 		d.notice("%s", err)
 	}
 	return nil
+}
+
+// verified returns the checkpoint of run key that the manifest records,
+// with its record and path, if it is intact, of this build and of the
+// run's key; otherwise the problem with it, naming the file (nil and ""
+// when there is neither a file nor a record).
+func (d *Dir) verified(key string) (b []byte, rec *CheckpointSum, path, problem string) {
+	d.mu.Lock()
+	rec = d.m.Checkpoints[key]
+	d.mu.Unlock()
+	if rec == nil {
+		files := d.checkpointFiles(key)
+		if len(files) == 0 {
+			return nil, nil, "", ""
+		}
+		return nil, nil, "", filepath.Join(d.path, filepath.FromSlash(files[0])) + ": the manifest records no checksum of it (written by a session that ended before recording it)"
+	}
+	path = filepath.Join(d.path, filepath.FromSlash(checkpointPath(key, rec.Rounds)))
+	b, err := ReadFile(d.path, checkpointPath(key, rec.Rounds), rec.Size)
+	var refused *RefusedError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		problem = fmt.Sprintf("%s: missing (the manifest records it)", path)
+	case errors.As(err, &refused):
+		problem = refused.Error()
+	case err != nil:
+		problem = fmt.Sprintf("%s: %v", path, err)
+	case sumOf(b).SHA256 != rec.SHA256:
+		problem = fmt.Sprintf("%s: altered: its SHA-256 is %.12s…, the manifest recorded %.12s…", path, sumOf(b).SHA256, rec.SHA256)
+	case rec.Build != CheckpointBuild():
+		problem = fmt.Sprintf("%s: %s", path, otherBuild(rec))
+	default:
+		if _, err := core.CheckpointRounds(b, key); err != nil {
+			problem = fmt.Sprintf("%s: %v", path, err)
+		}
+	}
+	if problem != "" {
+		return nil, rec, path, problem
+	}
+	return b, rec, path, ""
 }
 
 // otherBuild says that the checkpoint rec records was written by another
@@ -144,8 +155,14 @@ func fromZero(j *experiment.Job) string {
 // resumes from the last checkpoint recorded. The record's elapsed time is
 // elapsed plus that of the checkpoint the run resumed from.
 func (c checkpoints) Save(j *experiment.Job, done int, elapsed time.Duration, data []byte) error {
-	d := c.d
-	name := checkpointPath(j.Key, done)
+	return c.d.store(j.Key, done, elapsed, data, true)
+}
+
+// store writes the checkpoint of run key after done rounds and records it
+// (writing the manifest at once if write), then removes the run's
+// previous checkpoint (see Save).
+func (d *Dir) store(key string, done int, elapsed time.Duration, data []byte, write bool) error {
+	name := checkpointPath(key, done)
 	if err := writeFile(filepath.Join(d.path, filepath.FromSlash(name)), data); err != nil {
 		return err
 	}
@@ -154,15 +171,18 @@ func (c checkpoints) Save(j *experiment.Job, done int, elapsed time.Duration, da
 	if d.m.Checkpoints == nil {
 		d.m.Checkpoints = map[string]*CheckpointSum{}
 	}
-	old := d.m.Checkpoints[j.Key]
-	d.m.Checkpoints[j.Key] = &CheckpointSum{Size: sum.Size, SHA256: sum.SHA256, Rounds: done, Fedlab: Version(), Build: CheckpointBuild(),
-		Elapsed: (d.resumed[j.Key] + elapsed).Seconds()}
-	err := d.m.write(d.path)
+	old := d.m.Checkpoints[key]
+	d.m.Checkpoints[key] = &CheckpointSum{Size: sum.Size, SHA256: sum.SHA256, Rounds: done, Fedlab: Version(), Build: CheckpointBuild(),
+		Elapsed: (d.resumed[key] + elapsed).Seconds()}
+	var err error
+	if write {
+		err = d.m.write(d.path)
+	}
 	d.mu.Unlock()
 	if err != nil || old == nil || old.Rounds == done {
 		return err
 	}
-	if err := os.Remove(filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key, old.Rounds)))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(d.path, filepath.FromSlash(checkpointPath(key, old.Rounds)))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

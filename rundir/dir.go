@@ -56,8 +56,9 @@ type Options struct {
 	// CheckpointEvery is the time between two checkpoints of a run in
 	// checkpoints/ (0: only when the Context ends); KeepCheckpoints keeps
 	// a run's checkpoint, after its last round, when it completes
-	// (otherwise it is removed). A run directory kept in memory only
-	// takes no checkpoints.
+	// (otherwise it is removed), and the rung states of a halving sweep
+	// when the script completes (see keepRungStates). A run directory kept
+	// in memory only takes no checkpoints.
 	CheckpointEvery time.Duration
 	KeepCheckpoints bool
 	// DryRun computes no run: each gets its placeholder result
@@ -326,6 +327,7 @@ func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, erro
 		}
 		pos := len(planned)
 		planned[j.Key] = true
+		_, known := d.memory[j.Key]
 		st, ok, err := d.lookup(j.Key)
 		if err != nil {
 			return nil, err
@@ -335,6 +337,9 @@ func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, erro
 		case ok:
 			found++
 			entry = d.entry(j, st)
+			if !known {
+				d.restoreRungState(&j)
+			}
 		case d.opts.Shard.owns(pos):
 			todo = append(todo, j)
 		default:
@@ -346,6 +351,7 @@ func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, erro
 	if err := d.writeManifest(); err != nil {
 		return nil, err
 	}
+	d.keepRungStates(todo)
 	var prog *experiment.Progress
 	if d.progress != nil && !d.opts.DryRun {
 		prog = d.progress.Call(callTitle(len(d.m.Calls), call), len(planned), found)
@@ -416,7 +422,8 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 }
 
 // completed saves a run that just ended: model and result file first, then
-// the manifest entry; its checkpoint is removed (see removeCheckpoint).
+// the manifest entry; its checkpoint is removed (see removeCheckpoint),
+// but for the state of a run that keeps it (see keepRungStates).
 func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
 	if r.Result.Status == core.Interrupted {
 		return nil // incomplete: stays pending, resumes from its checkpoint (if any) or runs again
@@ -435,8 +442,10 @@ func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
 		}
 		st.sum = sum
 		d.memory[j.Key] = st
-		if err := d.removeCheckpoint(j.Key); err != nil {
-			return err
+		if !d.keptRungState(j) { // a rung state stays for a longer run to continue (see keepRungStates)
+			if err := d.removeCheckpoint(j.Key); err != nil {
+				return err
+			}
 		}
 	}
 	d.mu.Lock()
@@ -474,7 +483,8 @@ func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 // error otherwise) and the end time, records.csv is rewritten, and, when
 // the script completed, the result and model files of runs that the
 // previous manifest of this script listed and no call planned again (runs
-// of an earlier version of the script) are deleted; files of other
+// of an earlier version of the script) are deleted, and so are the rung
+// states of completed runs (unless KeepCheckpoints); files of other
 // scripts are never deleted. A session that wrote nothing (no call, no
 // file) leaves no directory.
 func (d *Dir) Finish(scriptErr error) (Summary, error) {
@@ -513,6 +523,9 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	var err error
 	if d.m.Status == StatusComplete {
 		err = d.prune()
+		if err == nil {
+			err = d.dropRungStates()
+		}
 	}
 	if err == nil {
 		err = d.writeRecords()

@@ -74,7 +74,8 @@ type Manifest struct {
 	Optima map[string]*FileSum `json:"optima,omitempty"`
 	// Checkpoints are the checkpoints of unfinished runs
 	// (checkpoints/KEY.ROUNDS.ckpt), by run key, verified before a run
-	// resumes.
+	// resumes, and the final states of completed runs that a longer run
+	// continues (a halving rung's, see keepRungStates).
 	Checkpoints map[string]*CheckpointSum `json:"checkpoints,omitempty"`
 }
 
