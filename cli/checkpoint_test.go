@@ -26,10 +26,12 @@ func fullManifest(t *testing.T, dir string) *rundir.Manifest {
 }
 
 // longScript is one run of ROUNDS rounds (100,000 take about a second);
-// STAGES makes it a two-stage pipeline.
+// STAGES makes it a two-stage pipeline; CHECKPOINT_ROUNDS sets the run
+// setting checkpoint_rounds.
 const longScript = `local data = fedlab.data.lasso{ variant = "custom", dim = 20, support = 4, clients = 6, samples = 20, seed = 1 }
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{ half = false }, reg = fedlab.reg.l1{ lambda = 0.05 } }
 local settings = { problem = problem, clients_per_round = 3, batch = 5, epochs = 1, eval_every = 5000, seeds = { 1 }, metrics = { "objective" } }
+if fedlab.args.checkpoint_rounds then settings.checkpoint_rounds = tonumber(fedlab.args.checkpoint_rounds) end
 if fedlab.args.stages then
   settings[1] = { algo = fedlab.algo.fedmid{ eta_c = 0.01 }, rounds = 100000 }
   settings[2] = { rounds = 5000 }
@@ -244,5 +246,40 @@ func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 	}
 	if read(t, whole, "records.csv") != read(t, out, "records.csv") {
 		t.Errorf("records.csv of the resumed run differs from the uninterrupted run's")
+	}
+}
+
+// TestCheckpointRoundsSavesAtMultiplesOfN: with --checkpoint-every 0 (no
+// time period) and the run setting checkpoint_rounds = 7919, a running
+// session's manifest records checkpoints after multiples of 7919 rounds.
+func TestCheckpointRoundsSavesAtMultiplesOfN(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "long.lua")
+	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd, stderr := child(t, "run", script, "--out", out, "--quiet", "--checkpoint-every", "0", "--set", "checkpoint_rounds=7919", "--jobs", "1", "--workers", "1")
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	deadline := time.Now().Add(60 * time.Second)
+	var seen []int
+	for len(seen) < 2 {
+		if m, ok, _ := rundir.ReadManifest(out); ok {
+			for _, c := range m.Checkpoints {
+				if len(seen) == 0 || seen[len(seen)-1] != c.Rounds {
+					seen = append(seen, c.Rounds)
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("checkpoints recorded in 60 s: %v; stderr:\n%s", seen, stderr)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	for _, r := range seen {
+		if r == 0 || r%7919 != 0 {
+			t.Errorf("checkpoints after rounds %v, want multiples of 7919", seen)
+		}
 	}
 }

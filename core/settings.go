@@ -63,6 +63,11 @@ type Settings struct {
 	// does not declare its state, see Stateful). An error returned by
 	// Checkpoint fails the run.
 	Checkpoint func(done int, save func(io.Writer) error) error
+	// CheckpointRounds, if > 0, asks the caller that sets Checkpoint to
+	// save one every CheckpointRounds rounds besides its time period (the
+	// run setting checkpoint_rounds); not part of the run's identity: it
+	// changes when the run's state is saved, never its numbers.
+	CheckpointRounds int
 	// Resume, if not nil, is a checkpoint of this run (same settings and
 	// CheckpointKey) that it continues from, bit for bit as if it had not
 	// stopped; a checkpoint that is damaged, truncated or of another run
@@ -75,8 +80,8 @@ func (s *Settings) Check() error {
 	switch {
 	case s.Rounds < 0:
 		return fmt.Errorf("rounds must be ≥ 0, got %d", s.Rounds)
-	case s.LocalEpochs < 0 || s.LocalSteps < 0 || s.Batch < 0 || s.ClientsPerRound < 0 || s.EvalEvery < 0:
-		return fmt.Errorf("local_steps, epochs, batch, clients_per_round and eval_every must be ≥ 0")
+	case s.LocalEpochs < 0 || s.LocalSteps < 0 || s.Batch < 0 || s.ClientsPerRound < 0 || s.EvalEvery < 0 || s.CheckpointRounds < 0:
+		return fmt.Errorf("local_steps, epochs, batch, clients_per_round, eval_every and checkpoint_rounds must be ≥ 0")
 	case s.LocalEpochs == 0 && s.LocalSteps == 0:
 		return fmt.Errorf("give local_steps or epochs")
 	case !(s.InitScale >= 0) || math.IsInf(s.InitScale, 1):

@@ -413,7 +413,8 @@ func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
 
 // checkpointHook is job j's core.Settings.Checkpoint: it saves the run's
 // state to opts.Checkpoints when CheckpointEvery has passed since the
-// run started or was last saved, when the context has ended (the engine
+// run started or was last saved, after every multiple of the job's
+// Settings.CheckpointRounds rounds, when the context has ended (the engine
 // stops before the next round), and after the last round with
 // KeepCheckpoints. A state that cannot be saved or stored is reported
 // (Unsupported) and the run goes on without checkpoints: it never fails
@@ -422,11 +423,12 @@ func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
 func checkpointHook(opts *Options, j *Job, cohort int) func(done int, save func(io.Writer) error) error {
 	start := time.Now()
 	last, off := start, false
-	rounds := j.Settings.Rounds
+	rounds, every := j.Settings.Rounds, j.Settings.CheckpointRounds
 	return func(done int, save func(io.Writer) error) error {
 		final := done >= rounds
 		stopping := opts.Context != nil && opts.Context.Err() != nil
-		due := opts.CheckpointEvery > 0 && time.Since(last) >= opts.CheckpointEvery
+		due := opts.CheckpointEvery > 0 && time.Since(last) >= opts.CheckpointEvery ||
+			every > 0 && done%every == 0
 		if off || (final && !opts.KeepCheckpoints) || !(final || stopping || due) {
 			return nil
 		}

@@ -138,6 +138,7 @@ var (
 		{"metrics", "list of metric names or fedlab.metric.* values", false, `what to measure (default { "objective" })`},
 		{"init", `"default", "zeros", "normal" or "kaiming_uniform"`, false, `initial model (default "default": the loss's own, zeros for linear models and Kaiming-uniform for networks with hidden layers; "zeros" is refused for those)`},
 		{"init_scale", "number ≥ 0", false, `standard deviation of init = "normal" (default 0.01)`},
+		{"checkpoint_rounds", "integer ≥ 0", false, "save each run's state in the run directory every N rounds, besides fedlab run's --checkpoint-every time period (0: by time only); not part of the runs' keys"},
 		{"divergence", "number > 1 or math.huge", false, "a run diverges at the first evaluated round whose training loss is not finite or exceeds divergence × max(|F(w₀)|, 1) (default 1e6; math.huge: only a NaN/Inf model)"},
 	}
 	// systemKeys are the system effects of fedlab.run, compare and sweep (see luaapi/system.go).

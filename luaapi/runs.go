@@ -134,14 +134,15 @@ func (in *interp) readCall(f *fields) (*call, error) {
 // (all but rounds, which fedlab.stages does not take).
 func (in *interp) readSettings(f *fields) core.Settings {
 	return core.Settings{
-		ClientsPerRound: f.integer("clients_per_round", 0, 0),
-		LocalSteps:      f.integer("local_steps", 0, 0),
-		LocalEpochs:     f.integer("epochs", 0, 0),
-		Batch:           f.integer("batch", 0, 0),
-		EvalEvery:       f.integer("eval_every", 0, 0),
-		Init:            f.str("init", core.InitDefault, core.InitDefault, core.InitZeros, core.InitNormal, "kaiming_uniform"),
-		InitScale:       f.number("init_scale", 0.01, 0),
-		Divergence:      f.divergence(),
+		ClientsPerRound:  f.integer("clients_per_round", 0, 0),
+		LocalSteps:       f.integer("local_steps", 0, 0),
+		LocalEpochs:      f.integer("epochs", 0, 0),
+		Batch:            f.integer("batch", 0, 0),
+		EvalEvery:        f.integer("eval_every", 0, 0),
+		Init:             f.str("init", core.InitDefault, core.InitDefault, core.InitZeros, core.InitNormal, "kaiming_uniform"),
+		InitScale:        f.number("init_scale", 0.01, 0),
+		Divergence:       f.divergence(),
+		CheckpointRounds: f.integer("checkpoint_rounds", 0, 0),
 	}
 }
 

@@ -460,3 +460,38 @@ func TestMergeKeepsTheFurthestCheckpointOfAPendingRun(t *testing.T) {
 		t.Errorf("an altered checkpoint: %v\nwant %s", err, want)
 	}
 }
+
+// TestCheckpointRoundsSavesEveryNRounds: with the run setting
+// checkpoint_rounds = 7 and no time period, a 40-round run's checkpoint in
+// the manifest is, at each round, the one after the last multiple of 7
+// before it (none before round 7), and the run's key does not change with
+// the setting.
+func TestCheckpointRoundsSavesEveryNRounds(t *testing.T) {
+	jobs := stateJobs(t, "fedavg")
+	js := append([]experiment.Job(nil), jobs...)
+	js[0].Settings.CheckpointRounds = 7
+	base := js[0].Base
+	base.Settings.CheckpointRounds = 7
+	planned, err := experiment.Jobs(base, experiment.AlgoSpec{Name: "fedavg", Params: map[string]any{"eta_c": 0.05}}, nil, []uint64{1})
+	if err != nil || len(planned) != 1 || planned[0].Key != jobs[0].Key {
+		t.Fatalf("planned with checkpoint_rounds = 7: %v, key %s, want the key %s", err, planned[0].Key, jobs[0].Key)
+	}
+	dir := t.TempDir()
+	var seen []int
+	js[0].Settings.Progress = func(done, _ int) {
+		m, _, err := ReadManifest(dir)
+		rounds := 0
+		if err == nil && m.Checkpoints[jobs[0].Key] != nil {
+			rounds = m.Checkpoints[jobs[0].Key].Rounds
+		}
+		seen = append(seen, rounds)
+	}
+	resumeSession(t, dir, Options{}, js)
+	var want []int
+	for done := 1; done <= 40; done++ {
+		want = append(want, (done-1)/7*7) // Progress(done) comes before round done's checkpoint
+	}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("checkpoint recorded after each round:\n%v\nwant\n%v", seen, want)
+	}
+}
