@@ -111,7 +111,7 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		t.Errorf("fedlab table of the unfinished directory: exit %d\n%s\nwant it to end %q", code, table, want)
 	}
 	code, _, stderr = runCLI("plot", out)
-	if want := fmt.Sprintf("fedlab: note: call 1 (long.lua:10 fedlab.compare): 1 of 1 runs pending, no figure: left to other shards or not run yet; in progress: fedmid seed 1 at round %d of 100000\n"+
+	if want := fmt.Sprintf("fedlab: note: call 1 (long.lua:11 fedlab.compare): 1 of 1 runs pending, no figure: left to other shards or not run yet; in progress: fedmid seed 1 at round %d of 100000\n"+
 		"fedlab: %s: no run completed, nothing to draw\n", rounds, out); code != 1 || stderr != want {
 		t.Errorf("fedlab plot of the unfinished directory: exit %d\n%s\nwant\n%s", code, stderr, want)
 	}
