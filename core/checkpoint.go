@@ -235,30 +235,7 @@ func clientInts(st *State, name string, v []int) {
 
 // recordsState declares the records measured so far.
 func (e *engine) recordsState(st *State) {
-	n := len(e.res.Records)
-	st.Int("records", &n)
-	if st.err != nil {
-		return
-	}
-	if st.loading {
-		if n < 0 || n > len(e.evalAt) {
-			st.Fail(fmt.Errorf("checkpoint holds %d records", n))
-			return
-		}
-		e.res.Records = make([]Record, n)
-	}
-	for i := range e.res.Records {
-		r := &e.res.Records[i]
-		st.Int("record round", &r.Round)
-		st.Int64("record up", &r.Up)
-		st.Int64("record down", &r.Down)
-		st.Int("record communication rounds", &r.CommRounds)
-		st.Int64("record samples", &r.Samples)
-		st.FloatSlice("record values", &r.Values)
-		if st.loading && st.err == nil && len(r.Values) != len(e.res.Metrics) {
-			st.Fail(fmt.Errorf("a record has %d values, the run measures %d columns", len(r.Values), len(e.res.Metrics)))
-		}
-	}
+	st.Records(&e.res.Records, len(e.evalAt), len(e.res.Metrics))
 }
 
 // systemState declares the state of the system effects: the clients'

@@ -286,6 +286,36 @@ func (st *State) Ints(name string, v *[]int) {
 	}
 }
 
+// Records declares a list of records: their number, at most most when
+// loading, and each record's counts and values; columns ≥ 0 is the number
+// of values a loaded record must have (a negative columns checks none).
+func (st *State) Records(recs *[]Record, most, columns int) {
+	n := len(*recs)
+	st.Int("records", &n)
+	if st.err != nil {
+		return
+	}
+	if st.loading {
+		if n < 0 || n > most {
+			st.Fail(fmt.Errorf("checkpoint holds %d records", n))
+			return
+		}
+		*recs = make([]Record, n)
+	}
+	for i := range *recs {
+		r := &(*recs)[i]
+		st.Int("record round", &r.Round)
+		st.Int64("record up", &r.Up)
+		st.Int64("record down", &r.Down)
+		st.Int("record communication rounds", &r.CommRounds)
+		st.Int64("record samples", &r.Samples)
+		st.FloatSlice("record values", &r.Values)
+		if st.loading && st.err == nil && columns >= 0 && len(r.Values) != columns {
+			st.Fail(fmt.Errorf("a record has %d values, the run measures %d columns", len(r.Values), columns))
+		}
+	}
+}
+
 // Bytes declares a byte string (a nested checkpoint: a pipeline's stage);
 // on loading, *v is a copy.
 func (st *State) Bytes(name string, v *[]byte) {

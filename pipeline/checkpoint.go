@@ -57,27 +57,7 @@ func (r *runState) declare(st *core.State) {
 	st.FloatSlice("initial model", &r.w0)
 	st.FloatSlice("previous model", &r.prev)
 	st.FloatSlice("previous average", &r.prevAvg)
-	n := len(r.records)
-	st.Int("records", &n)
-	if st.Err() != nil {
-		return
-	}
-	if st.Loading() {
-		if n < 0 || n > r.maxRecords {
-			st.Fail(fmt.Errorf("checkpoint holds %d records", n))
-			return
-		}
-		r.records = make([]core.Record, n)
-	}
-	for i := range r.records {
-		rec := &r.records[i]
-		st.Int("record round", &rec.Round)
-		st.Int64("record up", &rec.Up)
-		st.Int64("record down", &rec.Down)
-		st.Int("record communication rounds", &rec.CommRounds)
-		st.Int64("record samples", &rec.Samples)
-		st.FloatSlice("record values", &rec.Values)
-	}
+	st.Records(&r.records, r.maxRecords, -1)
 	st.Bytes("stage checkpoint", &r.inner)
 }
 
