@@ -173,6 +173,20 @@ func (in *interp) writeOutput(L *lua.LState, fn, path string, write func(path st
 	return 1, nil
 }
 
+// pushFigures returns the paths of the figure files fn wrote (or, in a
+// dry run, would write) to the script as a list, or fn's error err.
+func pushFigures(L *lua.LState, fn string, paths []string, err error) (int, error) {
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", fn, err)
+	}
+	out := L.NewTable()
+	for _, p := range paths {
+		out.Append(lua.LString(p))
+	}
+	L.Push(out)
+	return 1, nil
+}
+
 // sweepArg returns the sweep behind a table returned by fedlab.sweep.
 func (in *interp) sweepArg(v lua.LValue, fn string) (*sweep, error) {
 	if t, ok := v.(*lua.LTable); ok {
