@@ -28,9 +28,6 @@ type Builder struct {
 	// stops reading at its ceiling (without Limits, at the default ceiling
 	// of the process's own limits). fedlab run sets it.
 	Limits *Limits
-	// CheckData, if set, is called with a dataset's arguments before it
-	// is built: an error is returned instead of building it.
-	CheckData func(args registry.Args) error
 	// References, if set, returns the store of a problem's reference
 	// optimum (see core.Problem.RefStore), e.g. rundir.Dir.ReferenceStore.
 	References func(id experiment.ProblemID) core.ReferenceStore
@@ -169,11 +166,6 @@ func (b *Builder) dataset(r resolved) (*core.Federated, error) {
 	}
 	if b.Limits != nil {
 		if err := b.Limits.Data(r.args); err != nil {
-			return nil, err
-		}
-	}
-	if b.CheckData != nil {
-		if err := b.CheckData(r.args); err != nil {
 			return nil, err
 		}
 	}
