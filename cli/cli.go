@@ -15,8 +15,8 @@
 //	func main() { cli.Main() }
 //
 // Every component registered in the process is available to scripts,
-// fedlab list, describe and docs (see docs/library.md, "Your own fedlab
-// binary").
+// fedlab list, describe and docs, and the program can add commands of its
+// own (RegisterCommand; see docs/library.md, "Your own fedlab binary").
 package cli
 
 import (

@@ -88,7 +88,7 @@ func TestSuccessiveHalving(t *testing.T) {
 	if len(lh.Calls) != 3 || !strings.Contains(lh.Manifest.Calls[1].Name, "rung 2 of 3 (30 rounds)") {
 		t.Fatalf("want 3 rung calls, got %d (%v)", len(lh.Calls), lh.Manifest.Calls)
 	}
-	if r := lh.Manifest.Calls[1].Rung; r == nil || *r != (rundir.Rung{Index: 2, Of: 3, Rounds: 30}) {
+	if r := lh.Manifest.Calls[1].Rung; r == nil || *r != (experiment.Rung{Index: 2, Of: 3, Rounds: 30}) {
 		t.Errorf("the manifest's second call records rung %+v, want 2 of 3, 30 rounds", r)
 	}
 	// records.csv has a rung column after call and run (the full grid's has none)

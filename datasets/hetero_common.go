@@ -3,12 +3,40 @@ package datasets
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // The heterogeneous sparse problems of Liang, Peng & Zhang, "Gradient
 // Tracking for High Dimensional Federated Optimization", Sec. 7 and
 // App. D.1, with the constants of the authors' code: client optima w̃^m
 // that are dense and distinct, and a sparse global optimum w*.
+
+// Hetero is a generated problem: its data, the client optima w̃^m and
+// their sparse global optimum w*, the data's truth.
+type Hetero struct {
+	Data    *core.Federated
+	Optima  [][]float64 // w̃^m
+	Optimum []float64   // w*
+}
+
+func (h *Hetero) federated() *core.Federated { return h.Data }
+
+// heteroProblem is a generated problem (*HeteroLinReg, *HeteroLogReg).
+type heteroProblem interface{ federated() *core.Federated }
+
+// defineHetero registers the dataset generator name, whose parameters P
+// generate makes the problem of.
+func defineHetero[P any](name, doc string, defaults P, generate func(P) (heteroProblem, error)) {
+	registry.Define(registry.Dataset, name, doc, defaults, func(p P) (*core.Federated, error) {
+		h, err := generate(p)
+		if err != nil {
+			return nil, err
+		}
+		return h.federated(), nil
+	})
+}
 
 // heteroHead and heteroTail are the parameters both generators share
 // (each declares its own samples between them).

@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/registry"
 )
 
 // HeteroLinRegParams are the linear-regression generator's parameters.
@@ -21,16 +20,12 @@ type HeteroLinRegParams struct {
 }
 
 func init() {
-	registry.Define(registry.Dataset, "hetero_linreg",
+	defineHetero("hetero_linreg",
 		"Liang et al.'s heterogeneous sparse linear regression: y = ⟨x, w̃^m⟩ + e, x = (1, N(0, σ₁²I)), dense distinct w̃^m, "+
 			"sparse w* = mean w̃^m; the training objective is exactly the population one (use loss squared{intercept = false})",
 		HeteroLinRegParams{heteroHead: defaultHeteroHead, Samples: 1280, heteroTail: defaultHeteroTail, NoiseVar: 1},
-		func(p HeteroLinRegParams) (*core.Federated, error) {
-			h, err := NewHeteroLinReg(heteroSpecOf(p.heteroHead, p.Samples, p.heteroTail), p.NoiseVar)
-			if err != nil {
-				return nil, err
-			}
-			return h.Data, nil
+		func(p HeteroLinRegParams) (heteroProblem, error) {
+			return NewHeteroLinReg(heteroSpecOf(p.heteroHead, p.Samples, p.heteroTail), p.NoiseVar)
 		})
 }
 
@@ -53,9 +48,7 @@ func init() {
 // (eq. (47)), minimized exactly at w*, and stochastic gradients still come
 // from sampled rows. The dataset's truth is w*.
 type HeteroLinReg struct {
-	Data     *core.Federated
-	Optima   [][]float64 // w̃^m
-	Optimum  []float64   // w*
+	Hetero
 	CovVar   float64
 	NoiseVar float64
 }
@@ -72,7 +65,7 @@ func NewHeteroLinReg(s heteroSpec, noiseVar float64) (*HeteroLinReg, error) {
 	if s.CovVar <= 0 {
 		return nil, fmt.Errorf("covariate_var must be > 0")
 	}
-	h := &HeteroLinReg{Optima: make([][]float64, M), Optimum: make([]float64, d), CovVar: s.CovVar, NoiseVar: noiseVar}
+	h := &HeteroLinReg{Hetero: Hetero{Optima: make([][]float64, M), Optimum: make([]float64, d)}, CovVar: s.CovVar, NoiseVar: noiseVar}
 	b := s.base()
 	rng := newRNG(s.Seed, 0x11e0)
 	for m := range h.Optima {

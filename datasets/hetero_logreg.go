@@ -6,7 +6,6 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/losses"
-	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/regularizers"
 	"github.com/fedlab/fedlab/sched"
 )
@@ -20,16 +19,12 @@ type HeteroLogRegParams struct {
 }
 
 func init() {
-	registry.Define(registry.Dataset, "hetero_logreg",
+	defineHetero("hetero_logreg",
 		"Liang et al.'s heterogeneous sparse logistic regression: paired clients w̃ = (α, ±β), labels Ber(σ(⟨x, w̃^m⟩)); "+
 			"the optimum w* = (α*, 0) is computed by core.Solve (use loss logistic{intercept = false})",
 		HeteroLogRegParams{heteroHead: defaultHeteroHead, Samples: 128, heteroTail: defaultHeteroTail, Tol: 1e-12},
-		func(p HeteroLogRegParams) (*core.Federated, error) {
-			h, err := NewHeteroLogReg(heteroSpecOf(p.heteroHead, p.Samples, p.heteroTail), p.Tol)
-			if err != nil {
-				return nil, err
-			}
-			return h.Data, nil
+		func(p HeteroLogRegParams) (heteroProblem, error) {
+			return NewHeteroLogReg(heteroSpecOf(p.heteroHead, p.Samples, p.heteroTail), p.Tol)
 		})
 }
 
@@ -46,10 +41,8 @@ func init() {
 // computed by core.Solve (restarted FISTA) on the training data, with its
 // off-support coordinates, zero in exact arithmetic, set to 0.
 type HeteroLogReg struct {
-	Data    *core.Federated
-	Optima  [][]float64 // w̃^m
-	Optimum []float64   // w*
-	Iters   int         // FISTA iterations of the solve
+	Hetero
+	Iters int // FISTA iterations of the solve
 }
 
 // NewHeteroLogReg generates the problem and solves for w* to the relative
@@ -59,7 +52,7 @@ func NewHeteroLogReg(s heteroSpec, tol float64) (*HeteroLogReg, error) {
 	if err := s.check(true); err != nil {
 		return nil, err
 	}
-	h := &HeteroLogReg{Optima: make([][]float64, M)}
+	h := &HeteroLogReg{Hetero: Hetero{Optima: make([][]float64, M)}}
 	b := s.base()
 	rng := newRNG(s.Seed, 0x1061)
 	half := M / 2

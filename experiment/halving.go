@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/fedlab/fedlab/core"
 )
 
 // Halving is successive halving (Jamieson & Talwalkar 2016; the rungs of
@@ -13,10 +15,56 @@ import (
 // budget, up to the full rounds; a configuration that diverges, fails or
 // has no score stops at once. The budgets are geometric and end exactly
 // at the rounds (see Rungs). A survivor continues from its state at the
-// end of its rung where its algorithm allows (plan.HalvingPlanner).
+// end of its rung where its algorithm allows (plan.Builder.Halve).
 type Halving struct {
-	Eta   float64 // ≥ 1; 1: no elimination (one rung: the full grid)
-	First int     // least rounds of the first rung, ≥ 1
+	Eta   float64 // ≥ 1; 1: no elimination (one rung: the full grid); 0: DefaultEta (see For)
+	First int     // least rounds of the first rung, ≥ 1; 0: the default (see For)
+}
+
+// DefaultEta is the eta of a halving that gives none.
+const DefaultEta = 3
+
+// For returns h with its defaults for runs of settings s: Eta 0 becomes
+// DefaultEta, First 0 becomes max(s.EvalEvery, ⌊s.Rounds/Eta²⌋, 1), at
+// most s.Rounds (so a halving with the default eta has three rungs when
+// evaluations allow: rounds/9, rounds/3, rounds). fedlab.sweep's halving
+// key and Go plans (plan.Builder.Halve) both take their defaults here.
+func (h Halving) For(s core.Settings) Halving {
+	if h.Eta == 0 {
+		h.Eta = DefaultEta
+	}
+	if h.First == 0 {
+		h.First = min(max(s.EvalEvery, int(float64(s.Rounds)/(h.Eta*h.Eta)), 1), max(s.Rounds, 1))
+	}
+	return h
+}
+
+// Rung places a call of a halving sweep: rung Index of Of (1-based), whose
+// runs have Rounds rounds. A run directory's manifest records it with the
+// call (rundir.Call).
+type Rung struct {
+	Index  int `json:"index"`
+	Of     int `json:"of"`
+	Rounds int `json:"rounds"`
+}
+
+// String renders the rung as records.csv shows it: "2/4" (empty for no
+// rung).
+func (r *Rung) String() string {
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", r.Index, r.Of)
+}
+
+// Name is the name of the rung's call in a sweep named name (which may be
+// empty): "rung 2 of 3 (60 rounds)", after the sweep's name if it has one.
+func (r Rung) Name(name string) string {
+	n := fmt.Sprintf("rung %d of %d (%d rounds)", r.Index, r.Of, r.Rounds)
+	if name != "" {
+		n = name + ", " + n
+	}
+	return n
 }
 
 // MaxRungs bounds the rungs of a halving: an eta close to 1 would plan

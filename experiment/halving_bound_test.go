@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fedlab/fedlab/core"
 )
 
 // TestHalvingRungsAreBounded: a halving of more than MaxRungs rungs is
@@ -63,5 +65,32 @@ func TestHalvingRungsAreBounded(t *testing.T) {
 		if err != nil || (c.want != "" && fmt.Sprint(got) != c.want) || len(got) > MaxRungs {
 			t.Errorf("%+v over %d rounds: %v %v, want %s", c.h, c.rounds, got, err, c.want)
 		}
+	}
+}
+
+// TestHalvingDefaults: a halving's zero Eta is 3 and its zero First is
+// max(eval_every, ⌊rounds/eta²⌋, 1), at most the rounds; given values stay.
+func TestHalvingDefaults(t *testing.T) {
+	for _, c := range []struct {
+		h    Halving
+		s    core.Settings
+		want Halving
+	}{
+		{Halving{}, core.Settings{Rounds: 200, EvalEvery: 5}, Halving{Eta: 3, First: 22}}, // 200/9 = 22.2
+		{Halving{}, core.Settings{Rounds: 60, EvalEvery: 20}, Halving{Eta: 3, First: 20}}, // 60/9 = 6.7 < eval_every
+		{Halving{Eta: 2}, core.Settings{Rounds: 100}, Halving{Eta: 2, First: 25}},         // 100/4
+		{Halving{Eta: 10}, core.Settings{Rounds: 50}, Halving{Eta: 10, First: 1}},         // 50/100 = 0.5: at least 1
+		{Halving{}, core.Settings{Rounds: 10, EvalEvery: 50}, Halving{Eta: 3, First: 10}}, // at most the rounds
+		{Halving{Eta: 4, First: 7}, core.Settings{Rounds: 90}, Halving{Eta: 4, First: 7}}, // given
+	} {
+		if got := c.h.For(c.s); got != c.want {
+			t.Errorf("%+v for %d rounds every %d: %+v, want %+v", c.h, c.s.Rounds, c.s.EvalEvery, got, c.want)
+		}
+	}
+	if got := (Rung{Index: 2, Of: 3, Rounds: 60}).Name(""); got != "rung 2 of 3 (60 rounds)" {
+		t.Errorf("name %q", got)
+	}
+	if got := (Rung{Index: 1, Of: 3, Rounds: 7}).Name("tuning"); got != "tuning, rung 1 of 3 (7 rounds)" {
+		t.Errorf("name %q", got)
 	}
 }

@@ -6,13 +6,15 @@
 //
 // Registered: datasets test_data and test_undeclared (the same without a
 // declared size), loss test_squared, regularizer test_l1, algorithm
-// test_gd, metrics test_objective and test_lambda, schedule test_step.
+// test_gd, metrics test_objective and test_lambda, schedule test_step; and
+// per test, test_gd recording its server step sizes (NewRecorder).
 package fedlabtest
 
 import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/budget"
@@ -20,19 +22,63 @@ import (
 	"github.com/fedlab/fedlab/sched"
 )
 
-var (
+// Recorder is test_gd registered under a name of its own (Name), whose
+// runs record the server step size (eta_s) of each round they compute in
+// the recorder: each test makes its own, as net/http/httptest.NewServer
+// gives each test its own server.
+type Recorder struct {
+	name  string
 	mu    sync.Mutex
 	steps []float64
-)
+}
 
-// Steps returns the server step sizes (eta_s) test_gd used in its rounds
-// since the last call, and forgets them.
-func Steps() []float64 {
-	mu.Lock()
-	defer mu.Unlock()
-	out := steps
-	steps = nil
+// recorders counts the recorders made, to name them.
+var recorders atomic.Int64
+
+// NewRecorder registers a new recorder's algorithm (test_gd_recorded_N).
+func NewRecorder() *Recorder {
+	r := &Recorder{name: fmt.Sprintf("test_gd_recorded_%d", recorders.Add(1))}
+	registry.Register[core.Algorithm](registry.Algorithm, gdSpec(r.name, "test_gd recording its server step sizes (fedlabtest.Recorder)"),
+		func(a registry.Args) (core.Algorithm, error) { return newGD(a, r.record), nil })
+	return r
+}
+
+// Name is the name of the recorder's algorithm: fedlab.algo[Name] in a
+// script.
+func (r *Recorder) Name() string { return r.name }
+
+// Steps returns the server step sizes the recorder's runs used in their
+// rounds since the last call, and forgets them.
+func (r *Recorder) Steps() []float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.steps
+	r.steps = nil
 	return out
+}
+
+func (r *Recorder) record(step float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.steps = append(r.steps, step)
+}
+
+// gdSpec is the specification of test_gd under name.
+func gdSpec(name, doc string) registry.Spec {
+	return registry.Spec{
+		Name: name, Doc: doc,
+		Params: []registry.Param{
+			{Name: "eta_c", Type: registry.Sched, Default: 0.1, Min: registry.Bound(0), Doc: "client step size"},
+			{Name: "eta_s", Type: registry.Sched, Default: 1.0, Min: registry.Bound(0), Doc: "server step size"},
+			{Name: "fail", Type: registry.Bool, Default: false, Doc: "panic in the first client update"},
+		},
+	}
+}
+
+// newGD builds test_gd from its arguments; record, if not nil, receives
+// the server step size of each round.
+func newGD(a registry.Args, record func(float64)) *gd {
+	return &gd{etaC: a.Schedule("eta_c"), etaS: a.Schedule("eta_s"), fail: a.Bool("fail"), record: record}
 }
 
 func init() {
@@ -53,16 +99,8 @@ func init() {
 	}, func(a registry.Args) (core.Penalty, error) {
 		return core.Penalty{Name: "test_l1", Reg: l1{}, Lambda: a.Schedule("lambda")}, nil
 	})
-	registry.Register[core.Algorithm](registry.Algorithm, registry.Spec{
-		Name: "test_gd", Doc: "local gradient steps, averaged, then a server prox step",
-		Params: []registry.Param{
-			{Name: "eta_c", Type: registry.Sched, Default: 0.1, Min: registry.Bound(0), Doc: "client step size"},
-			{Name: "eta_s", Type: registry.Sched, Default: 1.0, Min: registry.Bound(0), Doc: "server step size"},
-			{Name: "fail", Type: registry.Bool, Default: false, Doc: "panic in the first client update"},
-		},
-	}, func(a registry.Args) (core.Algorithm, error) {
-		return &gd{etaC: a.Schedule("eta_c"), etaS: a.Schedule("eta_s"), fail: a.Bool("fail")}, nil
-	})
+	registry.Register[core.Algorithm](registry.Algorithm, gdSpec("test_gd", "local gradient steps, averaged, then a server prox step"),
+		func(a registry.Args) (core.Algorithm, error) { return newGD(a, nil), nil })
 	registry.Register[core.Metric](registry.Metric, registry.Spec{Name: "test_objective", Doc: "Φ(w)"},
 		func(registry.Args) (core.Metric, error) { return metric{"test_objective", (*core.Eval).Objective}, nil })
 	registry.Register[core.Metric](registry.Metric, registry.Spec{Name: "test_lambda", Doc: "λ at the evaluated round"},
@@ -200,6 +238,7 @@ func (l1) Subgradient(dst, w []float64, _ core.Layout) {
 type gd struct {
 	etaC, etaS sched.Schedule
 	fail       bool
+	record     func(float64) // the server step of each round, if not nil (Recorder)
 	w          []float64
 	eta        float64
 }
@@ -215,9 +254,9 @@ func (g *gd) Shape() (core.MessageShape, core.MessageShape) {
 
 func (g *gd) Broadcast(rd *core.Round, down *core.Message) {
 	g.eta = g.etaC.At(rd.R)
-	mu.Lock()
-	steps = append(steps, g.etaS.At(rd.R))
-	mu.Unlock()
+	if g.record != nil {
+		g.record(g.etaS.At(rd.R))
+	}
 	copy(down.Vecs[0], g.w)
 }
 

@@ -35,7 +35,7 @@ type component struct {
 	raw    map[string]any        // decoded parameters; Lua functions and schedules built from them are pending
 	nested map[string]*component // the parameters given as components (schedules, topologies, optimizers)
 	value  any                   // built at construction: datasets (*core.Federated), topologies, optimizers and schedules without Lua functions
-	dir    string                // datasets: the directory relative input paths resolve against (see inputArgs)
+	dir    string                // datasets: the directory relative input paths resolve against (plan.InputPaths)
 }
 
 // pendingParams reports whether some parameter waits for the round count

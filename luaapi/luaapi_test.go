@@ -115,13 +115,13 @@ func TestSettingsAreStrict(t *testing.T) {
 }
 
 func TestLuaFunctionSchedulesAreTabulated(t *testing.T) {
-	fedlabtest.Steps()
+	rec := fedlabtest.NewRecorder()
 	out, err := script(t, `local data = fedlab.data.test_data{}
 local reg = fedlab.reg.test_l1{ lambda = function(r) return (r + 1) / 10 end }
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.test_squared{}, reg = reg }
 local run = fedlab.run{ problem = problem, rounds = 4, local_steps = 1, eval_every = 1,
   metrics = { "test_lambda" },
-  algorithm = fedlab.algo.test_gd{ eta_s = function(r) return 1 / (r + 1) end } }
+  algorithm = fedlab.algo.`+rec.Name()+`{ eta_s = function(r) return 1 / (r + 1) end } }
 for _, rec in ipairs(run.records) do print(rec.round, rec.test_lambda) end
 print(#run.params.eta_s, run.params.eta_c)
 `, Options{})
@@ -133,7 +133,7 @@ print(#run.params.eta_s, run.params.eta_c)
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)
 	}
-	steps := fedlabtest.Steps()
+	steps := rec.Steps()
 	wantSteps := []float64{1, 0.5, 1.0 / 3, 0.25}
 	if len(steps) != len(wantSteps) {
 		t.Fatalf("server steps %v, want %v", steps, wantSteps)
@@ -163,14 +163,14 @@ fedlab.run{ problem = problem, algorithm = bad, rounds = 4, local_steps = 1, met
 }
 
 func TestScheduleComponents(t *testing.T) {
-	fedlabtest.Steps()
+	rec := fedlabtest.NewRecorder()
 	_, err := script(t, problemSrc+`local s = fedlab.schedule.test_step{ start = 1, factor = 0.5 }
-fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{ eta_s = s }, rounds = 3, local_steps = 1, metrics = {} }
+fedlab.run{ problem = problem, algorithm = fedlab.algo.`+rec.Name()+`{ eta_s = s }, rounds = 3, local_steps = 1, metrics = {} }
 `, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fedlabtest.Steps(); len(got) != 3 || got[0] != 1 || got[1] != 0.5 || got[2] != 0.25 {
+	if got := rec.Steps(); len(got) != 3 || got[0] != 1 || got[1] != 0.5 || got[2] != 0.25 {
 		t.Errorf("server steps %v, want [1 0.5 0.25]", got)
 	}
 }

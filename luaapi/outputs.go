@@ -36,38 +36,11 @@ func (in *interp) fnTable(L *lua.LState) (int, error) {
 			return 0, err
 		}
 	}
-	text := opts
-	text.Format = ""
-	shown := in.opts.Stdout
-	if in.dry != nil { // checked, not shown: the numbers are placeholders
-		shown = io.Discard
-	}
-	if err := report.Table(shown, runs, text); err != nil {
-		return 0, fmt.Errorf("fedlab.table: %w", err)
-	}
-	if in.dry != nil {
-		in.dryNote("fedlab.table at %s: %s, no numbers (nothing was computed)", in.where(), count(len(runs), "run"))
-	}
-	if file == "" {
-		return 0, nil
-	}
-	path, err := in.output("fedlab.table", file)
-	if err != nil {
-		return 0, err
-	}
-	if opts.Format == "" {
-		opts.Format = report.FormatOf(path)
-	}
-	if in.dry != nil {
-		in.dryOutput("fedlab.table", path)
-		L.Push(lua.LString(path))
-		return 1, nil
-	}
-	if err := report.SaveTable(path, runs, opts); err != nil {
-		return 0, fmt.Errorf("fedlab.table: %w", err)
-	}
-	L.Push(lua.LString(path))
-	return 1, nil
+	return in.showTable(L, "fedlab.table", file, &opts.Format, func(w io.Writer, format string) error {
+		o := opts
+		o.Format = format
+		return report.Table(w, runs, o)
+	}, fmt.Sprintf("%s, no numbers (nothing was computed)", count(len(runs), "run")))
 }
 
 // fnCSV is fedlab.csv(runs, path): writes every record of every run and
@@ -81,16 +54,7 @@ func (in *interp) fnCSV(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if in.dry != nil {
-		in.dryOutput("fedlab.csv", path)
-		L.Push(lua.LString(path))
-		return 1, nil
-	}
-	if err := report.WriteCSV(path, runs); err != nil {
-		return 0, fmt.Errorf("fedlab.csv: %w", err)
-	}
-	L.Push(lua.LString(path))
-	return 1, nil
+	return in.writeOutput(L, "fedlab.csv", path, func(path string) error { return report.WriteCSV(path, runs) })
 }
 
 // fnSaveModel is fedlab.save_model(run, path): writes the final model and
@@ -104,16 +68,7 @@ func (in *interp) fnSaveModel(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if in.dry != nil {
-		in.dryOutput("fedlab.save_model", path)
-		L.Push(lua.LString(path))
-		return 1, nil
-	}
-	if err := report.SaveModel(path, run); err != nil {
-		return 0, fmt.Errorf("fedlab.save_model: %w", err)
-	}
-	L.Push(lua.LString(path))
-	return 1, nil
+	return in.writeOutput(L, "fedlab.save_model", path, func(path string) error { return report.SaveModel(path, run) })
 }
 
 // fnModel is fedlab.model(run): the final model as a Lua list.
@@ -168,37 +123,67 @@ func (in *interp) fnSweepTable(L *lua.LState) (int, error) {
 			return 0, err
 		}
 	}
-	text := opts
-	text.Format = ""
+	return in.showTable(L, "fedlab.sweep_table", file, &opts.Format, func(w io.Writer, format string) error {
+		o := opts
+		o.Format = format
+		return report.SweepTable(w, s.sels, s.rules, o)
+	}, fmt.Sprintf("%s, no scores (nothing was computed; the first configuration stands as the best)", count(len(s.runs), "run")))
+}
+
+// showTable prints a table of fn (write in the terminal's form, format
+// "") on the standard output; in a dry run it is checked, not shown, and
+// dry says so. With a file, it also writes the table there in *format
+// (default: from the file's extension, stored back; the file is replaced
+// whole or not at all) and returns the path written to the script.
+func (in *interp) showTable(L *lua.LState, fn, file string, format *string, write func(w io.Writer, format string) error, dry string) (int, error) {
 	shown := in.opts.Stdout
-	if in.dry != nil { // checked, not shown: the scores are placeholders
+	if in.dry != nil { // checked, not shown: the numbers are placeholders
 		shown = io.Discard
 	}
-	if err := report.SweepTable(shown, s.sels, s.rules, text); err != nil {
-		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)
+	if err := write(shown, ""); err != nil {
+		return 0, fmt.Errorf("%s: %w", fn, err)
 	}
 	if in.dry != nil {
-		in.dryNote("fedlab.sweep_table at %s: %s, no scores (nothing was computed; the first configuration stands as the best)", in.where(), count(len(s.runs), "run"))
+		in.dryNote("%s at %s: %s", fn, in.where(), dry)
 	}
 	if file == "" {
 		return 0, nil
 	}
-	path, err := in.output("fedlab.sweep_table", file)
+	path, err := in.output(fn, file)
 	if err != nil {
 		return 0, err
 	}
-	if opts.Format == "" {
-		opts.Format = report.FormatOf(path)
+	if *format == "" {
+		*format = report.FormatOf(path)
 	}
+	return in.writeOutput(L, fn, path, func(path string) error {
+		return atomicfile.Write(path, func(w io.Writer) error { return write(w, *format) })
+	})
+}
+
+// writeOutput writes the output file path of fn with write (in a dry run,
+// notes it unwritten) and pushes its path, the function's result.
+func (in *interp) writeOutput(L *lua.LState, fn, path string, write func(path string) error) (int, error) {
 	if in.dry != nil {
-		in.dryOutput("fedlab.sweep_table", path)
-		L.Push(lua.LString(path))
-		return 1, nil
-	}
-	if err := atomicfile.Write(path, func(w io.Writer) error { return report.SweepTable(w, s.sels, s.rules, opts) }); err != nil {
-		return 0, fmt.Errorf("fedlab.sweep_table: %w", err)
+		in.dryOutput(fn, path)
+	} else if err := write(path); err != nil {
+		return 0, fmt.Errorf("%s: %w", fn, err)
 	}
 	L.Push(lua.LString(path))
+	return 1, nil
+}
+
+// pushFigures returns the paths of the figure files fn wrote (or, in a
+// dry run, would write) to the script as a list, or fn's error err.
+func pushFigures(L *lua.LState, fn string, paths []string, err error) (int, error) {
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", fn, err)
+	}
+	out := L.NewTable()
+	for _, p := range paths {
+		out.Append(lua.LString(p))
+	}
+	L.Push(out)
 	return 1, nil
 }
 

@@ -82,15 +82,7 @@ func (in *interp) fnPlot(L *lua.LState) (int, error) {
 	} else {
 		paths, err = plot.Save(base, runs, opts, formats)
 	}
-	if err != nil {
-		return 0, fmt.Errorf("fedlab.plot: %w", err)
-	}
-	out := L.NewTable()
-	for _, p := range paths {
-		out.Append(lua.LString(p))
-	}
-	L.Push(out)
-	return 1, nil
+	return pushFigures(L, "fedlab.plot", paths, err)
 }
 
 // hlines reads the key hline of fedlab.plot: one table { value =, label =,

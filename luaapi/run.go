@@ -144,7 +144,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if opts.DryRun {
 		in.dry = &dryRun{planned: map[string]bool{}}
 	}
-	in.builder.Inputs = in.inputArgs
+	in.builder.Paths = in.inputPaths()
 	in.builder.Limits = limits
 	in.builder.References, in.builder.Context = dir.ReferenceStore, g.ctx
 	defer in.L.Close()

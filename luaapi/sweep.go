@@ -2,12 +2,13 @@ package luaapi
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
-	"github.com/fedlab/fedlab/core"
 	"io"
 	"os"
 	"slices"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/plan"
@@ -211,9 +212,7 @@ func readHalving(f *fields, s core.Settings) (experiment.Halving, bool) {
 		return experiment.Halving{}, false
 	}
 	hf := halvingCall.readAs(f.what("halving"), t)
-	h := experiment.Halving{Eta: hf.number("eta", 3, 1)}
-	def := max(s.EvalEvery, int(float64(s.Rounds)/(h.Eta*h.Eta)), 1)
-	h.First = hf.integer("first", min(def, max(s.Rounds, 1)), 1)
+	h := experiment.Halving{Eta: hf.number("eta", experiment.DefaultEta, 1), First: hf.integer("first", 0, 1)}.For(s)
 	f.fail(hf.error())
 	if hf.error() != nil { // its message names the key; the values read are defaults
 		return h, false
@@ -224,41 +223,32 @@ func readHalving(f *fields, s core.Settings) (experiment.Halving, bool) {
 	return h, f.error() == nil
 }
 
-// halvingSweep runs sw by successive halving, driving its planner
-// (plan.HalvingPlanner): one call per rung, named after it and marked
-// with it in the run directory. The planner's notes (survivors that are
-// recomputed rather than continued) go to the standard error.
+// halvingSweep runs sw by successive halving (plan.Builder.Halve), each
+// rung one call of the run directory, named after it and marked with it
+// (rundir.Dir.Rungs). The planner's notes (survivors that are recomputed
+// rather than continued) go to the standard error.
 func (in *interp) halvingSweep(c *call, sw plan.Sweep, h experiment.Halving, rules []experiment.Rule) (*sweep, error) {
-	p, err := in.builder.Halving(sw, h)
-	if err != nil {
+	if err := in.checkArgsRead("before its first run"); err != nil {
+		return nil, err
+	}
+	res, err := in.builder.Halve(sw, h, in.dir.Rungs(rundir.Call{Function: c.fn, Where: c.where, Name: c.name, Select: rules}))
+	if in.dry != nil && res != nil {
+		for _, r := range res.Rungs {
+			in.planned(c.fn, c.where, r.Rung.Name(c.name), r.Jobs)
+		}
+	}
+	var rerr *plan.RungError
+	switch {
+	case errors.As(err, &rerr):
+		in.stop = storageError(c.fn, c.where, rerr.Err)
+		return nil, in.stop
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", c.fn, err)
 	}
-	for {
-		rung, jobs, ok, err := p.Next()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.fn, err)
-		}
-		if !ok {
-			break
-		}
-		name := fmt.Sprintf("rung %d of %d (%d rounds)", rung.Index, rung.Of, rung.Rounds)
-		if c.name != "" {
-			name = c.name + ", " + name
-		}
-		runs, err := in.execute(rundir.Call{Function: c.fn, Where: c.where, Name: name, Select: rules,
-			Rung: &rundir.Rung{Index: rung.Index, Of: rung.Of, Rounds: rung.Rounds}}, jobs)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.Report(runs); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.fn, err)
-		}
-	}
 	if in.dry == nil {
-		for _, n := range p.Notes() {
+		for _, n := range res.Notes {
 			fmt.Fprintf(cmp.Or[io.Writer](in.opts.Stderr, os.Stderr), "fedlab: %s %s: halving: %s\n", c.where, c.fn, escape.Line(n))
 		}
 	}
-	last, sels := p.Result()
-	return &sweep{rules: rules, runs: last, sels: sels}, nil
+	return &sweep{rules: rules, runs: res.Runs, sels: res.Selections}, nil
 }

@@ -70,15 +70,7 @@ func (in *interp) fnXYPlot(L *lua.LState) (int, error) {
 	} else {
 		paths, err = plot.SaveXY(base, lines, opts, xlabel, formats)
 	}
-	if err != nil {
-		return 0, fmt.Errorf("fedlab.xyplot: %w", err)
-	}
-	out := L.NewTable()
-	for _, p := range paths {
-		out.Append(lua.LString(p))
-	}
-	L.Push(out)
-	return 1, nil
+	return pushFigures(L, "fedlab.xyplot", paths, err)
 }
 
 // numbers reads a list of numbers (NaN allowed, ±Inf not).

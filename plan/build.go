@@ -18,19 +18,16 @@ import (
 // share them: a dataset is loaded once, and a problem's reference optimum
 // is computed once. A Builder is used from one goroutine.
 type Builder struct {
-	// Inputs, if set, rewrites a dataset's raw parameters before it is
-	// built: relative input paths resolved against dir (Component.Dir);
+	// Paths, if set, resolves a dataset's relative input paths against
+	// its Dir (Component.Dir) or the working directory when it is built;
 	// an error (e.g. a path naming two files) stops the build.
-	Inputs func(spec *registry.Spec, raw map[string]any, dir string) (map[string]any, error)
+	Paths *InputPaths
 	// Limits, if set, bounds what the plans ask for before anything is
 	// allocated (see NewLimits): a dataset's declared memory, the engine
 	// settings and records, the runs' state; and a dataset read from files
 	// stops reading at its ceiling (without Limits, at the default ceiling
 	// of the process's own limits). fedlab run sets it.
 	Limits *Limits
-	// CheckData, if set, is called with a dataset's arguments before it
-	// is built: an error is returned instead of building it.
-	CheckData func(args registry.Args) error
 	// References, if set, returns the store of a problem's reference
 	// optimum (see core.Problem.RefStore), e.g. rundir.Dir.ReferenceStore.
 	References func(id experiment.ProblemID) core.ReferenceStore
@@ -121,8 +118,8 @@ func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
 		vals[k] = n
 	}
 	r := resolved{args: args, id: experiment.NewComponent(c.Name, vals)}
-	if kind == registry.Dataset && c.Dir != "" && b.Inputs != nil {
-		inputs, err := b.Inputs(args.Spec(), raw, c.Dir)
+	if kind == registry.Dataset && c.Dir != "" && b.Paths != nil {
+		inputs, err := b.Paths.resolve(args.Spec(), raw, c.Dir)
 		if err != nil {
 			return resolved{}, err
 		}
@@ -169,11 +166,6 @@ func (b *Builder) dataset(r resolved) (*core.Federated, error) {
 	}
 	if b.Limits != nil {
 		if err := b.Limits.Data(r.args); err != nil {
-			return nil, err
-		}
-	}
-	if b.CheckData != nil {
-		if err := b.CheckData(r.args); err != nil {
 			return nil, err
 		}
 	}

@@ -10,26 +10,91 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// Rung is one rung of a successive-halving sweep: rung Index of Of
-// (1-based), whose runs have Rounds rounds.
-type Rung struct {
-	Index, Of, Rounds int
+// RungExecutor executes the jobs of one rung of a halving sweep and
+// returns their runs in the jobs' order. A run directory's
+// (rundir.Dir.Rungs) runs each rung as one call of the directory, named
+// after the rung and marked with it.
+type RungExecutor interface {
+	ExecuteRung(rung experiment.Rung, jobs []experiment.Job) ([]experiment.Run, error)
 }
 
-// HalvingPlanner runs a sweep by successive halving (experiment.Halving),
-// driven by its caller one rung at a time: Next plans the next rung's
-// jobs, the caller executes them (as one call of a run directory, named
-// after the rung) and hands their runs, in the jobs' order, to Report;
-// when Next says there is no rung left, Result gives the last rung's runs
-// and the selections. A survivor continues from its state at the end of
-// its rung (experiment.Job.Continue: the rung's jobs keep their final
-// state, KeepState), unless its algorithm depends on the horizon
+// Halved is the outcome of a halving sweep (Builder.Halve).
+type Halved struct {
+	Halving    experiment.Halving     // the halving run, its defaults taken (experiment.Halving.For)
+	Budgets    []int                  // the rounds of every rung
+	Rungs      []HalvedRung           // the rungs executed, in order
+	Runs       []experiment.Run       // the runs of the last rung executed
+	Selections []experiment.Selection // one per algorithm, every configuration scored at the rung it stopped at (experiment.SelectRungs)
+	Notes      []string               // which algorithms' survivors are recomputed from round 0 rather than continued, and why
+	Rounds     int                    // rounds the jobs compute, continuations counted from their state
+}
+
+// HalvedRung is a rung executed and its jobs.
+type HalvedRung struct {
+	Rung experiment.Rung
+	Jobs []experiment.Job
+}
+
+// RungError is an error of a rung's execution (its RungExecutor's), as
+// Halve returns it, to tell it from an error of planning; its message is
+// the executor's.
+type RungError struct {
+	Rung experiment.Rung
+	Err  error
+}
+
+func (e *RungError) Error() string { return e.Err.Error() }
+func (e *RungError) Unwrap() error { return e.Err }
+
+// Halve runs sw by successive halving h (its defaults taken for
+// sw.Settings, experiment.Halving.For), the one entry point of a halving
+// sweep for Lua scripts (fedlab.sweep's halving key) and Go plans alike:
+// rung by rung, it plans the rung's jobs, has exec execute them, and keeps
+// per algorithm the best h.Keep(n) configurations by the sweep's rules for
+// the next rung. A survivor continues from its state at the end of its
+// rung (experiment.Job.Continue: the rung's jobs keep their final state,
+// KeepState), unless its algorithm depends on the horizon
 // (core.HorizonDependent) or does not declare its state (core.Stateful):
 // those are recomputed from round 0, and Notes says so. A run directory
 // stores the states and hands those of a rung it finds stored to the
-// jobs' KeepState (rundir), so a resumed sweep continues too. fedlab.sweep's
-// halving key drives it; a Go program can too.
-type HalvingPlanner struct {
+// jobs' KeepState (rundir), so a resumed sweep continues too. On an error
+// the outcome holds the rungs executed before it; an error of exec comes
+// as a *RungError.
+func (b *Builder) Halve(sw Sweep, h experiment.Halving, exec RungExecutor) (*Halved, error) {
+	h = h.For(sw.Settings)
+	p, err := b.halving(sw, h)
+	if err != nil {
+		return nil, err
+	}
+	out := &Halved{Halving: h, Budgets: p.rungs}
+	for {
+		rung, jobs, ok, err := p.next()
+		out.Notes, out.Rounds = p.notes, p.rounds
+		if err != nil {
+			return out, err
+		}
+		if !ok {
+			break
+		}
+		runs, err := exec.ExecuteRung(rung, jobs)
+		if err != nil {
+			return out, &RungError{Rung: rung, Err: err}
+		}
+		out.Rungs = append(out.Rungs, HalvedRung{Rung: rung, Jobs: jobs})
+		if err := p.report(runs); err != nil {
+			return out, err
+		}
+	}
+	out.Runs, out.Selections = p.result()
+	return out, nil
+}
+
+// halvingPlanner runs a sweep by successive halving (experiment.Halving),
+// driven one rung at a time (by Halve): next plans the next rung's jobs,
+// the caller executes them and hands their runs, in the jobs' order, to
+// report; when next says there is no rung left, result gives the last
+// rung's runs and the selections.
+type halvingPlanner struct {
 	b      *Builder
 	sw     Sweep
 	h      experiment.Halving
@@ -47,14 +112,14 @@ type HalvingPlanner struct {
 	states map[string]*experiment.State // final state of the last rung's runs, by job key
 }
 
-// Halving returns the planner of sw by successive halving h; the rung
+// halving returns the planner of sw by successive halving h; the rung
 // budgets are h.Rungs(sw.Settings.Rounds).
-func (b *Builder) Halving(sw Sweep, h experiment.Halving) (*HalvingPlanner, error) {
+func (b *Builder) halving(sw Sweep, h experiment.Halving) (*halvingPlanner, error) {
 	rungs, err := h.Rungs(sw.Settings.Rounds)
 	if err != nil {
 		return nil, err
 	}
-	p := &HalvingPlanner{b: b, sw: sw, h: h, rungs: rungs, alive: make([][]int, len(sw.Algorithms)),
+	p := &halvingPlanner{b: b, sw: sw, h: h, rungs: rungs, alive: make([][]int, len(sw.Algorithms)),
 		states: map[string]*experiment.State{}}
 	for a := range p.alive {
 		for i := range sw.Configs {
@@ -64,21 +129,18 @@ func (b *Builder) Halving(sw Sweep, h experiment.Halving) (*HalvingPlanner, erro
 	return p, nil
 }
 
-// Rungs returns the rounds of every rung.
-func (p *HalvingPlanner) Rungs() []int { return p.rungs }
-
-// Next plans the next rung and returns it with its jobs, or ok false when
+// next plans the next rung and returns it with its jobs, or ok false when
 // every rung was run (or no configuration is left). A survivor's job
 // continues the state its run of the rung before kept.
-func (p *HalvingPlanner) Next() (rung Rung, jobs []experiment.Job, ok bool, err error) {
+func (p *halvingPlanner) next() (rung experiment.Rung, jobs []experiment.Job, ok bool, err error) {
 	if p.open {
-		return Rung{}, nil, false, fmt.Errorf("halving: rung %d was planned but its runs were not reported", p.k+1)
+		return experiment.Rung{}, nil, false, fmt.Errorf("halving: rung %d was planned but its runs were not reported", p.k+1)
 	}
 	if p.k == len(p.rungs) || !slices.ContainsFunc(p.alive, func(a []int) bool { return len(a) > 0 }) {
-		return Rung{}, nil, false, nil
+		return experiment.Rung{}, nil, false, nil
 	}
 	if err := p.b.stopped(); err != nil {
-		return Rung{}, nil, false, err
+		return experiment.Rung{}, nil, false, err
 	}
 	rounds := p.rungs[p.k]
 	p.blocks = make([]int, len(p.sw.Algorithms))
@@ -95,7 +157,7 @@ func (p *HalvingPlanner) Next() (rung Rung, jobs []experiment.Job, ok bool, err 
 		sw.Settings.Rounds = rounds
 		js, err := p.b.Sweep(sw)
 		if err != nil {
-			return Rung{}, nil, false, fmt.Errorf("rung %d: %w", p.k+1, err)
+			return experiment.Rung{}, nil, false, fmt.Errorf("rung %d: %w", p.k+1, err)
 		}
 		jobs = append(jobs, js...)
 		p.blocks[a] = len(js)
@@ -113,7 +175,7 @@ func (p *HalvingPlanner) Next() (rung Rung, jobs []experiment.Job, ok bool, err 
 		p.rounds += rounds - from
 	}
 	p.jobs, p.open = jobs, true
-	return Rung{Index: p.k + 1, Of: len(p.rungs), Rounds: rounds}, jobs, true, nil
+	return experiment.Rung{Index: p.k + 1, Of: len(p.rungs), Rounds: rounds}, jobs, true, nil
 }
 
 // continuationKey names a job's configuration across rungs: its label,
@@ -124,7 +186,7 @@ func continuationKey(j *experiment.Job) string {
 
 // keep is the rung's jobs' KeepState: it holds their final states until
 // the next rung is planned.
-func (p *HalvingPlanner) keep(st *experiment.State) {
+func (p *halvingPlanner) keep(st *experiment.State) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.states[st.Key] = st
@@ -132,7 +194,7 @@ func (p *HalvingPlanner) keep(st *experiment.State) {
 
 // takeStates returns the states kept by the last rung's runs, by their
 // continuation key, and forgets the rest.
-func (p *HalvingPlanner) takeStates() map[string]*experiment.State {
+func (p *halvingPlanner) takeStates() map[string]*experiment.State {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]*experiment.State{}
@@ -148,7 +210,7 @@ func (p *HalvingPlanner) takeStates() map[string]*experiment.State {
 // continues reports whether job j's run can be continued by the next rung
 // (its algorithm declares its state and does not depend on the horizon),
 // noting once per algorithm why not.
-func (p *HalvingPlanner) continues(j *experiment.Job) bool {
+func (p *halvingPlanner) continues(j *experiment.Job) bool {
 	if j.Stages != nil {
 		return false
 	}
@@ -172,10 +234,10 @@ func (p *HalvingPlanner) continues(j *experiment.Job) bool {
 	return false
 }
 
-// Report takes the runs of the rung Next planned, in its jobs' order:
+// report takes the runs of the rung next planned, in its jobs' order:
 // per algorithm, the best h.Keep(n) configurations by the sweep's rules
 // survive to the next rung.
-func (p *HalvingPlanner) Report(runs []experiment.Run) error {
+func (p *halvingPlanner) report(runs []experiment.Run) error {
 	if !p.open {
 		return fmt.Errorf("halving: no rung planned to report")
 	}
@@ -207,20 +269,10 @@ func (p *HalvingPlanner) Report(runs []experiment.Run) error {
 	return nil
 }
 
-// Notes says which algorithms' survivors are recomputed from round 0
-// rather than continued, and why, in the order met.
-func (p *HalvingPlanner) Notes() []string { return p.notes }
-
-// Rounds returns the rounds the jobs planned so far compute: a rung's
-// budget for a job from round 0, the budget less the rounds of its state
-// for a continued one (jobs a run directory finds stored are counted
-// too).
-func (p *HalvingPlanner) Rounds() int { return p.rounds }
-
-// Result returns the runs of the last rung reported and one selection per
+// result returns the runs of the last rung reported and one selection per
 // algorithm holding every configuration, scored at the rung it stopped at
 // (experiment.SelectRungs).
-func (p *HalvingPlanner) Result() ([]experiment.Run, []experiment.Selection) {
+func (p *halvingPlanner) result() ([]experiment.Run, []experiment.Selection) {
 	if len(p.ran) == 0 {
 		return nil, nil
 	}

@@ -26,10 +26,6 @@ import (
 // evaluations of round 0 they made.
 func rungSession(t *testing.T, dir string, stop, cut int, opts rundir.Options) (notes string, rounds, zeros int) {
 	t.Helper()
-	p, err := NewBuilder().Halving(halvingSweep("fedmid"), experiment.Halving{Eta: 3, First: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	var computed atomic.Int64
@@ -44,46 +40,47 @@ func rungSession(t *testing.T, dir string, stop, cut int, opts rundir.Options) (
 	if err != nil {
 		t.Fatal(err)
 	}
+	exec := sessionRungs{RungCalls: d.Rungs(rundir.Call{Function: "fedlab.sweep", Where: "halving.lua:1", Select: halvingSweep("fedmid").Select}),
+		zeros: roundZero{&mu, &zeros}, computed: &computed, stop: stop, cut: cut, cancel: cancel}
+	_, err = NewBuilder().Halve(halvingSweep("fedmid"), experiment.Halving{Eta: 3, First: 3}, exec)
 	var serr error
-	for {
-		rung, jobs, ok, err := p.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			break
-		}
-		if rung.Index == stop+1 && stop > 0 && cut == 0 {
-			serr = &rundir.Interrupted{Where: "halving.lua:1", Cause: errors.New("stopped between rungs (test)")}
-			break
-		}
-		for i := range jobs {
-			jobs[i].Metrics = append(slices.Clone(jobs[i].Metrics), roundZero{&mu, &zeros})
-			jobs[i].Settings.Progress = func(done, _ int) {
-				computed.Add(1)
-				if rung.Index == stop+1 && done == cut {
-					cancel(errors.New("interrupted in a rung (test)"))
-				}
-			}
-		}
-		runs, err := d.ExecuteCall(rundir.Call{Function: "fedlab.sweep", Where: "halving.lua:1", Select: halvingSweep("fedmid").Select,
-			Rung: &rundir.Rung{Index: rung.Index, Of: rung.Of, Rounds: rung.Rounds}}, jobs)
-		var intr *rundir.Interrupted
-		if errors.As(err, &intr) && cut > 0 {
-			serr = err
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Report(runs); err != nil {
-			t.Fatal(err)
-		}
+	var intr *rundir.Interrupted
+	var rerr *RungError
+	switch {
+	case errors.As(err, &intr) && errors.As(err, &rerr) && stop > 0:
+		serr = rerr.Err
+	case err != nil:
+		t.Fatal(err)
 	}
 	if _, err := d.Finish(serr); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String(), int(computed.Load()), zeros
+}
+
+// sessionRungs executes the rungs of rungSession in its run directory.
+type sessionRungs struct {
+	rundir.RungCalls
+	zeros     roundZero
+	computed  *atomic.Int64
+	stop, cut int
+	cancel    context.CancelCauseFunc
+}
+
+func (s sessionRungs) ExecuteRung(rung experiment.Rung, jobs []experiment.Job) ([]experiment.Run, error) {
+	if rung.Index == s.stop+1 && s.stop > 0 && s.cut == 0 {
+		return nil, &rundir.Interrupted{Where: "halving.lua:1", Cause: errors.New("stopped between rungs (test)")}
+	}
+	for i := range jobs {
+		jobs[i].Metrics = append(slices.Clone(jobs[i].Metrics), s.zeros)
+		jobs[i].Settings.Progress = func(done, _ int) {
+			s.computed.Add(1)
+			if rung.Index == s.stop+1 && done == s.cut {
+				s.cancel(errors.New("interrupted in a rung (test)"))
+			}
+		}
+	}
+	return s.RungCalls.ExecuteRung(rung, jobs)
 }
 
 // rungStates returns the manifest's checkpoint records of dir by rounds.

@@ -60,31 +60,33 @@ func halvingSweep(algo string) Sweep {
 	return sw
 }
 
-// drive runs every rung of p with experiment.Execute (options o), each
-// job measuring the extra metric m too, and returns the rungs and their
-// job counts.
-func drive(t *testing.T, p *HalvingPlanner, m core.Metric, o experiment.Options) (rungs []Rung, counts []int) {
-	t.Helper()
-	for {
-		rung, jobs, ok, err := p.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			return rungs, counts
-		}
-		for i := range jobs {
-			jobs[i].Metrics = append(slices.Clone(jobs[i].Metrics), m)
-		}
-		runs, err := experiment.Execute(jobs, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Report(runs); err != nil {
-			t.Fatal(err)
-		}
-		rungs, counts = append(rungs, rung), append(counts, len(jobs))
+// measured executes each rung's jobs with experiment.Execute (options o),
+// each job measuring the extra metric m too.
+type measured struct {
+	m core.Metric
+	o experiment.Options
+}
+
+func (e measured) ExecuteRung(_ experiment.Rung, jobs []experiment.Job) ([]experiment.Run, error) {
+	for i := range jobs {
+		jobs[i].Metrics = append(slices.Clone(jobs[i].Metrics), e.m)
 	}
+	return experiment.Execute(jobs, e.o)
+}
+
+// drive runs sw by halving h (Builder.Halve) with experiment.Execute
+// (options o), each job measuring the extra metric m too, and returns the
+// outcome, the rungs and their job counts.
+func drive(t *testing.T, b *Builder, sw Sweep, h experiment.Halving, m core.Metric, o experiment.Options) (res *Halved, rungs []experiment.Rung, counts []int) {
+	t.Helper()
+	res, err := b.Halve(sw, h, measured{m, o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rungs {
+		rungs, counts = append(rungs, r.Rung), append(counts, len(r.Jobs))
+	}
+	return res, rungs, counts
 }
 
 // TestHalvingContinuesItsSurvivors: a survivor of every rung continues
@@ -97,26 +99,22 @@ func drive(t *testing.T, p *HalvingPlanner, m core.Metric, o experiment.Options)
 func TestHalvingContinuesItsSurvivors(t *testing.T) {
 	b := NewBuilder()
 	sw := halvingSweep("fedmid")
-	p, err := b.Halving(sw, experiment.Halving{Eta: 3, First: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	zeros := 0
-	rungs, counts := drive(t, p, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1})
+	p, rungs, counts := drive(t, b, sw, experiment.Halving{Eta: 3, First: 3}, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1})
 	if fmt.Sprint(rungs) != "[{1 3 3} {2 3 9} {3 3 27}]" || fmt.Sprint(counts) != "[12 4 2]" {
 		t.Fatalf("rungs %v with %v jobs, want 3, 9 and 27 rounds with 12, 4 and 2 (6 configurations, 2 seeds, eta 3)", rungs, counts)
 	}
 	if zeros != 12 {
 		t.Errorf("round 0 measured %d times, want 12 (the first rung's runs only)", zeros)
 	}
-	if got, want := p.Rounds(), 12*3+4*(9-3)+2*(27-9); got != want || want >= 12*3+4*9+2*27 {
+	if got, want := p.Rounds, 12*3+4*(9-3)+2*(27-9); got != want || want >= 12*3+4*9+2*27 {
 		t.Errorf("rounds computed %d, want %d (recomputed: %d)", got, want, 12*3+4*9+2*27)
 	}
-	if len(p.Notes()) != 0 {
-		t.Errorf("notes %v", p.Notes())
+	if len(p.Notes) != 0 {
+		t.Errorf("notes %v", p.Notes)
 	}
-	last, sels := p.Result()
+	last, sels := p.Runs, p.Selections
 	if len(last) != 2 || sels[0].Best < 0 {
 		t.Fatalf("last rung %d runs, best %d", len(last), sels[0].Best)
 	}
@@ -150,13 +148,9 @@ func TestHalvingContinuesItsSurvivors(t *testing.T) {
 	}
 
 	// in cohorts (runs in lockstep, continued and fresh members mixed), the same runs
-	p, err = b.Halving(sw, experiment.Halving{Eta: 3, First: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
 	zeros = 0
-	drive(t, p, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1, Cohorts: experiment.Cohorts{MaxState: 1 << 30}})
-	cohort, _ := p.Result()
+	p, _, _ = drive(t, b, sw, experiment.Halving{Eta: 3, First: 3}, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1, Cohorts: experiment.Cohorts{MaxState: 1 << 30}})
+	cohort := p.Runs
 	if zeros != 12 {
 		t.Errorf("in cohorts: round 0 measured %d times, want 12", zeros)
 	}
@@ -171,38 +165,34 @@ func TestHalvingContinuesItsSurvivors(t *testing.T) {
 // declares it depends on the horizon is recomputed from round 0 at every
 // rung, and the planner says so.
 func TestHalvingRecomputesHorizonDependentAlgorithms(t *testing.T) {
-	p, err := NewBuilder().Halving(halvingSweep("test_horizon_fedmid"), experiment.Halving{Eta: 3, First: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	zeros := 0
-	drive(t, p, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1})
-	if zeros != 12+4+2 || p.Rounds() != 12*3+4*9+2*27 {
-		t.Errorf("round 0 measured %d times, %d rounds: want every run from round 0 (18, %d)", zeros, p.Rounds(), 12*3+4*9+2*27)
+	p, _, _ := drive(t, NewBuilder(), halvingSweep("test_horizon_fedmid"), experiment.Halving{Eta: 3, First: 3}, roundZero{&mu, &zeros}, experiment.Options{Jobs: 2, Workers: 1})
+	if zeros != 12+4+2 || p.Rounds != 12*3+4*9+2*27 {
+		t.Errorf("round 0 measured %d times, %d rounds: want every run from round 0 (18, %d)", zeros, p.Rounds, 12*3+4*9+2*27)
 	}
-	if want := []string{"test_horizon_fedmid depends on the horizon (core.HorizonDependent): its survivors are recomputed from round 0 at each rung"}; !slices.Equal(p.Notes(), want) {
-		t.Errorf("notes %q, want %q", p.Notes(), want)
+	if want := []string{"test_horizon_fedmid depends on the horizon (core.HorizonDependent): its survivors are recomputed from round 0 at each rung"}; !slices.Equal(p.Notes, want) {
+		t.Errorf("notes %q, want %q", p.Notes, want)
 	}
 }
 
 // The planner is driven in order: a rung planned is reported before the
 // next, with one run per job.
 func TestHalvingPlannerIsDrivenInOrder(t *testing.T) {
-	p, err := NewBuilder().Halving(halvingSweep("fedmid"), experiment.Halving{Eta: 3, First: 3})
+	p, err := NewBuilder().halving(halvingSweep("fedmid"), experiment.Halving{Eta: 3, First: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Report(nil); err == nil || err.Error() != "halving: no rung planned to report" {
+	if err := p.report(nil); err == nil || err.Error() != "halving: no rung planned to report" {
 		t.Errorf("report before next: %v", err)
 	}
-	if _, _, _, err := p.Next(); err != nil {
+	if _, _, _, err := p.next(); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := p.Next(); err == nil || err.Error() != "halving: rung 1 was planned but its runs were not reported" {
+	if _, _, _, err := p.next(); err == nil || err.Error() != "halving: rung 1 was planned but its runs were not reported" {
 		t.Errorf("next twice: %v", err)
 	}
-	if err := p.Report(make([]experiment.Run, 3)); err == nil || err.Error() != "halving: rung 1 planned 12 jobs, 3 runs reported" {
+	if err := p.report(make([]experiment.Run, 3)); err == nil || err.Error() != "halving: rung 1 planned 12 jobs, 3 runs reported" {
 		t.Errorf("report of 3 runs: %v", err)
 	}
 }

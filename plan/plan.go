@@ -37,7 +37,7 @@ type Component struct {
 	Name   string
 	Params map[string]any
 	// Dir, for a dataset, is the directory its relative input paths
-	// resolve against when it is built (Builder.Inputs); the identity keeps
+	// resolve against when it is built (Builder.Paths); the identity keeps
 	// the paths as given, so that run keys do not depend on where a
 	// project lies.
 	Dir string

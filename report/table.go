@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/internal/atomicfile"
 	metricsPkg "github.com/fedlab/fedlab/metrics"
 	"github.com/fedlab/fedlab/registry"
 )
@@ -242,14 +241,6 @@ func FormatOf(path string) string {
 		return "csv"
 	}
 	return "text"
-}
-
-// SaveTable writes the table to path, atomically.
-func SaveTable(path string, runs []experiment.Run, opts TableOptions) error {
-	if _, err := Grids(runs, opts); err != nil { // report mistakes before creating the file
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error { return Table(w, runs, opts) })
 }
 
 // displayNames are the display labels of metrics (metrics.DisplayOf).

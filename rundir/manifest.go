@@ -110,24 +110,8 @@ type Call struct {
 	Name     string            `json:"name,omitempty"`   // the call's name given by the script, if any
 	Where    string            `json:"where"`            // e.g. "sweep.lua:12"
 	Select   []experiment.Rule `json:"select,omitempty"` // a sweep's selection rules
-	Rung     *Rung             `json:"rung,omitempty"`   // the rung of a successive-halving sweep the call is
+	Rung     *experiment.Rung  `json:"rung,omitempty"`   // the rung of a successive-halving sweep the call is
 	Runs     []CallRun         `json:"runs"`
-}
-
-// Rung places a call in a successive-halving sweep: rung Index of Of, whose
-// runs have Rounds rounds.
-type Rung struct {
-	Index  int `json:"index"`
-	Of     int `json:"of"`
-	Rounds int `json:"rounds"`
-}
-
-// String renders the rung as records.csv shows it: "2/4".
-func (r *Rung) String() string {
-	if r == nil {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", r.Index, r.Of)
 }
 
 // rungColumn is the rung of each call as records.csv shows it (see

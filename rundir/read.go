@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/internal/escape"
+	"github.com/fedlab/fedlab/internal/filekind"
 )
 
 // A run directory is untrusted input: it travels (copied from clusters,
@@ -178,12 +179,12 @@ func ValidName(name string) error {
 
 // notRegular refuses a file that is not a regular file.
 func notRegular(path string, mode os.FileMode) error {
-	return &RefusedError{Path: path, Why: fmt.Sprintf("is %s, not a regular file: fedlab reads only regular files in a run directory; remove it", kind(mode))}
+	return &RefusedError{Path: path, Why: fmt.Sprintf("is %s, not a regular file: fedlab reads only regular files in a run directory; remove it", filekind.Of(mode))}
 }
 
 // notDirectory refuses a component that should be a directory.
 func notDirectory(path string, mode os.FileMode) error {
-	return &RefusedError{Path: path, Why: fmt.Sprintf("is %s, not a directory: fedlab keeps its own files there; remove or rename it", kind(mode))}
+	return &RefusedError{Path: path, Why: fmt.Sprintf("is %s, not a directory: fedlab keeps its own files there; remove or rename it", filekind.Of(mode))}
 }
 
 // isLink refuses a symbolic link.
@@ -194,25 +195,4 @@ func isLink(path string) error {
 
 func tooLarge(path string) error {
 	return &RefusedError{Path: path, Why: fmt.Sprintf("is larger than %d MiB, the limit for a file whose size the manifest does not record: fedlab does not read it", MaxUnrecorded>>20)}
-}
-
-// kind names a file's type: "a named pipe", "a directory", ...
-func kind(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m.IsRegular():
-		return "a regular file"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "of mode " + m.String()
 }

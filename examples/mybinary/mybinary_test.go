@@ -19,7 +19,8 @@ import (
 // package myalgo and the loss of examples/huber as package myloss; builds
 // its binary and runs, with it, describe of its own loss, a script with
 // --set and --timeout, table of the run directory, and a script with a
-// failed run (exit status 3).
+// failed run (exit status 3), and its own command runs (registered with
+// cli.RegisterCommand) on that directory.
 func TestYourOwnFedlabBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module (-short)")
@@ -96,6 +97,13 @@ func TestYourOwnFedlabBinary(t *testing.T) {
 		{[]string{"run", "exp.lua", "--set", "rounds=10", "--set", "rouns=3", "--out", "out2", "--quiet"}, 2, []string{`"rouns"`, `did you mean "rounds"?`}},
 		{[]string{"run", "fails.lua", "--out", "out3", "--quiet"}, 3, []string{"2 runs (2 ran, 1 failed)", `algorithm "local": client 99 does not exist`, "exit status 3"}},
 		{[]string{"describe", "hubber"}, 2, []string{`did you mean "huber"?`}},
+		// the program's own command (cli.RegisterCommand)
+		{[]string{"help"}, 0, []string{"runs DIR", "list the runs of a run directory, one a line"}},
+		{[]string{"runs", "--help"}, 0, []string{"usage: fedlab runs DIR [flags]", "--status STATUS", "myfedlab runs runs/exp --status failed"}},
+		{[]string{"runs", "out3", "--status", "failed"}, 0, []string{"call 1  \"local\"  seed 1  failed\n"}},
+		{[]string{"runs", "out3"}, 0, []string{"call 1  \"prox_sgd_avg\"  seed 1  done\ncall 1  \"local\"  seed 1  failed\n"}},
+		{[]string{"runs"}, 2, []string{"runs takes one run directory, got 0 arguments", "Run 'fedlab runs --help' for usage."}},
+		{[]string{"rnus", "out3"}, 2, []string{`did you mean "runs"?`}},
 	} {
 		code, out := run(c.args...)
 		if code != c.code {
@@ -107,5 +115,23 @@ func TestYourOwnFedlabBinary(t *testing.T) {
 				t.Errorf("myfedlab %s: the output lacks %q:\n%s", strings.Join(c.args, " "), w, out)
 			}
 		}
+	}
+}
+
+// TestLibraryDocShowsTheRegisteredCommand: docs/library.md's
+// cli.RegisterCommand example is main.go.txt's init, which
+// TestYourOwnFedlabBinary builds and runs.
+func TestLibraryDocShowsTheRegisteredCommand(t *testing.T) {
+	src, err := os.ReadFile("main.go.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "library.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile(`(?ms)^func init\(\) \{$.*?^\}$`).Find(src)
+	if block == nil || !strings.Contains(string(doc), "```go\n"+string(block)+"\n```") {
+		t.Errorf("docs/library.md does not show main.go.txt's init:\n%s", block)
 	}
 }

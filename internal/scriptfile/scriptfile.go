@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fedlab/fedlab/internal/filekind"
 )
 
 // MaxBytes is the largest script fedlab reads: 16 MiB, far above any
@@ -53,7 +55,7 @@ func check(path string, fi os.FileInfo) error {
 	case fi.IsDir():
 		return fmt.Errorf("script %s is a directory, not a file", path)
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("script %s is not a regular file (%s); a script is a Lua text file", path, kind(fi.Mode()))
+		return fmt.Errorf("script %s is not a regular file (%s); a script is a Lua text file", path, filekind.Of(fi.Mode()))
 	case fi.Size() > MaxBytes:
 		return tooLarge(path)
 	}
@@ -62,19 +64,4 @@ func check(path string, fi os.FileInfo) error {
 
 func tooLarge(path string) error {
 	return fmt.Errorf("script %s is larger than %d MiB, the limit for a script; a script is a Lua text file (data goes in data files)", path, MaxBytes>>20)
-}
-
-// kind names a non-regular file mode.
-func kind(m os.FileMode) string {
-	switch {
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "mode " + m.String()
 }

@@ -1,0 +1,78 @@
+package plan
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fedlab/fedlab/registry"
+)
+
+// InputPaths says how a dataset's relative input paths resolve when it is
+// built (Builder.Paths): a path written in the script (or program)
+// resolves against the component's Dir, so that a script finds its data
+// files next to it wherever it is run from; a path typed on the command
+// line (one of Typed) resolves against WorkDir, as every command-line tool
+// does. A relative path that names two different existing files, one in
+// each directory, is an error naming both. The identity of runs keeps the
+// paths as written.
+type InputPaths struct {
+	WorkDir string   // the working directory
+	Typed   []string // the values typed on the command line (fedlab run --set)
+}
+
+// isInput reports whether a dataset's String parameter p is an input
+// path: named path or dir, or ending in _path or _dir.
+func isInput(p registry.Param) bool {
+	return p.Name == "path" || p.Name == "dir" || strings.HasSuffix(p.Name, "_path") || strings.HasSuffix(p.Name, "_dir")
+}
+
+// resolve returns the raw arguments of a dataset of spec with its relative
+// input paths resolved (dir is the component's Dir), or raw itself when
+// none is.
+func (ip *InputPaths) resolve(spec *registry.Spec, raw map[string]any, dir string) (map[string]any, error) {
+	var out map[string]any
+	for _, p := range spec.Params {
+		s, ok := raw[p.Name].(string)
+		if !ok || !isInput(p) || s == "" || filepath.IsAbs(s) {
+			continue
+		}
+		typed := slices.Contains(ip.Typed, s)
+		base, other := dir, ip.WorkDir
+		if typed {
+			base, other = ip.WorkDir, dir
+		}
+		path := filepath.Join(base, s)
+		if err := unambiguous(path, filepath.Join(other, s), typed); err != nil {
+			return nil, fmt.Errorf("%s: parameter %q = %q %w", spec.Title(), p.Name, s, err)
+		}
+		if out == nil {
+			out = maps.Clone(raw)
+		}
+		out[p.Name] = path
+	}
+	if out == nil {
+		return raw, nil
+	}
+	return out, nil
+}
+
+// unambiguous refuses a relative path whose resolution, chosen, and the
+// same name in the other directory, other, are two different existing
+// files (or directories): the user may mean either.
+func unambiguous(chosen, other string, typed bool) error {
+	a, errA := os.Stat(chosen)
+	b, errB := os.Stat(other)
+	if errA != nil || errB != nil || os.SameFile(a, b) {
+		return nil
+	}
+	why := "written in the script, it resolves against the script's directory"
+	if typed {
+		why = "typed on the command line (--set), it resolves against the working directory"
+	}
+	return fmt.Errorf("names two different files: %s and %s; %s, but the other may be the one meant: give an absolute path to choose (see Paths in docs/lua-api.md)",
+		chosen, other, why)
+}

@@ -1,0 +1,47 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fedlab/fedlab/registry"
+)
+
+// TestInputPathsResolve: a dataset's relative input path (a parameter
+// named path or dir or ending in _path or _dir) resolves against the
+// component's directory when written there, against the working directory
+// when typed on the command line; an absolute path, another parameter and
+// a path in one directory only are left as they are or resolved without a
+// word; a name that is two different files, one in each directory, is
+// refused naming both.
+func TestInputPathsResolve(t *testing.T) {
+	script, work := t.TempDir(), t.TempDir()
+	for _, d := range []string{script, work} {
+		if err := os.WriteFile(filepath.Join(d, "both.csv"), []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := &registry.Spec{Kind: registry.Dataset, Name: "files", Params: []registry.Param{
+		{Name: "path"}, {Name: "test_path"}, {Name: "cache_dir"}, {Name: "label"}}}
+	ip := &InputPaths{WorkDir: work, Typed: []string{"typed.csv"}}
+	raw := map[string]any{"path": "train.csv", "test_path": "typed.csv", "cache_dir": "/abs", "label": "y.csv"}
+	got, err := ip.resolve(spec, raw, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"path": filepath.Join(script, "train.csv"), "test_path": filepath.Join(work, "typed.csv"), "cache_dir": "/abs", "label": "y.csv"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	if raw["path"] != "train.csv" {
+		t.Errorf("the arguments given were changed: path = %v", raw["path"])
+	}
+	_, err = ip.resolve(spec, map[string]any{"path": "both.csv"}, script)
+	if want := `dataset "files": parameter "path" = "both.csv" names two different files: ` + filepath.Join(script, "both.csv") + " and " + filepath.Join(work, "both.csv") +
+		"; written in the script, it resolves against the script's directory, but the other may be the one meant: give an absolute path to choose (see Paths in docs/lua-api.md)"; err == nil || err.Error() != want {
+		t.Errorf("ambiguous path: %v\nwant %s", err, want)
+	}
+}
