@@ -72,8 +72,8 @@ func TestRunResumesAndRefusesAChangedScript(t *testing.T) {
 		t.Errorf("changed script: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCLI("run", script, "--out", out, "--update", "--quiet")
-	if code != 0 || stderr != "" {
-		t.Errorf("--update: exit %d, stderr %q", code, stderr)
+	if deleted := "fedlab: " + out + ": deleting the 12 stored runs of the earlier session of this invocation (fedlab run " + script + " --out " + out + ") that the script no longer plans\n"; code != 0 || stderr != deleted {
+		t.Errorf("--update: exit %d, stderr %q, want %q", code, stderr, deleted)
 	}
 	if results, _ := os.ReadDir(filepath.Join(out, "results")); len(results) != 12 {
 		t.Errorf("%d result files after --update, want 12", len(results))
