@@ -15,6 +15,9 @@ import (
 // TestMain lets a test run the command line in a child process (to kill
 // it): with FEDLAB_TEST_ARGS set, the test binary is fedlab.
 func TestMain(m *testing.M) {
+	if os.Getenv("FEDLAB_TEST_MAIN") == "1" { // the test binary as fedlab itself: Main with os.Args
+		Main()
+	}
 	if args := os.Getenv("FEDLAB_TEST_ARGS"); args != "" {
 		var a []string
 		if err := json.Unmarshal([]byte(args), &a); err != nil {

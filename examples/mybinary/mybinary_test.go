@@ -11,6 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fedlab/fedlab/internal/resumecheck"
+	"github.com/fedlab/fedlab/rundir"
 )
 
 // TestYourOwnFedlabBinary creates the module example.com/myexp in a
@@ -19,7 +22,9 @@ import (
 // package myalgo and the loss of examples/huber as package myloss; builds
 // its binary and runs, with it, describe of its own loss, a script with
 // --set and --timeout, table of the run directory, and a script with a
-// failed run (exit status 3).
+// failed run (exit status 3); checks that the manifest names the binary as
+// the program, and that the line an interrupted run prints names it and
+// resumes the run (internal/resumecheck).
 func TestYourOwnFedlabBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module (-short)")
@@ -108,4 +113,10 @@ func TestYourOwnFedlabBinary(t *testing.T) {
 			}
 		}
 	}
+	m, ok, err := rundir.ReadManifest(filepath.Join(mod, "out"))
+	if err != nil || !ok || m.Invocation == nil || m.Invocation.Program != bin || m.Invocation.CommandLine[0] != bin {
+		t.Errorf("the manifest of myfedlab's run does not name myfedlab as its program: %v %v %+v", ok, err, m)
+	}
+	// The resume line an interrupted run prints names myfedlab, and resumes.
+	resumecheck.Check(t, mod, nil, bin)
 }
