@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -158,5 +159,65 @@ func TestWhatDeletesRunsSaysSo(t *testing.T) {
 	}
 	if m := fullManifest(t, "d"); len(m.Earlier) != 0 {
 		t.Errorf("after --fresh the manifest keeps earlier invocations: %+v", m.Earlier)
+	}
+}
+
+// snapshot is every file under dir with its bytes (and mode).
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		content := info.Mode().String()
+		if !d.IsDir() {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			content += " " + string(b)
+		}
+		files[path] = content
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestMergeIntoAnInputIsRefused: merge A --out A, merge A B --out A and a
+// merge into a run directory already there exit with status 2, name the
+// choice (a new --out), and leave the directory byte for byte unchanged.
+func TestMergeIntoAnInputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeRoundsScript(t, dir, "10")
+	mustCLI(t, 0, "run", "s.lua", "--out", "A", "--set", "rounds=40", "--quiet")
+	mustCLI(t, 0, "run", "s.lua", "--out", "B", "--set", "rounds=40", "--quiet")
+	mustCLI(t, 0, "merge", "A", "B", "--out", "M")
+	for _, c := range []struct {
+		args []string
+		out  string
+		want string
+	}{
+		{[]string{"merge", "A", "--out", "A"}, "A", "fedlab: --out A is one of the directories to merge: merge writes a new directory (its manifest would replace the invocations, status and timing of A); nothing was changed; give --out a new directory, e.g. A-merged\n"},
+		{[]string{"merge", "A", "B", "--out", "./A/"}, "A", "fedlab: --out ./A/ is one of the directories to merge:"},
+		{[]string{"merge", "A", "--out", "M"}, "M", "fedlab: --out M is a run directory already: merge writes a new directory"},
+	} {
+		before := snapshot(t, c.out)
+		_, stderr := mustCLI(t, 2, c.args...)
+		wantIn(t, strings.Join(c.args, " "), stderr, c.want)
+		if after := snapshot(t, c.out); !maps.Equal(before, after) {
+			t.Errorf("fedlab %s changed %s", strings.Join(c.args, " "), c.out)
+		}
+	}
+	if m := fullManifest(t, "A"); m.Status != "complete" || m.Invocation == nil || m.Finished == nil {
+		t.Errorf("A's manifest after the refused merges: %s, %+v", m.Status, m.Invocation)
 	}
 }
