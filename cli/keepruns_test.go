@@ -221,3 +221,22 @@ func TestMergeIntoAnInputIsRefused(t *testing.T) {
 		t.Errorf("A's manifest after the refused merges: %s, %+v", m.Status, m.Invocation)
 	}
 }
+
+// TestACompletedHalvingSweepLeavesNoCheckpointsFolder: the rung states a
+// halving sweep keeps while it runs are removed when it completes, and so
+// is the checkpoints/ folder they were in; with --keep-checkpoints they
+// stay.
+func TestACompletedHalvingSweepLeavesNoCheckpointsFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	script := halvingScript(t, dir, ", halving = { eta = 3 }")
+	mustCLI(t, 0, "run", script, "--out", "d", "--quiet")
+	if _, err := os.Stat(filepath.Join("d", "checkpoints")); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(filepath.Join("d", "checkpoints"))
+		t.Errorf("d/checkpoints is left after the sweep completed (%v, %d entries)", err, len(entries))
+	}
+	mustCLI(t, 0, "run", script, "--out", "k", "--quiet", "--keep-checkpoints")
+	if entries, err := os.ReadDir(filepath.Join("k", "checkpoints")); err != nil || len(entries) == 0 {
+		t.Errorf("--keep-checkpoints: k/checkpoints holds %d files (%v)", len(entries), err)
+	}
+}

@@ -619,6 +619,9 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	if err == nil {
 		err = d.writeRecords()
 	}
+	if err == nil {
+		err = removeEmptyDir(filepath.Join(d.path, CheckpointsDir))
+	}
 	if err != nil && d.m.Status == StatusComplete {
 		d.m.Status, d.m.Error = StatusFailed, err.Error()
 		sum.Status = StatusFailed
@@ -633,6 +636,17 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 		d.lock.recorded()
 	}
 	return sum, err
+}
+
+// removeEmptyDir removes dir if it exists and is empty (the checkpoints/
+// of a session whose checkpoints were all removed as their runs
+// completed).
+func removeEmptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) > 0 {
+		return nil // absent, not a directory (CheckLinks refuses a link), or holding checkpoints
+	}
+	return os.Remove(dir)
 }
 
 // interrupted reports whether the session's context has ended.
