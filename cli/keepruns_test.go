@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -238,5 +239,60 @@ func TestACompletedHalvingSweepLeavesNoCheckpointsFolder(t *testing.T) {
 	mustCLI(t, 0, "run", script, "--out", "k", "--quiet", "--keep-checkpoints")
 	if entries, err := os.ReadDir(filepath.Join("k", "checkpoints")); err != nil || len(entries) == 0 {
 		t.Errorf("--keep-checkpoints: k/checkpoints holds %d files (%v)", len(entries), err)
+	}
+}
+
+// recordSize sets, in dir's manifest, the recorded size of every
+// checkpoint (what "checkpoints") or of every run's result file (what
+// "runs", field result_size) to size.
+func recordSize(t *testing.T, dir, what string, size int64) {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(read(t, dir, "manifest.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	field := map[string]string{"checkpoints": "size", "runs": "result_size"}[what]
+	for _, e := range m[what].(map[string]any) {
+		e.(map[string]any)[field] = size
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAStoredFileLargerThanTheCeilingIsNotRead: a manifest that records a
+// checkpoint, or a result, of 1 TiB, more than the ceiling (--max-memory
+// 256MB): the next session says it does not read it, computes the run
+// again from round 0, completes with exit status 0, and its records are
+// an uninterrupted run's.
+func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("long.lua", []byte(longScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, 0, "run", "long.lua", "--out", "whole", "--quiet")
+	interruptAfterARound(t, "out", "run", "long.lua", "--out", "out", "--quiet")
+	recordSize(t, "out", "checkpoints", 1<<40)
+	_, stderr := mustCLI(t, 0, "run", "long.lua", "--out", "out", "--max-memory", "256MB")
+	notice := regexp.MustCompile(`fedlab: out/checkpoints/[0-9a-f]{16}\.[0-9]+\.ckpt \(its size as the manifest records it\) needs about 1.0 TiB of memory, more than 256.0 MiB \(--max-memory\); not read; fedmid \(seed 1\) starts again from round 0\n`)
+	if !notice.MatchString(stderr) || !strings.Contains(stderr, "1 runs (1 ran) in out") {
+		t.Errorf("a checkpoint recorded as 1 TiB:\n%s", stderr)
+	}
+	if read(t, "out", "records.csv") != read(t, "whole", "records.csv") {
+		t.Errorf("records after recomputing differ from the uninterrupted run's")
+	}
+	recordSize(t, "whole", "runs", 1<<40)
+	_, stderr = mustCLI(t, 0, "run", "long.lua", "--out", "whole", "--max-memory", "256MB", "--quiet")
+	notice = regexp.MustCompile(`fedlab: whole/results/[0-9a-f]{16}\.json \(its size as the manifest records it\) needs about 1.0 TiB of memory, more than 256.0 MiB \(--max-memory\); not read; running it again\n`)
+	if !notice.MatchString(stderr) {
+		t.Errorf("a result recorded as 1 TiB:\n%s", stderr)
+	}
+	if read(t, "out", "records.csv") != read(t, "whole", "records.csv") {
+		t.Errorf("records after recomputing the result differ")
 	}
 }

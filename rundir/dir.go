@@ -16,6 +16,7 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/report"
 )
@@ -63,6 +64,10 @@ type Options struct {
 	// in memory only takes no checkpoints.
 	CheckpointEvery time.Duration
 	KeepCheckpoints bool
+	// Ceiling is the session's memory ceiling: a stored result or
+	// checkpoint whose recorded size passes it is not read (a notice
+	// says so), and the run is computed again, from round 0.
+	Ceiling budget.Budget
 	// DryRun computes no run: each gets its placeholder result
 	// (experiment.Placeholder) and no progress is shown. A dry run keeps
 	// memory only (Open refuses a path), so it leaves no directory that
@@ -492,6 +497,10 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 	if d.path == "" {
 		return stored{}, false, nil
 	}
+	if problem := d.tooLarge(resultPath(key), d.previous[key].resultSum().Size); problem != "" {
+		d.notice("%s; running it again", problem)
+		return stored{}, false, nil
+	}
 	st, problem, err := load(d.path, key, d.previous[key].resultSum())
 	if err != nil {
 		return stored{}, false, err
@@ -508,6 +517,19 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 	d.memory[key] = st
 	d.reused++
 	return st, true, nil
+}
+
+// tooLarge says why the file name (relative to the directory) is not read
+// when the manifest records a size that passes the memory ceiling; "" if
+// it fits.
+func (d *Dir) tooLarge(name string, size int64) string {
+	if size <= 0 {
+		return ""
+	}
+	if err := d.opts.Ceiling.Check(filepath.Join(d.path, filepath.FromSlash(name))+" (its size as the manifest records it)", uint64(size), "not read"); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // completed saves a run that just ended: model and result file first, then
