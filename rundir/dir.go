@@ -593,11 +593,12 @@ func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 // shard's stop, "interrupted" when the context ended, "failed" with the
 // error otherwise) and the end time, records.csv is rewritten, and, when
 // the script completed, the result and model files of runs that the
-// previous manifest of this script listed and no call planned again (runs
-// of an earlier version of the script) are deleted, and so are the rung
-// states of completed runs (unless KeepCheckpoints); files of other
-// scripts are never deleted. A session that wrote nothing (no call, no
-// file) leaves no directory.
+// earlier session of this invocation listed and no call planned again
+// (runs of an earlier version of the script) are deleted, with a notice,
+// and so are the rung states of completed runs (unless KeepCheckpoints);
+// runs of other invocations (other --set values, other scripts) are never
+// deleted. A session that wrote nothing (no call, no file) leaves no
+// directory.
 func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	defer d.lock.release()
 	if d.progress != nil {
