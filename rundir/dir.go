@@ -284,7 +284,7 @@ func (d *Dir) keepEarlier(old *Manifest) {
 	}
 	var others []string
 	for i, e := range kept {
-		what := setText(e.Invocation)
+		what := escape.Line(setText(e.Invocation))
 		if filepath.Base(e.Script.Path) != filepath.Base(d.opts.Script.Path) {
 			what = escape.Line(filepath.Base(e.Script.Path)) + ", " + what
 		}

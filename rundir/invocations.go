@@ -79,7 +79,7 @@ func (m *Manifest) OthersNote(dir string, shown int) string {
 		if i+1 == shown {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  %d: %s (%s, %s)", i+1, e.describe(), countOf(len(e.keys()), "run"), e.Status))
+		lines = append(lines, fmt.Sprintf("  %d: %s (%s, %s)", i+1, e.describe(), countOf(len(e.keys()), "run"), escape.Line(e.Status)))
 	}
 	return fmt.Sprintf("%s also stores the runs of %s:\n%s\nshow them with --invocation N (this is invocation %d of %d)",
 		dir, countOf(len(all)-1, "other invocation"), strings.Join(lines, "\n"), shown, len(all))

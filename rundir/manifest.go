@@ -238,6 +238,18 @@ func (m *Manifest) checkNames() error {
 			}
 		}
 	}
+	for i, e := range m.Earlier {
+		if e == nil {
+			return fmt.Errorf("earlier invocation %d is null (was the file edited? fedlab writes it whole)", i+1)
+		}
+		for _, c := range e.Calls {
+			for _, r := range c.Runs {
+				if err := ValidName(r.Key); err != nil {
+					return fmt.Errorf("earlier invocation %d: run key %s (was the file edited? fedlab writes hexadecimal run keys)", i+1, err)
+				}
+			}
+		}
+	}
 	for name, sum := range m.Optima {
 		if err := ValidName(name); err != nil {
 			return fmt.Errorf("optimum name %s (was the file edited? fedlab names them by hexadecimal keys)", err)
