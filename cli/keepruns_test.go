@@ -119,6 +119,9 @@ func TestAnotherInvocationKeepsTheEarlierRuns(t *testing.T) {
 	_, stderr = mustCLI(t, 2, "table", "d", "--invocation", "3")
 	wantIn(t, "table --invocation 3's stderr", stderr, "--invocation 3: the directory holds the runs of 2 invocations (1 to 2; 2, the last, is the default)")
 
+	_, stderr = mustCLI(t, 0, "report", "d", "--out", "r.html")
+	wantIn(t, "report's stderr", stderr, "fedlab: note: d also stores the runs of 1 other invocation:\n  1: fedlab run s.lua --out d --set rounds=40 --quiet (1 run, complete)")
+	wantIn(t, "the report", read(t, dir, "r.html"), "d also stores the runs of 1 other invocation:   1: fedlab run s.lua --out d --set rounds=40 --quiet (1 run, complete) show them with --invocation N")
 	_, stderr = mustCLI(t, 0, "run", "s.lua", "--out", "d", "--set", "rounds=40")
 	wantIn(t, "the first invocation again", stderr, "1 runs (1 reused)")
 	if got := resultFiles(t, "d"); len(got) != 2 {
