@@ -299,3 +299,28 @@ func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 		t.Errorf("records after recomputing the result differ")
 	}
 }
+
+// TestAScriptRunEarlierInTheDirectoryNeedsNoUpdate: s.lua, then another
+// script t.lua with --update (stored beside it), then s.lua again without
+// --update: s.lua's runs are in the directory, so it resumes them (all
+// reused) instead of being refused as another script; nothing is deleted.
+func TestAScriptRunEarlierInTheDirectoryNeedsNoUpdate(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeRoundsScript(t, dir, "10")
+	if err := os.WriteFile("t.lua", []byte(strings.Replace(strings.Replace(roundsScript, "EVAL", "5", 1), "lambda = 0.05", "lambda = 0.07", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, 0, "run", "s.lua", "--out", "d", "--quiet")
+	_, stderr := mustCLI(t, 1, "run", "t.lua", "--out", "d", "--quiet")
+	wantIn(t, "t.lua without --update", stderr, "d holds the runs of another script, s.lua")
+	mustCLI(t, 0, "run", "t.lua", "--out", "d", "--quiet", "--update")
+	_, stderr = mustCLI(t, 0, "run", "s.lua", "--out", "d")
+	wantIn(t, "s.lua again", stderr, "1 runs (1 reused) in d")
+	if got := resultFiles(t, "d"); len(got) != 2 {
+		t.Errorf("results: %v, want s.lua's and t.lua's", got)
+	}
+	if m := fullManifest(t, "d"); len(m.Earlier) != 1 || filepath.Base(m.Earlier[0].Script.Path) != "t.lua" || filepath.Base(m.Script.Path) != "s.lua" {
+		t.Errorf("manifest: last %s, earlier %+v", m.Script.Path, m.Earlier)
+	}
+}

@@ -216,15 +216,22 @@ func (d *Dir) check() error {
 		return nil
 	}
 	old, ok, err := ReadManifest(d.path)
+	var last Script // the script of the last invocation, or this one if an earlier invocation ran it: its runs are here
+	if ok {
+		last = old.Script
+		if slices.ContainsFunc(old.Earlier, func(e *EarlierInvocation) bool { return e.Script.SHA256 == d.opts.Script.SHA256 }) {
+			last = d.opts.Script
+		}
+	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("%w (use --fresh to start over)", err)
 	case !ok:
 		return nil
-	case old.Script.SHA256 != d.opts.Script.SHA256 && !d.opts.Update && filepath.Base(old.Script.Path) != filepath.Base(d.opts.Script.Path):
+	case last.SHA256 != d.opts.Script.SHA256 && !d.opts.Update && filepath.Base(last.Path) != filepath.Base(d.opts.Script.Path):
 		return fmt.Errorf("%s holds the runs of another script, %s; give another --out (or --update to add this script's runs, keeping the others)",
 			d.path, filepath.Base(old.Script.Path))
-	case old.Script.SHA256 != d.opts.Script.SHA256 && !d.opts.Update:
+	case last.SHA256 != d.opts.Script.SHA256 && !d.opts.Update:
 		return fmt.Errorf("%s holds the runs of another version of %s (sha256 %.12s…, now %.12s…); "+
 			"use --fresh to start over, or --update to keep the runs whose parameters did not change",
 			d.path, filepath.Base(old.Script.Path), old.Script.SHA256, d.opts.Script.SHA256)
@@ -247,9 +254,10 @@ func (d *Dir) check() error {
 // keepEarlier carries the invocations of the directory's manifest into
 // this session's: another invocation (other --set values, another script)
 // stays in Manifest.Earlier with its runs' entries, so its runs are kept
-// and shown by --invocation; an earlier session of this invocation is
-// replaced by this one, and its runs that this session does not plan again
-// (after --update) are the only ones pruning may delete. A new invocation
+// and shown by --invocation; an earlier session of this invocation (the
+// same script version, or any with --update) is replaced by this one, and
+// its runs that this session does not plan again (after --update) are the
+// only ones pruning may delete. A new invocation
 // is named on Notices with the ones kept beside it.
 func (d *Dir) keepEarlier(old *Manifest) {
 	earlier := slices.Clone(old.Earlier)
@@ -258,7 +266,8 @@ func (d *Dir) keepEarlier(old *Manifest) {
 	}
 	var kept, replaced []*EarlierInvocation
 	for _, e := range earlier {
-		if filepath.Base(e.Script.Path) == filepath.Base(d.opts.Script.Path) && sameInvocation(e.Invocation, d.opts.Invocation) {
+		sameVersion := e.Script.SHA256 == d.opts.Script.SHA256 || d.opts.Update // without --update another version's runs are kept
+		if filepath.Base(e.Script.Path) == filepath.Base(d.opts.Script.Path) && sameInvocation(e.Invocation, d.opts.Invocation) && sameVersion {
 			replaced = append(replaced, e)
 			continue
 		}
