@@ -134,8 +134,8 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] == "0" {
 		t.Fatalf("resume: exit %d, stderr:\n%s", code, stderr)
 	}
-	if entries, err := os.ReadDir(filepath.Join(out, "checkpoints")); err != nil || len(entries) != 0 {
-		t.Errorf("checkpoints/ after the run completed: %v %v", entries, err)
+	if entries, err := os.ReadDir(filepath.Join(out, "checkpoints")); !os.IsNotExist(err) {
+		t.Errorf("checkpoints/ after the run completed: %v %v, want it removed", entries, err)
 	}
 	if m := fullManifest(t, out); m.Status != "complete" || len(m.Checkpoints) != 0 {
 		t.Errorf("manifest %s with checkpoints %v", m.Status, m.Checkpoints)

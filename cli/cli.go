@@ -73,7 +73,7 @@ func init() { // commands refer to help, which reads commands
 		{"report", "DIR", "write a self-contained HTML report of a run directory",
 			"The report holds the script, the parameters, the tables, the figures, the failures and the timing.",
 			[]string{"fedlab report runs/quickstart", "fedlab report runs/quickstart --out quickstart.html --x comm"},
-			func(args []string, stdout, _ io.Writer) error { return reportCmd(args, stdout) }},
+			reportCmd},
 		{"merge", "DIR... --out DIR", "combine run directories (the shards of a script)",
 			"Then run the script into the merged directory to complete the calls that needed every shard.",
 			[]string{"fedlab merge runs/lasso-shard-0-of-2 runs/lasso-shard-1-of-2 --out runs/lasso", "fedlab merge runs/lasso-*-shard-* --out runs/lasso"},
@@ -118,8 +118,14 @@ func wantsHelp(args []string) bool {
 // Main runs the command line of the process (os.Args) and exits with its
 // status (see Run).
 func Main() {
+	program = os.Args[0]
 	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// program is the program as invoked (os.Args[0] under Main, "fedlab" when
+// Run is called otherwise): the manifest records it, and the resume line
+// a run prints names it, so that one's own binary names itself.
+var program = "fedlab"
 
 // Run runs the command line args and returns the exit status: 0, 1 for an
 // error, 2 for a usage mistake, and the statuses of an interrupted or

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +27,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{"merge takes run directories and --out DIR"}
 	}
 	m, err := rundir.Merge(*out, dirs)
+	var into *rundir.MergeIntoInput
+	if errors.As(err, &into) {
+		return usageError{err.Error()}
+	}
 	if err != nil {
 		return err
 	}

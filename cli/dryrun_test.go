@@ -180,3 +180,35 @@ func TestDryRunTakesNoShard(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 }
+
+// TestDryRunWithUnsafeWritesNothing: fedlab run --dry-run --unsafe of a
+// script that writes a file through io.open fails there saying that a
+// dry run writes nothing, and leaves nothing in the working directory;
+// reading a file works; os.remove, os.rename and os.execute fail the
+// same way. The same script without --dry-run writes its file.
+func TestDryRunWithUnsafeWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFixture(t, filepath.Join(dir, "in.txt"), "kept\n")
+	reads := `local f = assert(io.open("in.txt")); print("read " .. f:read("*l")); f:close()` + "\n"
+	for _, c := range []struct{ line, want string }{
+		{`local f = io.open("out.txt", "w"); f:write("x"); f:close()`, `w.lua:2: io.open("out.txt", "w"): a dry run writes nothing and runs no command; run the script without --dry-run to do it`},
+		{`io.output("out.txt")`, `w.lua:2: io.output("out.txt"): a dry run writes nothing`},
+		{`os.remove("in.txt")`, `w.lua:2: os.remove: a dry run writes nothing`},
+		{`os.rename("in.txt", "out.txt")`, `w.lua:2: os.rename: a dry run writes nothing`},
+		{`os.execute("touch out.txt")`, `w.lua:2: os.execute: a dry run writes nothing and runs no command`},
+	} {
+		writeFixture(t, filepath.Join(dir, "w.lua"), reads+c.line+"\n")
+		code, stdout, stderr := runCLI("run", "w.lua", "--dry-run", "--unsafe")
+		if code != 1 || !strings.Contains(stderr, c.want) || !strings.Contains(stdout, "read kept") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and %q", c.line, code, stdout, stderr, c.want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 2 || read(t, dir, "in.txt") != "kept\n" {
+			t.Errorf("%s: the dry run changed the working directory: %v", c.line, entries)
+		}
+	}
+	writeFixture(t, filepath.Join(dir, "w.lua"), `local f = io.open("out.txt", "w"); f:write("x"); f:close()`+"\n")
+	if code, _, stderr := runCLI("run", "w.lua", "--unsafe", "--quiet", "--out", "d"); code != 0 || read(t, dir, "out.txt") != "x" {
+		t.Errorf("without --dry-run: exit %d, %s", code, stderr)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
@@ -74,7 +73,7 @@ func guarded(timeout time.Duration) (ctx context.Context, release func()) {
 // ceiling: where it stopped, what the directory keeps and how to resume.
 // The exit status is 130 for SIGINT, 143 for SIGTERM, 124 for --timeout
 // and 1 for the memory ceiling.
-func interrupted(stderr io.Writer, intr *rundir.Interrupted, sum rundir.Summary, script string, opts luaapi.Options) error {
+func interrupted(stderr io.Writer, intr *rundir.Interrupted, sum rundir.Summary, resume string) error {
 	code := 1
 	var sig signalled
 	var to timedOut
@@ -102,23 +101,7 @@ func interrupted(stderr io.Writer, intr *rundir.Interrupted, sum rundir.Summary,
 		fmt.Fprintf(stderr, "fedlab: kept %d completed runs in %s (manifest status %q); %d planned runs did not complete%s\n",
 			sum.Runs-sum.Pending, sum.Dir, rundir.StatusInterrupted, sum.Pending, saved)
 	}
-	resume := []string{"fedlab", "run", shellQuote(script), "--out", shellQuote(sum.Dir)}
-	if opts.Shard.Count > 1 {
-		resume = append(resume, "--shard", opts.Shard.String())
-	}
-	if opts.Unsafe {
-		resume = append(resume, "--unsafe")
-	}
-	return exitError{code, "resume with: " + strings.Join(resume, " ")}
-}
-
-// shellQuote quotes s for a POSIX shell when it holds more than letters,
-// digits and ./_-+:@%,=.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./_-+:@%,=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return exitError{code, "resume with: " + resume}
 }
 
 // maxWorkersPerCPU caps --jobs and --workers: more goroutines than this

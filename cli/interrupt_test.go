@@ -167,8 +167,11 @@ func TestTwoScriptsIntoOneDirectoryLoseNothing(t *testing.T) {
 			t.Errorf("B's run %s missing: %v", key, err)
 		}
 	}
-	if len(mb.Runs) != 12 {
-		t.Errorf("B: %d runs", len(mb.Runs))
+	if len(mb.Runs) != 24 { // B's 12 and A's 12, kept as an earlier invocation
+		t.Errorf("B: %d runs in the manifest, want B's 12 and A's 12", len(mb.Runs))
+	}
+	if m := fullManifest(t, out); len(m.Earlier) != 1 || filepath.Base(m.Earlier[0].Script.Path) != "sweep.lua" {
+		t.Errorf("B: earlier invocations %+v, want A's", m.Earlier)
 	}
 }
 

@@ -30,6 +30,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&formats, "format", "file format `F`: png, svg or pdf (repeatable; none: png and svg)")
 	fs.StringVar(&opts.X, "x", "round", "x axis `AXIS`: "+strings.Join(plot.XNames, ", ")+" (comm: floats up + down; time: wall time, each run's time spread evenly over its rounds) or a metric the runs measured (e.g. bits)")
 	callNo := fs.Int("call", 0, "draw only call `N` of the script, counted from 1 (0: every call)")
+	invocation := fs.Int("invocation", 0, invocationHelp)
 	logY := fs.Bool("log", false, "logarithmic y axis (neither --log nor --linear: log for error, gap and norm metrics, else linear)")
 	linY := fs.Bool("linear", false, "linear y axis")
 	logX := fs.Bool("logx", false, "logarithmic x axis")
@@ -73,12 +74,15 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	if err := check.Check(); err != nil {
 		return usageError{err.Error()}
 	}
-	l, err := rundir.Load(dirs[0])
+	l, err := rundir.LoadInvocation(dirs[0], *invocation)
 	if err != nil {
-		return err
+		return invocationError(err)
 	}
 	if l.Unfinished != "" {
 		fmt.Fprintf(stderr, "fedlab: note: %s\n", escape.Line(l.Unfinished))
+	}
+	if l.Others != "" {
+		fmt.Fprintf(stderr, "fedlab: note: %s\n", l.Others)
 	}
 	if err := plot.CheckX(opts.X, slices.Concat(l.Calls...)); err != nil {
 		return usageError{"--x: " + strings.TrimPrefix(err.Error(), `key "x": `)}

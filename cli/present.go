@@ -44,6 +44,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&opts.Transpose, "transpose", false, "rounds as columns, one table per metric")
 	fs.IntVar(&opts.Width, "width", 0, "text tables wider than `W` columns wrap (0: 100; else at least 20)")
 	callNo := fs.Int("call", 0, "only call `N` of the script, counted from 1 (0: every call)")
+	invocation := fs.Int("invocation", 0, invocationHelp)
 	out := fs.String("out", "", "write to `FILE` instead of standard output (empty: standard output)")
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
@@ -66,12 +67,15 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		opts.Rounds = append(opts.Rounds, n)
 	}
-	l, err := rundir.Load(dirs[0])
+	l, err := rundir.LoadInvocation(dirs[0], *invocation)
 	if err != nil {
-		return err
+		return invocationError(err)
 	}
 	if l.Unfinished != "" {
 		fmt.Fprintf(stderr, "fedlab: note: %s\n", escape.Line(l.Unfinished))
+	}
+	if l.Others != "" {
+		fmt.Fprintf(stderr, "fedlab: note: %s\n", l.Others)
 	}
 	if *callNo < 0 || *callNo > len(l.Calls) {
 		return usageError{fmt.Sprintf("--call %d: %s has %d calls", *callNo, dirs[0], len(l.Calls))}
@@ -164,7 +168,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 // reportCmd is `fedlab report DIR [--out FILE] [--script FILE] [--x AXIS] [--skip-round0]`:
 // writes the HTML report of a run directory (default DIR/report.html)
 // and prints its path.
-func reportCmd(args []string, stdout io.Writer) error {
+func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "", "write the HTML page to `FILE` (empty: DIR/report.html)")
@@ -172,6 +176,7 @@ func reportCmd(args []string, stdout io.Writer) error {
 	fs.StringVar(&opts.Script, "script", "", "read the script from `FILE`, if it is no longer where the manifest says (empty: the manifest's path)")
 	fs.StringVar(&opts.X, "x", "round", "x axis `AXIS` of the figures, as for fedlab plot --x")
 	fs.BoolVar(&opts.SkipRound0, "skip-round0", false, "leave round 0 out of the figures, as for fedlab plot --skip-round0")
+	fs.IntVar(&opts.Invocation, "invocation", 0, invocationHelp)
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -192,9 +197,25 @@ func reportCmd(args []string, stdout io.Writer) error {
 		if errors.As(err, &ae) {
 			return usageError{"--x: " + strings.TrimPrefix(ae.Error(), `key "x": `)}
 		}
-		return err
+		return invocationError(err)
+	}
+	if m, ok, _ := rundir.ReadManifest(dirs[0]); ok {
+		if note := m.OthersNote(dirs[0], opts.Invocation); note != "" {
+			fmt.Fprintf(stderr, "fedlab: note: %s\n", note)
+		}
 	}
 	_, err = fmt.Fprintln(stdout, *out)
+	return err
+}
+
+// invocationHelp is the help of --invocation (table, plot, report).
+const invocationHelp = "show the runs of invocation `N` of the directory, counted from 1 in the order they were run (0: the last); a directory keeps the runs of every invocation (other --set values), and the commands name the others"
+
+// invocationError makes a refused --invocation number a usage error.
+func invocationError(err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "--invocation ") {
+		return usageError{err.Error()}
+	}
 	return err
 }
 

@@ -30,7 +30,7 @@ func TestRunDirectoryKeepsWhatRan(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("manifest: %v %v", ok, err)
 	}
-	want := &rundir.Invocation{CommandLine: append([]string{"fedlab"}, args...), WorkDir: exp,
+	want := &rundir.Invocation{CommandLine: append([]string{"fedlab"}, args...), Program: "fedlab", WorkDir: exp,
 		Set: map[string]string{"eta": "0.02"}, ScriptCopy: "script.lua"}
 	if m.Script.Path != filepath.Join(exp, "scripts", "s.lua") || !reflect.DeepEqual(m.Invocation, want) {
 		t.Errorf("manifest: script %q, invocation %+v; want %s and %+v", m.Script.Path, m.Invocation, filepath.Join(exp, "scripts", "s.lua"), want)

@@ -22,7 +22,7 @@ import (
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	opts := luaapi.Options{Stdout: stdout, Stderr: stderr, CommandLine: append([]string{"fedlab", "run"}, args...)}
+	opts := luaapi.Options{Stdout: stdout, Stderr: stderr, CommandLine: append([]string{program, "run"}, args...)}
 	var shard string
 	fs.StringVar(&opts.Out, "out", "", "write the runs into the run directory `DIR` (empty: runs/SCRIPT-YYYYMMDD-HHMMSS): manifest.json, records.csv, results/, models/ and the script's relative output paths; running a script again into its directory resumes it")
 	fs.IntVar(&opts.Jobs, "jobs", 0, "execute `N` runs at once (0: the number of CPUs, or as many runs as fill them when --workers is given)")
@@ -100,7 +100,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	sum, err := luaapi.RunFile(scripts[0], opts)
 	var intr *rundir.Interrupted
 	if errors.As(err, &intr) {
-		return interrupted(stderr, intr, sum, scripts[0], opts)
+		return interrupted(stderr, intr, sum, resumeLine(fs, scripts[0], sum.Dir, sets))
 	}
 	var stop *rundir.Stopped
 	if errors.As(err, &stop) {
@@ -117,6 +117,37 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "fedlab: note: %s\n", escape.Line(u.String()))
 	}
 	return failedRuns(stderr, sum)
+}
+
+// resumeFlags are the flags of fedlab run that change what a session plans,
+// computes or keeps, in the order the resume line gives them; --jobs and
+// --workers (records do not depend on them), --quiet, --timeout and the
+// flags that delete runs (--fresh, --update) are left out.
+var resumeFlags = []string{"shard", "max-memory", "unsafe", "solo", "checkpoint-every", "keep-checkpoints"}
+
+// resumeLine is the command that resumes a run: the program as invoked,
+// the script, --out, every --set in the order typed and every flag of
+// resumeFlags given, each word quoted for a POSIX shell where needed.
+func resumeLine(fs *flag.FlagSet, script, dir string, sets []string) string {
+	words := []string{program, "run", script, "--out", dir}
+	for _, s := range sets {
+		words = append(words, "--set", s)
+	}
+	given := map[string]string{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = f.Value.String() })
+	for _, name := range resumeFlags {
+		v, ok := given[name]
+		switch {
+		case !ok:
+		case v == "true":
+			words = append(words, "--"+name)
+		case v == "false":
+			words = append(words, "--"+name+"=false")
+		default:
+			words = append(words, "--"+name, v)
+		}
+	}
+	return rundir.ShellLine(words)
 }
 
 // minMaxMemory is the smallest --max-memory accepted.

@@ -309,6 +309,7 @@ func executeCohort(opts *Options, jobs []Job, u []int, workers int) []*core.Resu
 			k := at[n]
 			results[k] = res
 			if members[n].Settings.Resume != nil && resumeFailed(res) {
+				resumedAt(opts.Progress, u[k], &jobs[u[k]], nil)
 				results[k] = rerun(opts, &jobs[u[k]], members[n].Settings, res)
 			} else {
 				continued(&jobs[u[k]], members[n].Settings, res)
@@ -337,8 +338,10 @@ func execute(opts *Options, j *Job, i, workers int) *core.Result {
 			return j.Stages.RunInterruptible(j.Seed, 0, workers, progress, interrupt)
 		}
 		ck := &pipeline.Checkpointing{Key: j.Key, Resume: opts.Checkpoints.Resume(j), Checkpoint: checkpointHook(opts, j, 1)}
+		resumedAt(prog, i, j, ck.Resume)
 		res := j.Stages.RunCheckpointed(j.Seed, 0, workers, progress, interrupt, ck)
 		if ck.Resume != nil && resumeFailed(res) {
+			resumedAt(prog, i, j, nil)
 			opts.Checkpoints.Refused(j, res.Err)
 			ck.Resume, ck.Checkpoint = nil, checkpointHook(opts, j, 1)
 			res = j.Stages.RunCheckpointed(j.Seed, 0, workers, progress, interrupt, ck)
@@ -352,10 +355,25 @@ func execute(opts *Options, j *Job, i, workers int) *core.Result {
 	s := settingsOf(opts, j, i, workers, 1)
 	res := core.Run(j.Problem, alg, s, j.Metrics)
 	if s.Resume != nil && resumeFailed(res) {
+		resumedAt(prog, i, j, nil)
 		return rerun(opts, j, s, res)
 	}
 	continued(j, s, res)
 	return res
+}
+
+// resumedAt tells prog (if not nil) how many rounds job j (index i)
+// restores from the checkpoint data it resumes from (nil: none, it starts
+// from round 0), so that its rate counts only the rounds computed now.
+func resumedAt(prog *Progress, i int, j *Job, data []byte) {
+	if prog == nil {
+		return
+	}
+	rounds := 0
+	if data != nil {
+		rounds, _ = core.CheckpointRounds(data, j.Key) // a checkpoint that does not decode is refused by the run: from round 0
+	}
+	prog.resumed(i, rounds)
 }
 
 // resumeError starts the error of a run whose checkpoint does not load
@@ -408,6 +426,7 @@ func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
 		s.Checkpoint = checkpointHook(opts, j, cohort)
 	}
 	continuation(j, &s)
+	resumedAt(opts.Progress, i, j, s.Resume)
 	return s
 }
 

@@ -39,9 +39,10 @@ type Progress struct {
 	mu                      sync.Mutex
 	start                   time.Time
 	doneRounds, planned     []atomic.Int64 // per executing run: rounds completed and rounds planned
+	restored                []atomic.Int64 // per executing run: the rounds its checkpoint (or a rung's state) restored, not computed in this session
 	ended, stopped          []bool         // per executing run: finished; interrupted (its rounds left stay to do)
 	firstRound              atomic.Int64   // when the first round was reported (Unix ns; 0: not yet)
-	roundsAtFirst           atomic.Int64   // rounds completed by the run that reported it
+	roundsAtFirst           atomic.Int64   // rounds computed by the run that reported it (see computed)
 	samples                 []sample       // rounds completed at the ticks of the last RateWindow, oldest first (see rate)
 	started, done           int            // runs started and finished by this call
 	diverged, failed        int
@@ -115,7 +116,7 @@ func (s *ScriptProgress) End() {
 
 // add counts the ended call p into the script's totals.
 func (s *ScriptProgress) add(p *Progress) {
-	done, _, _ := p.counts()
+	done := p.computed()
 	s.calls++
 	s.total += p.total
 	s.stored += p.stored
@@ -144,7 +145,7 @@ func NewProgress(w io.Writer, interactive bool, title string, total, stored int)
 func (p *Progress) begin(planned []int, tick bool) {
 	p.start = p.now()
 	n := len(planned)
-	p.doneRounds, p.planned = make([]atomic.Int64, n), make([]atomic.Int64, n)
+	p.doneRounds, p.planned, p.restored = make([]atomic.Int64, n), make([]atomic.Int64, n), make([]atomic.Int64, n)
 	for i, r := range planned {
 		p.planned[i].Store(int64(r))
 	}
@@ -182,8 +183,15 @@ func (p *Progress) round(i, done, total int) {
 	p.doneRounds[i].Store(int64(done))
 	p.planned[i].Store(int64(total))
 	if p.firstRound.Load() == 0 && p.firstRound.CompareAndSwap(0, p.now().UnixNano()) {
-		p.roundsAtFirst.Store(int64(done))
+		p.roundsAtFirst.Store(max(int64(done)-p.restored[i].Load(), 0))
 	}
+}
+
+// resumed records that executing run i starts after rounds restored from
+// a checkpoint (or a rung's state; 0: from round 0, as after a refused
+// checkpoint): they count in the rounds done, not in the rate.
+func (p *Progress) resumed(i, rounds int) {
+	p.restored[i].Store(int64(rounds))
 }
 
 // runEnded records how executing run i ended: its status, and whether its
@@ -295,6 +303,18 @@ func (p *Progress) counts() (completed, accounted, planned int64) {
 	return completed, accounted, planned
 }
 
+// computed returns the rounds the executing runs computed in this
+// session: the rounds a run resumed from a checkpoint restored are not
+// counted (see resumed), so that the rate, the time left and the
+// throughput are those of this session's work.
+func (p *Progress) computed() int64 {
+	var n int64
+	for i := range p.doneRounds {
+		n += max(p.doneRounds[i].Load()-p.restored[i].Load(), 0)
+	}
+	return n
+}
+
 // sample records the rounds completed at t for the rate, once the first
 // round was reported (whose time and count are the first sample), and
 // forgets the samples older than the newest one at least RateWindow old.
@@ -306,8 +326,7 @@ func (p *Progress) sample(t time.Time) {
 	if len(p.samples) == 0 {
 		p.samples = append(p.samples, sample{time.Unix(0, first), p.roundsAtFirst.Load()})
 	}
-	completed, _, _ := p.counts()
-	p.samples = append(p.samples, sample{t, completed})
+	p.samples = append(p.samples, sample{t, p.computed()})
 	k := 0
 	for k+1 < len(p.samples) && !p.samples[k+1].at.After(t.Add(-RateWindow)) {
 		k++
@@ -333,7 +352,7 @@ func (p *Progress) rate(t time.Time) (perSecond float64, ok bool) {
 // s.lua:12: runs 98/98 (3 diverged) in 16.2s, 4.8 runs/s, 12.1k rounds/s".
 func (p *Progress) summary(t time.Time) string {
 	el := t.Sub(p.start)
-	done, _, _ := p.counts()
+	done := p.computed()
 	return fmt.Sprintf("%s: runs %d/%d%s in %s, %s", p.title, p.stored+p.done, p.total, p.notes(),
 		elapsed(el), Throughput(float64(p.done), float64(done), el))
 }

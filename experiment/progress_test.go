@@ -193,3 +193,37 @@ func TestScriptProgressKeepsOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressRateCountsOnlyThisSessionsRounds: a run resumed from a
+// checkpoint after round 2000 reports 2001 after its first round; its
+// 2000 restored rounds count in "rounds done/planned" but not in the rate,
+// the ETA or the summary's throughput, which are this session's work.
+func TestProgressRateCountsOnlyThisSessionsRounds(t *testing.T) {
+	var buf bytes.Buffer
+	p := NewProgress(&buf, false, "call 1", 2, 0)
+	now := time.Unix(103, 0)
+	p.now = func() time.Time { return now }
+	p.begin([]int{6000, 6000}, false)
+	p.runStarted()
+	p.runStarted()
+	p.resumed(0, 2000)
+	p.resumed(1, 0)
+	p.round(1, 1, 6000) // a fresh run's first round, at 103 s
+	now = time.Unix(105, 0)
+	p.round(0, 2001, 6000) // the resumed run's first round
+	now = time.Unix(113, 0)
+	p.round(0, 2251, 6000)
+	p.round(1, 251, 6000)
+	p.tick() // computed this session: 251 + 251 = 502 rounds, 501 since the first in 10 s: 50.1 rounds/s; 9498 left
+	now = time.Unix(123, 0)
+	p.round(0, 6000, 6000)
+	p.runEnded(0, "done", false)
+	p.round(1, 4000, 6000)
+	p.runEnded(1, "interrupted", false)
+	p.end() // 4000 + 4000 rounds computed in 20 s: 400 rounds/s
+	want := "call 1: rounds 2502/12000, runs 0/2, 2 running, 10s, 50.1 rounds/s, ETA 3m10s\n" +
+		"call 1: runs 1/2 (1 interrupted) in 20s, 3 runs/min, 400 rounds/s\n"
+	if buf.String() != want {
+		t.Errorf("progress lines\n%s\nwant\n%s", buf.String(), want)
+	}
+}

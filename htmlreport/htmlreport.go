@@ -90,11 +90,14 @@ type Options struct {
 	// SkipRound0 leaves round 0 (the initial point) out of the figures, as
 	// fedlab plot --skip-round0 does.
 	SkipRound0 bool
+	// Invocation is the invocation whose runs are shown (1-based, see
+	// rundir.Manifest.Invocations; 0: the last).
+	Invocation int
 }
 
 // Write renders the run directory dir as HTML to w.
 func Write(w io.Writer, dir string, opts Options) error {
-	l, err := rundir.Load(dir)
+	l, err := rundir.LoadInvocation(dir, opts.Invocation)
 	if err != nil {
 		return err
 	}
@@ -112,6 +115,9 @@ func Write(w io.Writer, dir string, opts Options) error {
 		pg.Duration = m.Finished.Sub(m.Started).Round(time.Second).String()
 	}
 	pg.Script, pg.ScriptNote = readScript(dir, m, opts.Script)
+	if l.Others != "" {
+		pg.ScriptNote += "; " + strings.ReplaceAll(l.Others, "\n", " ")
+	}
 	var total time.Duration
 	titles := Titles(m)
 	sweepOf := map[int][]int{} // call → the calls of its halving sweep

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // dryRun is the account of a dry run (Options.DryRun): the calls planned
@@ -14,6 +16,7 @@ import (
 type dryRun struct {
 	calls, runs, rounds int
 	planned             map[string]bool // run keys planned so far
+	unstateful          map[string]bool // algorithms named as not checkpointable so far
 }
 
 // dryNote prints a line of the dry run on the script's output.
@@ -42,6 +45,7 @@ func (in *interp) planned(fn, where, name string, jobs []experiment.Job) {
 		case d.planned[j.Key]:
 			earlier++
 		default:
+			in.checkpointable(&j, where, fn)
 			runs++
 			rounds += j.Settings.Rounds
 			if !slices.Contains(lengths, j.Settings.Rounds) {
@@ -60,6 +64,29 @@ func (in *interp) planned(fn, where, name string, jobs []experiment.Job) {
 		line += fmt.Sprintf("; %s planned by an earlier call", count(earlier, "run"))
 	}
 	in.dryNote("%s", line)
+}
+
+// checkpointable warns, on standard error and once per algorithm, when the
+// algorithm of job j does not declare its state (core.Stateful): its runs
+// cannot be checkpointed, and an interrupted one starts again from round
+// 0 (the engine would say so only at the first checkpoint).
+func (in *interp) checkpointable(j *experiment.Job, where, fn string) {
+	if j.Stages != nil || in.dry.unstateful[j.Algorithm] {
+		return
+	}
+	alg, err := registry.BuildArgs[core.Algorithm](j.Args)
+	if err != nil {
+		return // the run fails when it executes, with this error
+	}
+	if _, ok := alg.(core.Stateful); ok {
+		return
+	}
+	if in.dry.unstateful == nil {
+		in.dry.unstateful = map[string]bool{}
+	}
+	in.dry.unstateful[j.Algorithm] = true
+	fmt.Fprintf(in.opts.Stderr, "fedlab: warning: %s at %s: algorithm %q does not declare its state (core.Stateful): its runs cannot be checkpointed, and one interrupted (--timeout, Ctrl-C, SIGTERM) starts again from round 0\n",
+		fn, where, j.Algorithm)
 }
 
 // dryTotal prints the last line of a dry run.

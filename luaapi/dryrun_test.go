@@ -10,7 +10,9 @@ import (
 // comparison, a pipeline, an optimum and every output: each call is
 // printed with its runs and rounds, results are placeholders (status
 // "planned", NaN metrics), a sweep's best is its first configuration, the
-// optimum is not solved, tables print no numbers, and nothing is written.
+// optimum is not solved, tables print no numbers, and nothing is written;
+// test_gd, which does not declare its state, is named once as an
+// algorithm whose runs cannot be checkpointed.
 func TestDryRunPlansEveryCall(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -60,6 +62,7 @@ print("script output")
 	}
 	want := `dry run: script.lua: every run is planned, not computed: results are placeholders (status "planned", every metric NaN), a sweep selects its first configuration, and no file is written
 dry run: fedlab.optimum at script.lua:4: the reference solve is skipped (objective, lambda and iters NaN)
+fedlab: warning: fedlab.sweep at script.lua:6: algorithm "test_gd" does not declare its state (core.Stateful): its runs cannot be checkpointed, and one interrupted (--timeout, Ctrl-C, SIGTERM) starts again from round 0
 dry run: call 1: fedlab.sweep at script.lua:6: 6 runs of 10 rounds (60 rounds)
 dry run: fedlab.sweep_table at script.lua:20: 6 runs, no scores (nothing was computed; the first configuration stands as the best)
 dry run: fedlab.sweep_table at script.lua:20: not written: ` + filepath.Join(out, "sweep.md") + `

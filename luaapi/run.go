@@ -122,9 +122,12 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 		return rundir.Summary{}, err
 	}
 	inv := &rundir.Invocation{CommandLine: opts.CommandLine, WorkDir: workDir, Set: opts.ArgText}
+	if len(opts.CommandLine) > 0 {
+		inv.Program = opts.CommandLine[0]
+	}
 	dopts := rundir.Options{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
 		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers,
-		Context: g.ctx, Notices: opts.Stderr, DryRun: opts.DryRun, CheckpointEvery: opts.CheckpointEvery, KeepCheckpoints: opts.KeepCheckpoints}
+		Context: g.ctx, Notices: opts.Stderr, Ceiling: limits.Ceiling(), DryRun: opts.DryRun, CheckpointEvery: opts.CheckpointEvery, KeepCheckpoints: opts.KeepCheckpoints}
 	if !opts.Solo {
 		dopts.Cohorts = experiment.Cohorts{MaxState: limits.CohortBytes(), MinData: experiment.CohortMinData}
 	}

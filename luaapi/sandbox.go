@@ -37,6 +37,9 @@ func newState(opts Options) *lua.LState {
 		L.Call(1, 0)
 	}
 	L.SetGlobal("_printregs", lua.LNil)
+	if opts.Unsafe && opts.DryRun {
+		dryRunLibs(L)
+	}
 	if !opts.Unsafe {
 		for _, name := range unsafeGlobals {
 			L.SetGlobal(name, L.NewFunction(func(L *lua.LState) int {
@@ -65,4 +68,57 @@ func newState(opts Options) *lua.LState {
 		return 0
 	}))
 	return L
+}
+
+// dryRunLibs makes the functions of the os and io libraries that write
+// files or run commands fail in a dry run (--dry-run --unsafe), saying
+// so: a dry run writes nothing. Reading (io.open for reading, io.lines,
+// os.getenv, os.clock) works as in a run.
+func dryRunLibs(L *lua.LState) {
+	refuse := func(what string) {
+		L.RaiseError("%s: a dry run writes nothing and runs no command; run the script without --dry-run to do it", what)
+	}
+	io := L.GetGlobal(lua.IoLibName).(*lua.LTable)
+	os := L.GetGlobal(lua.OsLibName).(*lua.LTable)
+	open := io.RawGetString("open")
+	io.RawSetString("open", L.NewFunction(func(L *lua.LState) int {
+		name, mode := L.CheckString(1), L.OptString(2, "r")
+		if strings.ContainsAny(mode, "wa+") {
+			refuse(fmt.Sprintf("io.open(%q, %q)", name, mode))
+		}
+		top := L.GetTop()
+		L.Push(open)
+		L.Push(lua.LString(name))
+		L.Push(lua.LString(mode))
+		L.Call(2, lua.MultRet)
+		return L.GetTop() - top
+	}))
+	output := io.RawGetString("output")
+	io.RawSetString("output", L.NewFunction(func(L *lua.LState) int {
+		if name, ok := L.Get(1).(lua.LString); ok {
+			refuse(fmt.Sprintf("io.output(%q)", string(name)))
+		}
+		top := L.GetTop()
+		L.Push(output)
+		for i := 1; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top, lua.MultRet)
+		return L.GetTop() - top
+	}))
+	for _, f := range []struct {
+		lib  *lua.LTable
+		name string
+	}{{io, "popen"}, {os, "execute"}, {os, "remove"}, {os, "rename"}, {os, "tmpname"}} {
+		what := f.name
+		if f.lib == io {
+			what = "io." + what
+		} else {
+			what = "os." + what
+		}
+		f.lib.RawSetString(f.name, L.NewFunction(func(L *lua.LState) int {
+			refuse(what)
+			return 0
+		}))
+	}
 }

@@ -111,6 +111,9 @@ func (d *Dir) verified(key string) (b []byte, rec *CheckpointSum, path, problem 
 		return nil, nil, "", filepath.Join(d.path, filepath.FromSlash(files[0])) + ": the manifest records no checksum of it (written by a session that ended before recording it)"
 	}
 	path = filepath.Join(d.path, filepath.FromSlash(checkpointPath(key, rec.Rounds)))
+	if problem := d.tooLarge(checkpointPath(key, rec.Rounds), rec.Size); problem != "" {
+		return nil, rec, path, problem
+	}
 	b, err := ReadFile(d.path, checkpointPath(key, rec.Rounds), rec.Size)
 	var refused *RefusedError
 	switch {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/budget"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/report"
 )
 
@@ -61,6 +64,10 @@ type Options struct {
 	// in memory only takes no checkpoints.
 	CheckpointEvery time.Duration
 	KeepCheckpoints bool
+	// Ceiling is the session's memory ceiling: a stored result or
+	// checkpoint whose recorded size passes it is not read (a notice
+	// says so), and the run is computed again, from round 0.
+	Ceiling budget.Budget
 	// DryRun computes no run: each gets its placeholder result
 	// (experiment.Placeholder) and no progress is shown. A dry run keeps
 	// memory only (Open refuses a path), so it leaves no directory that
@@ -91,6 +98,9 @@ type Dir struct {
 	// prunable are the runs the previous manifest lists, if it was written
 	// by a script of the same name: the only runs pruning may delete.
 	prunable map[string]bool
+	// replaced are the earlier sessions of this invocation (see
+	// keepEarlier), named when pruning deletes their runs.
+	replaced []*EarlierInvocation
 	// previous are the runs of the directory's manifest before this
 	// session (their result checksums are verified on reuse).
 	previous map[string]*Entry
@@ -206,15 +216,22 @@ func (d *Dir) check() error {
 		return nil
 	}
 	old, ok, err := ReadManifest(d.path)
+	var last Script // the script of the last invocation, or this one if an earlier invocation ran it: its runs are here
+	if ok {
+		last = old.Script
+		if slices.ContainsFunc(old.Earlier, func(e *EarlierInvocation) bool { return e.Script.SHA256 == d.opts.Script.SHA256 }) {
+			last = d.opts.Script
+		}
+	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("%w (use --fresh to start over)", err)
 	case !ok:
 		return nil
-	case old.Script.SHA256 != d.opts.Script.SHA256 && !d.opts.Update && filepath.Base(old.Script.Path) != filepath.Base(d.opts.Script.Path):
+	case last.SHA256 != d.opts.Script.SHA256 && !d.opts.Update && filepath.Base(last.Path) != filepath.Base(d.opts.Script.Path):
 		return fmt.Errorf("%s holds the runs of another script, %s; give another --out (or --update to add this script's runs, keeping the others)",
 			d.path, filepath.Base(old.Script.Path))
-	case old.Script.SHA256 != d.opts.Script.SHA256 && !d.opts.Update:
+	case last.SHA256 != d.opts.Script.SHA256 && !d.opts.Update:
 		return fmt.Errorf("%s holds the runs of another version of %s (sha256 %.12s…, now %.12s…); "+
 			"use --fresh to start over, or --update to keep the runs whose parameters did not change",
 			d.path, filepath.Base(old.Script.Path), old.Script.SHA256, d.opts.Script.SHA256)
@@ -230,13 +247,98 @@ func (d *Dir) check() error {
 	d.m.Optima = old.Optima         // the stored optima stay (their files are not deleted but with --fresh)
 	d.m.Checkpoints = old.Checkpoints
 	d.previous = old.Runs
-	if filepath.Base(old.Script.Path) == filepath.Base(d.opts.Script.Path) {
-		d.prunable = map[string]bool{}
-		for key := range old.Runs {
+	d.keepEarlier(old)
+	return nil
+}
+
+// keepEarlier carries the invocations of the directory's manifest into
+// this session's: another invocation (other --set values, another script)
+// stays in Manifest.Earlier with its runs' entries, so its runs are kept
+// and shown by --invocation; an earlier session of this invocation (the
+// same script version, or any with --update) is replaced by this one, and
+// its runs that this session does not plan again (after --update) are the
+// only ones pruning may delete. A new invocation
+// is named on Notices with the ones kept beside it.
+func (d *Dir) keepEarlier(old *Manifest) {
+	earlier := slices.Clone(old.Earlier)
+	if len(old.Calls) > 0 {
+		earlier = append(earlier, old.current())
+	}
+	var kept, replaced []*EarlierInvocation
+	for _, e := range earlier {
+		sameVersion := e.Script.SHA256 == d.opts.Script.SHA256 || d.opts.Update // without --update another version's runs are kept
+		if filepath.Base(e.Script.Path) == filepath.Base(d.opts.Script.Path) && sameInvocation(e.Invocation, d.opts.Invocation) && sameVersion {
+			replaced = append(replaced, e)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	d.m.Earlier = kept
+	for _, e := range kept {
+		for _, key := range e.keys() {
+			if entry := old.Runs[key]; entry != nil {
+				d.m.Runs[key] = entry
+			}
+		}
+	}
+	d.prunable = map[string]bool{}
+	for _, e := range replaced {
+		for _, key := range e.keys() {
 			d.prunable[key] = true
 		}
 	}
-	return nil
+	d.replaced = replaced
+	if len(replaced) > 0 || len(kept) == 0 || d.opts.Notices == nil {
+		return
+	}
+	var others []string
+	for i, e := range kept {
+		what := escape.Line(setText(e.Invocation))
+		if filepath.Base(e.Script.Path) != filepath.Base(d.opts.Script.Path) {
+			what = escape.Line(filepath.Base(e.Script.Path)) + ", " + what
+		}
+		others = append(others, fmt.Sprintf("invocation %d (%s: %s)", i+1, what, countOf(len(e.keys()), "run")))
+	}
+	fmt.Fprintf(d.opts.Notices, "fedlab: %s holds the runs of %s, kept: this invocation (%s) stores its runs beside them as invocation %d; "+
+		"fedlab table %s --invocation N shows an invocation's runs\n",
+		d.path, strings.Join(others, ", "), setText(d.opts.Invocation), len(kept)+1, shellWord(d.path))
+}
+
+// announceFresh says on Notices what --fresh deletes: the stored runs,
+// by invocation.
+func (d *Dir) announceFresh() {
+	if d.opts.Notices == nil {
+		return
+	}
+	old, ok, err := ReadManifest(d.path)
+	if err != nil || !ok {
+		files, _ := os.ReadDir(filepath.Join(d.path, ResultsDir))
+		if len(files) > 0 {
+			fmt.Fprintf(d.opts.Notices, "fedlab: --fresh: deleting the %s in %s (its manifest is unreadable)\n", countOf(len(files), "stored result file"), d.path)
+		}
+		return
+	}
+	all := old.Invocations()
+	if len(old.Calls) == 0 {
+		all = all[:len(all)-1]
+	}
+	var parts []string
+	total := map[string]bool{}
+	for i, e := range all {
+		keys := e.keys()
+		n := 0
+		for _, k := range keys {
+			if entry := old.Runs[k]; entry != nil && entry.Status != Pending && !total[k] {
+				total[k] = true
+				n++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d of invocation %d (%s)", n, i+1, e.describe()))
+	}
+	if len(total) == 0 {
+		return
+	}
+	fmt.Fprintf(d.opts.Notices, "fedlab: --fresh: deleting the %s stored in %s: %s\n", countOf(len(total), "completed run"), d.path, strings.Join(parts, "; "))
 }
 
 // begin prepares the directory for writing, once: creates it, removes the
@@ -267,6 +369,7 @@ func (d *Dir) begin() error {
 		}
 	}
 	if d.opts.Fresh {
+		d.announceFresh()
 		if err := d.clear(); err != nil {
 			return err
 		}
@@ -403,6 +506,10 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 	if d.path == "" {
 		return stored{}, false, nil
 	}
+	if problem := d.tooLarge(resultPath(key), d.previous[key].resultSum().Size); problem != "" {
+		d.notice("%s; running it again", problem)
+		return stored{}, false, nil
+	}
 	st, problem, err := load(d.path, key, d.previous[key].resultSum())
 	if err != nil {
 		return stored{}, false, err
@@ -419,6 +526,19 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 	d.memory[key] = st
 	d.reused++
 	return st, true, nil
+}
+
+// tooLarge says why the file name (relative to the directory) is not read
+// when the manifest records a size that passes the memory ceiling; "" if
+// it fits.
+func (d *Dir) tooLarge(name string, size int64) string {
+	if size <= 0 {
+		return ""
+	}
+	if err := d.opts.Ceiling.Check(filepath.Join(d.path, filepath.FromSlash(name))+" (its size as the manifest records it)", uint64(size), "not read"); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // completed saves a run that just ended: model and result file first, then
@@ -482,11 +602,12 @@ func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 // shard's stop, "interrupted" when the context ended, "failed" with the
 // error otherwise) and the end time, records.csv is rewritten, and, when
 // the script completed, the result and model files of runs that the
-// previous manifest of this script listed and no call planned again (runs
-// of an earlier version of the script) are deleted, and so are the rung
-// states of completed runs (unless KeepCheckpoints); files of other
-// scripts are never deleted. A session that wrote nothing (no call, no
-// file) leaves no directory.
+// earlier session of this invocation listed and no call planned again
+// (runs of an earlier version of the script) are deleted, with a notice,
+// and so are the rung states of completed runs (unless KeepCheckpoints);
+// runs of other invocations (other --set values, other scripts) are never
+// deleted. A session that wrote nothing (no call, no file) leaves no
+// directory.
 func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	defer d.lock.release()
 	if d.progress != nil {
@@ -530,6 +651,9 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	if err == nil {
 		err = d.writeRecords()
 	}
+	if err == nil {
+		err = removeEmptyDir(filepath.Join(d.path, CheckpointsDir))
+	}
 	if err != nil && d.m.Status == StatusComplete {
 		d.m.Status, d.m.Error = StatusFailed, err.Error()
 		sum.Status = StatusFailed
@@ -546,13 +670,28 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	return sum, err
 }
 
+// removeEmptyDir removes dir if it exists and is empty (the checkpoints/
+// of a session whose checkpoints were all removed as their runs
+// completed).
+func removeEmptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) > 0 {
+		return nil // absent, not a directory (CheckLinks refuses a link), or holding checkpoints
+	}
+	return os.Remove(dir)
+}
+
 // interrupted reports whether the session's context has ended.
 func (d *Dir) interrupted() bool { return d.opts.Context != nil && d.opts.Context.Err() != nil }
 
-// prune deletes the result, model and checkpoint files of the runs the
-// previous manifest listed (see check) that this session's manifest does
-// not.
+// prune deletes the result, model and checkpoint files of the runs of
+// the earlier sessions of this invocation (see keepEarlier) that this
+// session's manifest does not list (runs another version of the script
+// planned), and says on Notices how many it deletes, of which invocation.
 func (d *Dir) prune() error {
+	type file struct{ sub, name string }
+	var files []file
+	doomed := map[string]bool{}
 	for _, sub := range []string{ResultsDir, ModelsDir, CheckpointsDir} {
 		entries, err := os.ReadDir(filepath.Join(d.path, sub))
 		if os.IsNotExist(err) {
@@ -564,12 +703,27 @@ func (d *Dir) prune() error {
 		for _, e := range entries {
 			key, _, _ := strings.Cut(e.Name(), ".") // KEY.json, KEY.txt, KEY.ROUNDS.ckpt
 			if _, ok := d.m.Runs[key]; !ok && d.prunable[key] {
-				if err := os.Remove(filepath.Join(d.path, sub, e.Name())); err != nil {
-					return err
+				files = append(files, file{sub, e.Name()})
+				if sub == ResultsDir {
+					doomed[key] = true
 				}
-				delete(d.m.Checkpoints, key)
 			}
 		}
+	}
+	if len(doomed) > 0 && d.opts.Notices != nil {
+		var from []string
+		for _, e := range d.replaced {
+			from = append(from, e.describe())
+		}
+		fmt.Fprintf(d.opts.Notices, "fedlab: %s: deleting the %s of the earlier session of this invocation (%s) that the script no longer plans\n",
+			d.path, countOf(len(doomed), "stored run"), strings.Join(from, "; "))
+	}
+	for _, f := range files {
+		if err := os.Remove(filepath.Join(d.path, f.sub, f.name)); err != nil {
+			return err
+		}
+		key, _, _ := strings.Cut(f.name, ".")
+		delete(d.m.Checkpoints, key)
 	}
 	return nil
 }
@@ -653,8 +807,19 @@ func (s Summary) String() string {
 }
 
 func (d *Dir) summary() Summary {
-	s := Summary{Dir: d.path, Status: d.m.Status, Runs: len(d.m.Runs), Ran: d.ran, Reused: d.reused}
-	for _, e := range d.m.Runs {
+	s := Summary{Dir: d.path, Status: d.m.Status, Ran: d.ran, Reused: d.reused}
+	planned := map[string]bool{}
+	for _, c := range d.m.Calls {
+		for _, r := range c.Runs {
+			planned[r.Key] = true
+		}
+	}
+	s.Runs = len(planned)
+	for key := range planned {
+		e := d.m.Runs[key]
+		if e == nil {
+			continue
+		}
 		switch e.Status {
 		case string(core.Diverged):
 			s.Diverged++
@@ -665,7 +830,7 @@ func (d *Dir) summary() Summary {
 		}
 	}
 	for key := range d.m.Checkpoints {
-		if e := d.m.Runs[key]; e != nil && e.Status == Pending {
+		if e := d.m.Runs[key]; e != nil && e.Status == Pending && planned[key] {
 			s.Checkpointed++
 		}
 	}

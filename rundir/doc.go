@@ -7,7 +7,8 @@
 // Layout of a run directory:
 //
 //	manifest.json        the script (path, SHA-256), fedlab and Go versions, start and end
-//	                     times, status, the calls of the script with their runs, and per run
+//	                     times, status, the calls of the script with their runs, the earlier
+//	                     invocations (other --set values) whose runs are kept, and per run
 //	                     its fully resolved identity (algorithm and parameters, problem,
 //	                     settings, metrics, seed) and status (done, diverged, failed, pending)
 //	records.csv          every evaluated round of every run, call by call (report.WriteRecords)

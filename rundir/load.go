@@ -27,10 +27,17 @@ type Loaded struct {
 	// those with a checkpoint (see CheckpointProgress), in the call's
 	// order.
 	InProgress [][]string
+	// Others, if not empty, says that the directory also stores the runs
+	// of other invocations and how to show them (Manifest.OthersNote).
+	Others string
 }
 
-// Load reads the run directory at path.
-func Load(path string) (*Loaded, error) {
+// Load reads the run directory at path: the runs of its last invocation.
+func Load(path string) (*Loaded, error) { return LoadInvocation(path, 0) }
+
+// LoadInvocation reads the run directory at path as invocation n shows it
+// (1-based, see Manifest.Invocations; 0 is the last).
+func LoadInvocation(path string, n int) (*Loaded, error) {
 	if err := CheckLinks(path); err != nil {
 		return nil, err
 	}
@@ -45,6 +52,11 @@ func Load(path string) (*Loaded, error) {
 	if lockPath := filepath.Join(path, LockFile); m.Status == StatusRunning && !held(lockPath) {
 		l.Unfinished = settleUnfinished(path, m, readNote(lockPath))
 	}
+	l.Others = m.OthersNote(path, n)
+	if m, err = m.Select(n); err != nil {
+		return nil, err
+	}
+	l.Manifest = m
 	results := map[string]*stored{}
 	var damaged []string
 	for _, c := range m.Calls {

@@ -66,9 +66,16 @@ type Manifest struct {
 	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	// Invocation is how the last session was started (absent in
 	// directories written before fedlab recorded it).
-	Invocation *Invocation       `json:"invocation,omitempty"`
-	Calls      []Call            `json:"calls"`
-	Runs       map[string]*Entry `json:"runs"`
+	Invocation *Invocation `json:"invocation,omitempty"`
+	// Calls are the calls of the last session's invocation.
+	Calls []Call `json:"calls"`
+	// Earlier are the other invocations (other --set values, another
+	// version or another script) whose runs the directory keeps beside
+	// the last one's, oldest first (see Invocations).
+	Earlier []*EarlierInvocation `json:"earlier_invocations,omitempty"`
+	// Runs are the entries of every stored run, of the last invocation's
+	// calls and of the earlier invocations' calls.
+	Runs map[string]*Entry `json:"runs"`
 	// Optima are the size and SHA-256 of each stored optimum
 	// (optima/NAME), by file name, verified before one is used.
 	Optima map[string]*FileSum `json:"optima,omitempty"`
@@ -99,6 +106,7 @@ type Script struct {
 // needed to see and redo exactly what ran.
 type Invocation struct {
 	CommandLine []string          `json:"command_line"`          // the arguments, from the program name on
+	Program     string            `json:"program,omitempty"`     // the program as invoked (os.Args[0]), e.g. "./myfedlab"
 	WorkDir     string            `json:"work_dir"`              // the working directory, where relative paths typed resolve
 	Set         map[string]string `json:"set,omitempty"`         // the script arguments (--set) as typed
 	ScriptCopy  string            `json:"script_copy,omitempty"` // the script's copy in the directory (ScriptCopyFile), if kept
@@ -211,6 +219,18 @@ func (m *Manifest) checkNames() error {
 		for _, r := range c.Runs {
 			if err := ValidName(r.Key); err != nil {
 				return fmt.Errorf("call %d: run key %s (was the file edited? fedlab writes hexadecimal run keys)", i+1, err)
+			}
+		}
+	}
+	for i, e := range m.Earlier {
+		if e == nil {
+			return fmt.Errorf("earlier invocation %d is null (was the file edited? fedlab writes it whole)", i+1)
+		}
+		for _, c := range e.Calls {
+			for _, r := range c.Runs {
+				if err := ValidName(r.Key); err != nil {
+					return fmt.Errorf("earlier invocation %d: run key %s (was the file edited? fedlab writes hexadecimal run keys)", i+1, err)
+				}
 			}
 		}
 	}

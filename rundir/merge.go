@@ -15,7 +15,10 @@ import (
 )
 
 // Merge combines run directories of one script — typically the shards of
-// a sweep — into out, which may be new or one of them. The directories
+// a sweep — into out, a new directory (or an empty one): a run directory,
+// one of the inputs or another, is refused with a *MergeIntoInput error
+// and left unchanged, since the merged manifest would replace its
+// invocations, status and timing. The directories
 // must come from the same script (equal SHA-256) and agree on the calls
 // they planned (a shard stops at the first call with runs of other shards,
 // so shards have the same calls). Every completed run found in any
@@ -43,10 +46,13 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 			return nil, err
 		}
 	}
+	if slices.ContainsFunc(inputs, func(in string) bool { return samePath(in, out) }) {
+		return nil, &MergeIntoInput{Out: out, Input: true}
+	}
 	if _, ok, err := ReadManifest(out); err != nil {
 		return nil, err
-	} else if ok && !slices.ContainsFunc(inputs, func(in string) bool { return samePath(in, out) }) {
-		inputs = append([]string{out}, inputs...)
+	} else if ok {
+		return nil, &MergeIntoInput{Out: out}
 	}
 	var ms []*Manifest
 	for _, in := range inputs {
@@ -123,6 +129,22 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 		return nil, err
 	}
 	return merged, report.WriteRecords(filepath.Join(out, RecordsFile), l.Calls, rungColumn(l.Manifest.Calls[:len(l.Calls)]))
+}
+
+// MergeIntoInput is Merge's refusal of an output that is a run directory
+// already: one of the inputs (Input), or another.
+type MergeIntoInput struct {
+	Out   string
+	Input bool
+}
+
+func (e *MergeIntoInput) Error() string {
+	what := "is one of the directories to merge"
+	if !e.Input {
+		what = "is a run directory already"
+	}
+	return fmt.Sprintf("--out %s %s: merge writes a new directory (its manifest would replace the invocations, status and timing of %s); nothing was changed; give --out a new directory, e.g. %s",
+		e.Out, what, e.Out, filepath.Clean(e.Out)+"-merged")
 }
 
 // agreeingCalls returns the longest list of calls after checking that the

@@ -11,6 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fedlab/fedlab/internal/resumecheck"
+	"github.com/fedlab/fedlab/rundir"
 )
 
 // TestYourOwnFedlabBinary creates the module example.com/myexp in a
@@ -20,7 +23,9 @@ import (
 // its binary and runs, with it, describe of its own loss, a script with
 // --set and --timeout, table of the run directory, and a script with a
 // failed run (exit status 3), and its own command runs (registered with
-// cli.RegisterCommand) on that directory.
+// cli.RegisterCommand) on that directory; checks that the manifest names the
+// binary as the program, and that the line an interrupted run prints names
+// it and resumes the run (internal/resumecheck).
 func TestYourOwnFedlabBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module (-short)")
@@ -116,6 +121,12 @@ func TestYourOwnFedlabBinary(t *testing.T) {
 			}
 		}
 	}
+	m, ok, err := rundir.ReadManifest(filepath.Join(mod, "out"))
+	if err != nil || !ok || m.Invocation == nil || m.Invocation.Program != bin || m.Invocation.CommandLine[0] != bin {
+		t.Errorf("the manifest of myfedlab's run does not name myfedlab as its program: %v %v %+v", ok, err, m)
+	}
+	// The resume line an interrupted run prints names myfedlab, and resumes.
+	resumecheck.Check(t, mod, nil, bin)
 }
 
 // TestLibraryDocShowsTheRegisteredCommand: docs/library.md's

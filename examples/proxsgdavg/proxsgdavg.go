@@ -49,3 +49,7 @@ func (a *ProxSGDAvg) Aggregate(rd *core.Round, mean *core.Message, _ []*core.Mes
 	copy(a.w, mean.Vecs[0]) // the engine computed the weighted mean of the replies
 }
 func (a *ProxSGDAvg) Model(dst []float64) { copy(dst, a.w) }
+
+// State declares what an update changes, the server model (core.Stateful), so that a run can
+// be checkpointed and resumed bit for bit; step is not state: Broadcast sets it every round.
+func (a *ProxSGDAvg) State(st *core.State) { st.Floats("server model", a.w) }
