@@ -383,6 +383,9 @@ func runPaperScript(t *testing.T, name string, sets []string) (string, string) {
 // them as the clients with their 12 training and 4 test images each; the
 // five methods record rounds 0 and 1, and FedPD p = 0 communicates once.
 func TestFedPDFEMNISTScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the paper's CNN of 6.4M parameters for a minute (-short: TestDryRunOfEveryShippedScript plans fedpd_femnist.lua on its fixture, TestFedDAFEMNISTScript trains a paper script on FEMNIST)")
+	}
 	if raceEnabled {
 		t.Skip("minutes under the race detector (a CNN of 6.4M / 0.1M parameters); the CNN's code is raced in losses, the script's data path by TestFedDAFEMNISTScript")
 	}
@@ -402,6 +405,9 @@ func TestFedPDFEMNISTScript(t *testing.T) {
 // 3,072 features (3 channels of 32×32, read by the 3-channel CNN), and the
 // seven methods record rounds 0 and 1.
 func TestFedDACIFAR10Script(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the paper's CNN of 6.4M parameters for a minute (-short: TestDryRunOfEveryShippedScript plans fedpd_femnist.lua on its fixture, TestFedDAFEMNISTScript trains a paper script on FEMNIST)")
+	}
 	if raceEnabled {
 		t.Skip("minutes under the race detector (a CNN of 6.4M / 0.1M parameters); the CNN's code is raced in losses, the script's data path by TestFedDAFEMNISTScript")
 	}

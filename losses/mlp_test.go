@@ -144,10 +144,15 @@ func TestMLPHand(t *testing.T) {
 }
 
 // The FMNIST-sized network (784-200-200-10) does not allocate per batch,
-// in particular gonum's Dgemm never starts goroutines.
+// in particular gonum's Dgemm never starts goroutines (on 40 samples under
+// -short instead of 300).
 func TestMLPNoAllocations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
-	d := randData(rng, 300, 784, func(int) float64 { return float64(rng.IntN(10)) })
+	n := 300
+	if testing.Short() {
+		n = 40
+	}
+	d := randData(rng, n, 784, func(int) float64 { return float64(rng.IntN(10)) })
 	l := losses.MLP{Hidden: []int{200, 200}}
 	lay := layout(t, l, fed(d, 10))
 	ev := l.NewEvaluator(lay)
