@@ -64,9 +64,10 @@ func TestDryRunStopsAtAMisspelledMetric(t *testing.T) {
 // shortScripts are the scripts TestDryRunOfEveryShippedScript dry-runs
 // under -short, each in a second or less: a comparison, a multistage
 // pipeline with a schedule, a sweep with its selection, a script whose
-// data may be absent (Fashion-MNIST) and one on a paper's data with its
-// fixture (FEMNIST).
-var shortScripts = []string{"quickstart.lua", "multistage_example.lua", "homotopy_example.lua", "fco_lasso_sweep.lua", "fco_constrained.lua", "fedpd_femnist.lua"}
+// data may be absent (Fashion-MNIST) and two on a paper's data with their
+// fixtures (LEAF JSON and Parquet).
+var shortScripts = []string{"quickstart.lua", "multistage_example.lua", "homotopy_example.lua", "fco_lasso_sweep.lua", "fco_constrained.lua",
+	"fedpd_femnist.lua", "fedda_femnist_cnn.lua"}
 
 // TestDryRunOfEveryShippedScript dry-runs every script under scripts/: it
 // succeeds, ends with the total line and writes nothing (its time is
@@ -79,7 +80,7 @@ var shortScripts = []string{"quickstart.lua", "multistage_example.lua", "homotop
 // without data it fails with its guidance, and on the tiny files its
 // fixture writes (given with --set) it succeeds like the others.
 //
-// Under -short it dry-runs shortScripts only, one of each kind.
+// Under -short it dry-runs shortScripts only, one or two of each kind.
 func TestDryRunOfEveryShippedScript(t *testing.T) {
 	if raceEnabled {
 		t.Skip("loads every script's data (minutes under the race detector); the dry run's code is raced by the other dry-run tests")

@@ -234,12 +234,12 @@ func TestCNNHand(t *testing.T) {
 }
 
 // LeNet-5 and the 4-layer CNN do not allocate per batch after the first call
-// (on 20 samples under -short: the full pass is then just past one batch).
+// (on 40 samples under -short: still a full chunk of 32 and a partial one).
 func TestCNNNoAllocations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 11))
 	n := 70
 	if testing.Short() {
-		n = 20
+		n = 40
 	}
 	d := randData(rng, n, 784, func(int) float64 { return float64(rng.IntN(10)) })
 	for name, net := range map[string]losses.CNN{"lenet5": lenet5, "fedda4": fedda4} {
