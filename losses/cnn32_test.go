@@ -133,7 +133,7 @@ func TestCNN32NoAllocations(t *testing.T) {
 			"accuracy":   func() { ev.(core.Predictor).Accuracy(w, d) },
 		} {
 			f()
-			if a := testing.AllocsPerRun(5, f); a != 0 {
+			if a := testing.AllocsPerRun(allocRuns(5), f); a != 0 {
 				t.Errorf("%s %s: %g allocations per call", name, what, a)
 			}
 		}
