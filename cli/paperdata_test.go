@@ -384,7 +384,7 @@ func runPaperScript(t *testing.T, name string, sets []string) (string, string) {
 // five methods record rounds 0 and 1, and FedPD p = 0 communicates once.
 func TestFedPDFEMNISTScript(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains the paper's CNN of 6.4M parameters for a minute (-short: TestDryRunOfEveryShippedScript plans fedpd_femnist.lua on its fixture; TestBaoEMNISTScript trains a paper script on its fixture)")
+		t.Skip("trains the paper's CNN of 6.4M parameters for a minute (-short: TestDryRunOfEveryShippedScript plans fedpd_femnist.lua on its fixture; TestFCOConstrainedFEMNISTScript trains a paper script on its EMNIST fixture)")
 	}
 	if raceEnabled {
 		t.Skip("minutes under the race detector (a CNN of 6.4M / 0.1M parameters); the CNN's code is raced in losses, the script's data path by TestFedDAFEMNISTScript")
@@ -406,7 +406,7 @@ func TestFedPDFEMNISTScript(t *testing.T) {
 // seven methods record rounds 0 and 1.
 func TestFedDACIFAR10Script(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains the paper's CNN of 6.4M parameters for a minute (-short: TestDryRunOfEveryShippedScript plans fedpd_femnist.lua on its fixture; TestBaoEMNISTScript trains a paper script on its fixture)")
+		t.Skip("trains the paper's CNN of 6.4M parameters for a minute (-short: TestDryRunOfEveryShippedScript plans fedpd_femnist.lua on its fixture; TestFCOConstrainedFEMNISTScript trains a paper script on its EMNIST fixture)")
 	}
 	if raceEnabled {
 		t.Skip("minutes under the race detector (a CNN of 6.4M / 0.1M parameters); the CNN's code is raced in losses, the script's data path by TestFedDAFEMNISTScript")
@@ -443,9 +443,10 @@ func TestFedDAFEMNISTScript(t *testing.T) {
 // accuracy far above chance (1/62, 1/10); with LEAF's FEMNIST instead,
 // both have the writers as clients, Fig. 4 their digits only (6 of each
 // writer's 12 training and 2 of its 4 test images).
-//
-// Under -short it runs the IDX files only.
 func TestBaoEMNISTScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains five methods on two EMNIST fixtures (-short: TestFCOConstrainedFEMNISTScript trains a paper script on its EMNIST fixture)")
+	}
 	dir := t.TempDir()
 	stdout, out := runPaperScript(t, "bao_emnist_sparse_logistic.lua", paperScripts["bao_emnist_sparse_logistic.lua"].fixture(t, dir))
 	labels := []string{"Fast-FedDA", "C-FedDA", "MC-FedDA", "FedDualAvg", "FedMiD"}
@@ -464,9 +465,6 @@ func TestBaoEMNISTScript(t *testing.T) {
 		}
 	}
 
-	if testing.Short() {
-		return // the IDX files only; LEAF's writers as clients in the full suite
-	}
 	leaf := t.TempDir()
 	writeLEAF(t, leaf, 5, 12, 4, 62)
 	stdout, out = runPaperScript(t, "bao_emnist_sparse_logistic.lua", []string{"femnist=" + leaf, "clients62=4", "rounds62=5",
