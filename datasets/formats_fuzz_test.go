@@ -122,6 +122,8 @@ func FuzzReadLEAF(f *testing.F) {
 	f.Add([]byte(`{"users":["a"],"user_data":{"a":{"x":["txt"],"y":[1]}}}`))
 	f.Add([]byte(`{"user_data":{"a":{"x":[[1]],"y":[1]}},"users":["a"],"num_samples":[1]}`))
 	f.Add([]byte(`{"users":["a","a"],"num_samples":[1,1],"user_data":{"a":{"x":[[1]],"y":[1]}}}`))
+	f.Add([]byte(`{"users":["a"],"num_samples":[1],"user_data":{"a":{"x":[[1,null]],"y":[null]}}}`))
+	f.Add([]byte(`{"users":["a"],"num_samples":[1],"user_data":{"a":{"x":[[1]],"y":[1]}}}{"users":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := writeFuzzFile(t, t.TempDir(), "f.json", data)
 		s, err := readLEAF(path, fuzzCeiling)

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,7 +59,7 @@ func (p leafParams) Check() error {
 // leafFiles returns path itself, or the *.json files in the directory
 // path, in name order.
 func leafFiles(path string) ([]string, error) {
-	st, err := os.Stat(path)
+	st, err := statData(path)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +243,7 @@ func (s *leafSplit) reserve(files []string) {
 // not held whole), stopping at the memory ceiling b.
 func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob, b budget.Budget) *leafDoc {
 	doc := &leafDoc{path: path, data: map[string]*leafJob{}}
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		doc.err = err
 		return doc
@@ -290,7 +291,20 @@ func (doc *leafDoc) decode(ctx context.Context, dec *json.Decoder, jobs chan<- *
 			return err
 		}
 	}
-	_, err := dec.Token() // the closing brace
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return err
+	}
+	end := dec.InputOffset() // the object's length
+	t, err := dec.Token()
+	var se *json.SyntaxError
+	switch {
+	case err == io.EOF:
+		return nil
+	case err == nil:
+		return &notLEAF{end, fmt.Sprintf("a JSON %s follows the file's object", jsonKind(t))}
+	case errors.As(err, &se):
+		return &notLEAF{end, "text that is not JSON follows the file's object"}
+	}
 	return err
 }
 
@@ -375,6 +389,11 @@ type leafRows struct {
 // overwritten) when it has rows and labels, else as two values, as the
 // serial reader did (whose messages and results it keeps).
 func parseLEAFUser(raw []byte, rows *[][]float64) *leafRows {
+	if bytes.Contains(raw, []byte("null")) {
+		if err := leafNull(raw); err != nil {
+			return &leafRows{err: err}
+		}
+	}
 	r := &leafRows{bad: -1}
 	var x [][]float64
 	both := struct {
@@ -443,6 +462,34 @@ func parseLEAFUser(raw []byte, rows *[][]float64) *leafRows {
 		}
 	}
 	return r
+}
+
+// leafNull finds a null among a user's x values and labels, which
+// encoding/json would read as 0 (or leave at a reused row's value).
+func leafNull(raw []byte) error {
+	var u struct {
+		X [][]*float64 `json:"x"`
+		Y []*float64   `json:"y"`
+	}
+	if json.Unmarshal(raw, &u) != nil {
+		return nil // the shape is wrong: parseLEAFUser says how
+	}
+	for i, row := range u.X {
+		if row == nil {
+			return fmt.Errorf("x row %d is null, not a row of numbers", i)
+		}
+		for j, v := range row {
+			if v == nil {
+				return fmt.Errorf("x row %d value %d is null, not a number", i, j)
+			}
+		}
+	}
+	for i, v := range u.Y {
+		if v == nil {
+			return fmt.Errorf("y label %d is null, not a number", i)
+		}
+	}
+	return nil
 }
 
 // leafByteBufs recycles the users' byte rows once joined (a user's pixel
@@ -788,7 +835,7 @@ func (p leafParams) Memory() (uint64, string) {
 // and whether that row's values are 8-bit (all k/255, or all integers
 // 0..255) without reading the rest.
 func leafHead(path string) (n, width int, eightBit, ok bool) {
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return 0, 0, false, false
 	}
