@@ -87,11 +87,22 @@ func missingData(path string, err error) error {
 		names = append(names, e.Name())
 	}
 	base := filepath.Base(missing)
-	if missing == filepath.Clean(path) {
-		return fmt.Errorf("%s: no such file or directory%s", path, nearName(dir, base, names))
+	msg := fmt.Sprintf("%s: no such file or directory%s", path, nearName(dir, base, names))
+	if missing != filepath.Clean(path) {
+		msg = fmt.Sprintf("%s: no such file or directory: %s does not exist%s", path, missing, nearName(dir, base, names))
 	}
-	return fmt.Errorf("%s: no such file or directory: %s does not exist%s", path, missing, nearName(dir, base, names))
+	return &missingError{msg, err}
 }
+
+// missingError is a missing data path's error: its message, and the
+// error of the open or stat that failed (fs.ErrNotExist).
+type missingError struct {
+	msg string
+	err error
+}
+
+func (e *missingError) Error() string { return e.msg }
+func (e *missingError) Unwrap() error { return e.err }
 
 // nearName is ` (did you mean "dir/x"?)` for the name x in names nearest
 // to base, or "".

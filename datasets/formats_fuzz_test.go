@@ -78,6 +78,8 @@ func FuzzReadNPY(f *testing.F) {
 	w.Close()
 	f.Add(b.Bytes(), true)
 	f.Add([]byte("\x93NUMPY\x01\x00\x10\x00{'descr': '<f8'}"), false)
+	f.Add(npyFile("<U3", []int{2413}, nil), false)
+	f.Add(npyFile("|u1", []int{2, 2, 2, 3}, make([]byte, 24)), false)
 	f.Add([]byte("\x93NUMPY\x01\x00\x46\x00{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }\n"), false)
 	f.Fuzz(func(t *testing.T, data []byte, zipped bool) {
 		dir := t.TempDir()

@@ -92,7 +92,7 @@ func parquetFiles(path string) ([]string, error) {
 		sort.Strings(files)
 		return files, nil
 	}
-	st, err := os.Stat(path)
+	st, err := statData(path)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +239,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 			err = fmt.Errorf("%s: damaged Parquet file (the reader failed: %s)", path, libError(r))
 		}
 	}()
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return err
 	}
@@ -562,7 +562,7 @@ func parquetRows(path string) (n int64, err error) {
 			err = fmt.Errorf("damaged Parquet file")
 		}
 	}()
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return 0, err
 	}
@@ -585,7 +585,7 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 			err = fmt.Errorf("damaged Parquet file")
 		}
 	}()
-	fh, err := os.Open(files[0])
+	fh, err := openData(files[0])
 	if err != nil {
 		return 0, err
 	}
