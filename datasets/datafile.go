@@ -87,9 +87,9 @@ func missingData(path string, err error) error {
 		names = append(names, e.Name())
 	}
 	base := filepath.Base(missing)
-	msg := fmt.Sprintf("%s: no such file or directory%s", path, nearName(dir, base, names))
+	msg := fmt.Sprintf("%s: no such file or directory%s", path, nearName(base, names))
 	if missing != filepath.Clean(path) {
-		msg = fmt.Sprintf("%s: no such file or directory: %s does not exist%s", path, missing, nearName(dir, base, names))
+		msg = fmt.Sprintf("%s: no such file or directory: %s does not exist%s", path, missing, nearName(base, names))
 	}
 	return &missingError{msg, err}
 }
@@ -104,11 +104,11 @@ type missingError struct {
 func (e *missingError) Error() string { return e.msg }
 func (e *missingError) Unwrap() error { return e.err }
 
-// nearName is ` (did you mean "dir/x"?)` for the name x in names nearest
-// to base, or "".
-func nearName(dir, base string, names []string) string {
+// nearName is ` (did you mean "x"?)` for the name x in names nearest to
+// base, or "".
+func nearName(base string, names []string) string {
 	if near := registry.Suggest(base, names); near != "" {
-		return fmt.Sprintf(" (did you mean %s?)", echo(filepath.Join(dir, near)).quoted())
+		return fmt.Sprintf(" (did you mean %q?)", near)
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -925,6 +926,9 @@ func loadLEAF(p leafParams) (*core.Federated, error) {
 	var test *pooled
 	if p.Test != "" {
 		ts, err := readLEAF(p.Test, p.Budget())
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("leaf: test split: %w: leave out test to use test_fraction (each client's rows split), or give test the folder of LEAF's test split", err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("leaf: test split: %w", err)
 		}
