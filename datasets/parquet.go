@@ -35,6 +35,7 @@ type parquetParams struct {
 	Image    string    `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct: grey images give one byte per pixel, colour images three planes R, G, B"`
 	Features string    `param:"features" doc:"numeric feature columns, comma-separated (\"f0,f1,f2\"), or one list-valued column"`
 	Test     string    `param:"test" doc:"the test split, a file, directory or glob like path (optional)"`
+	Mixed    bool      `param:"mixed_splits" doc:"read files of several Hugging Face splits (train-*, test-*, validation-*) as one split; without it, a path or glob whose files name two splits is refused"`
 	Classes  int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1; 0 = regression"`
 	Labels   []float64 `param:"labels" min:"0" doc:"keep only the samples whose label is listed ({0, ..., 9}: FEMNIST's digits), relabelled 0..k-1 in the listed order (classes = k), before the partition; {} = every sample"`
 	benchSplit
@@ -78,6 +79,32 @@ func (p parquetParams) featureNames() []string {
 	return names
 }
 
+// files expands path (parquetFiles), refusing files of two Hugging Face
+// splits unless the user said they mix them.
+func (p parquetParams) files(path string) ([]string, error) {
+	files, err := parquetFiles(path)
+	if err != nil || p.Mixed {
+		return files, err
+	}
+	first := map[string]string{} // split → its first file
+	var splits []string
+	for _, f := range files {
+		split, _, ok := strings.Cut(filepath.Base(f), "-")
+		if !ok || !slices.Contains([]string{"train", "test", "validation"}, split) {
+			continue
+		}
+		if _, seen := first[split]; !seen {
+			first[split] = f
+			splits = append(splits, split)
+		}
+	}
+	if len(splits) > 1 {
+		return nil, fmt.Errorf("%s matches files of the %s and %s splits (%s, %s): give each split its own path (path = the train-* files, test = the test-* files), or set mixed_splits = true to read them as one",
+			path, splits[0], splits[1], first[splits[0]], first[splits[1]])
+	}
+	return files, nil
+}
+
 // parquetFiles expands path: a file, a directory's *.parquet files or a
 // glob, in name order.
 func parquetFiles(path string) ([]string, error) {
@@ -112,66 +139,117 @@ type parquetColumns struct {
 	label, client, image int   // leaf indexes; -1 = none
 	features             []int // leaf indexes of the feature columns
 	list                 bool  // the features are one list-valued column
+	nullElement          int   // the definition level of a null in the list (-1: its elements cannot be null)
 	names                []string
 	featureAt            map[int]int // leaf index → feature
 }
 
-// columns finds the reader's columns in a file's schema.
+// columnName is how messages name a leaf column: its dotted path, or for
+// a list (Arrow's LIST: name.list.element) its name and "(list)".
+func columnName(l []string, repeated bool) string {
+	if len(l) == 3 && l[1] == "list" && (l[2] == "element" || l[2] == "item") {
+		return l[0] + " (list)"
+	}
+	if repeated {
+		return strings.Join(l, ".") + " (list)"
+	}
+	return strings.Join(l, ".")
+}
+
+// columns finds the reader's columns in a file's schema: a name is a
+// top-level column or a dotted path to a nested one; only the features
+// may be a list (repeated) column, and only one.
 func (p parquetParams) columns(path string, schema *parquet.Schema) (parquetColumns, error) {
 	leaves := schema.Columns()
-	find := func(name string, allowNested bool) (int, bool, error) {
-		for i, l := range leaves {
-			if len(l) == 1 && l[0] == name {
-				return i, false, nil
-			}
+	repeated := make([]bool, len(leaves))
+	var names []string
+	for i, l := range leaves {
+		leaf, _ := schema.Lookup(l...)
+		repeated[i] = leaf.MaxRepetitionLevel > 0
+		if name := columnName(l, repeated[i]); !slices.Contains(names, name) {
+			names = append(names, name)
 		}
-		var under []int
-		for i, l := range leaves {
-			if len(l) > 1 && l[0] == name {
-				under = append(under, i)
-			}
-		}
-		if allowNested && len(under) == 1 {
-			return under[0], true, nil
-		}
-		var names []string
-		for _, l := range leaves {
-			names = append(names, strings.Join(l, "."))
-		}
-		return -1, false, fmt.Errorf("%s: no column %s (columns: %s)", path, echo(name).quoted(), strings.Join(names, ", "))
 	}
-	c := parquetColumns{label: -1, client: -1, image: -1}
+	find := func(name, role string, list bool) (int, bool, error) {
+		at := -1
+		for i, l := range leaves {
+			if strings.Join(l, ".") == name {
+				at = i
+			}
+		}
+		if at < 0 {
+			var under []int
+			for i, l := range leaves {
+				if len(l) > 1 && l[0] == name {
+					under = append(under, i)
+				}
+			}
+			if len(under) > 1 || (len(under) == 1 && !repeated[under[0]]) {
+				var sub []string
+				for _, i := range under {
+					sub = append(sub, strings.Join(leaves[i], "."))
+				}
+				return -1, false, fmt.Errorf("%s: column %s is a group of columns (%s): name one of them as the %s", path, echo(name).quoted(), strings.Join(sub, ", "), role)
+			}
+			if len(under) == 0 {
+				return -1, false, fmt.Errorf("%s: no column %s for the %s (columns: %s)", path, echo(name).quoted(), role, strings.Join(names, ", "))
+			}
+			at = under[0]
+		}
+		if repeated[at] && !list {
+			return -1, false, fmt.Errorf("%s: column %s is a list (%s values a row), not one value a row: the %s must be a scalar column%s", path, echo(name).quoted(), schemaType(schema, leaves[at]), role, map[bool]string{true: "; a list column holds all the features, features = its name alone", false: ""}[role == "feature"])
+		}
+		return at, repeated[at], nil
+	}
+	c := parquetColumns{label: -1, client: -1, image: -1, nullElement: -1}
 	var err error
-	if c.label, _, err = find(p.Label, false); err != nil {
+	if c.label, _, err = find(p.Label, "label", false); err != nil {
 		return c, err
 	}
 	if p.Client != "" {
-		if c.client, _, err = find(p.Client, false); err != nil {
+		if c.client, _, err = find(p.Client, "writer column", false); err != nil {
 			return c, err
 		}
 	}
 	if p.Image != "" {
 		for i, l := range leaves { // Hugging Face's Image feature: {bytes, path}
-			if len(l) == 2 && l[0] == p.Image && l[1] == "bytes" {
+			if len(l) == 2 && l[0] == p.Image && l[1] == "bytes" && !repeated[i] {
 				c.image = i
 			}
 		}
 		if c.image < 0 {
-			if c.image, _, err = find(p.Image, false); err != nil {
+			if c.image, _, err = find(p.Image, "image column (PNG or JPEG bytes, or Hugging Face's {bytes, path} struct)", false); err != nil {
 				return c, err
 			}
+		}
+		if leaf, _ := schema.Lookup(leaves[c.image]...); leaf.Node.Type().Kind() != parquet.ByteArray {
+			return c, fmt.Errorf("%s: column %s holds %s values, not encoded images: image names a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct", path, echo(p.Image).quoted(), schemaType(schema, leaves[c.image]))
 		}
 	}
 	c.names, c.featureAt = p.featureNames(), map[int]int{}
 	for k, name := range c.names {
-		i, nested, err := find(name, len(c.names) == 1)
+		i, list, err := find(name, "feature", len(c.names) == 1)
 		if err != nil {
 			return c, err
 		}
-		c.features, c.list = append(c.features, i), nested
+		c.features, c.list = append(c.features, i), list
 		c.featureAt[i] = k
+		if leaf, _ := schema.Lookup(leaves[i]...); list && leaf.Node.Optional() {
+			c.nullElement = leaf.MaxDefinitionLevel - 1
+		}
 	}
 	return c, nil
+}
+
+// schemaType names a leaf column's physical type (and its logical type,
+// when it has one).
+func schemaType(schema *parquet.Schema, path []string) string {
+	leaf, _ := schema.Lookup(path...)
+	t := leaf.Node.Type()
+	if lt := t.LogicalType(); lt != nil {
+		return fmt.Sprintf("%s (%s)", t.Kind(), lt)
+	}
+	return t.Kind().String()
 }
 
 // parquetSet accumulates the rows of a split.
@@ -195,7 +273,7 @@ type parquetSpan struct {
 
 // readParquet reads every file of a split.
 func (p parquetParams) readParquet(path string) (*pooled, error) {
-	files, err := parquetFiles(path)
+	files, err := p.files(path)
 	if err != nil {
 		return nil, err
 	}
@@ -342,8 +420,11 @@ func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Ro
 				continue
 			}
 			if v.IsNull() {
-				if c.list {
+				if c.list && v.DefinitionLevel() != c.nullElement {
 					continue // an empty list
+				}
+				if c.list {
+					return fmt.Errorf("feature column %s: value %d of the list is null", echo(c.names[k]).quoted(), len(feats))
 				}
 				return fmt.Errorf("feature column %s is null", echo(c.names[k]).quoted())
 			}
@@ -528,7 +609,7 @@ func (p parquetParams) Memory() (uint64, string) {
 		if path == "" {
 			continue
 		}
-		files, err := parquetFiles(path)
+		files, err := p.files(path)
 		if err != nil {
 			return 0, ""
 		}
