@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	pngpkg "image/png"
 	"os"
@@ -203,6 +204,24 @@ func FuzzReadParquet(f *testing.F) {
 	f.Add(seed)
 	f.Add(seed[:len(seed)-9])
 	f.Add(seed[len(seed)/2:])
+	for i, bomb := range [][]byte{ // image bombs: headers declaring 60000×60000, 16-bit 30000×30000, 65535×65535
+		pngDeclaring(f, image.NewGray(image.Rect(0, 0, 2, 2)), 60000, 60000),
+		pngDeclaring(f, image.NewRGBA64(image.Rect(0, 0, 2, 2)), 30000, 30000),
+		jpegDeclaring(f, 65535, 65535),
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("bomb%d.parquet", i))
+		if err := parquet.WriteFile(path, []row{{png, "a", 0}, {bomb, "b", 1}}); err != nil {
+			f.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		f.Add(b)
+		parquet.WriteFile(path, []row{{bomb, "a", 0}, {png, "b", 1}})
+		b, _ = os.ReadFile(path)
+		f.Add(b)
+	}
+	forgePageSize(f, path) // a page header declaring 2 GiB
+	forged, _ := os.ReadFile(path)
+	f.Add(forged)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := writeFuzzFile(t, t.TempDir(), "f.parquet", b)
 		p := parquetParams{Path: path, Image: "img", Label: "label", Classes: 2, benchSplit: defaultBenchSplit}

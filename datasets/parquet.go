@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/budget"
@@ -263,6 +265,7 @@ type parquetSet struct {
 	rows                     int      // the rows the footers declare (capacity of the pixel array)
 	bytes                    int64    // the files' size
 	featuresPerSample        int      // fixed by the first row of features; -1 before it
+	ceiling                  budget.Budget
 }
 
 // parquetSpan is the rows of one file.
@@ -277,7 +280,7 @@ func (p parquetParams) readParquet(path string) (*pooled, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1}
+	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1, ceiling: p.Budget()}
 	for _, f := range files { // the footers' row counts, to size the pixel array once
 		n, err := parquetRows(f)
 		if err != nil {
@@ -334,6 +337,9 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := checkPages(fh, pf, p.Budget()); err != nil {
+		return fmt.Errorf("%s: damaged Parquet file: %w", path, err)
+	}
 	r := parquet.NewReader(pf)
 	defer r.Close()
 	rows := make([]parquet.Row, 512)
@@ -386,6 +392,66 @@ func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
 		return nil, fmt.Errorf("the footer's length is %d bytes, but the file holds %d", footer, size)
 	}
 	return parquet.OpenFile(r, size)
+}
+
+// checkPages checks the page headers of every column chunk before
+// parquet-go reads them: it allocates the sizes a header declares before
+// reading the page, so a header declaring 2 GiB in a small file took 2 GiB
+// (and the whole address space under a limit). Each header is decoded
+// with parquet-go's Thrift decoder from the bytes of its chunk: a page
+// must fit in what is left of its chunk, and its uncompressed size under
+// the memory ceiling b.
+func checkPages(r io.ReaderAt, pf *parquet.File, b budget.Budget) error {
+	size := pf.Size()
+	for g, rg := range pf.Metadata().RowGroups {
+		for c, chunk := range rg.Columns {
+			md := chunk.MetaData
+			start := md.DataPageOffset
+			if md.DictionaryPageOffset != 0 {
+				start = md.DictionaryPageOffset
+			}
+			end := start + md.TotalCompressedSize
+			if start < 0 || md.TotalCompressedSize < 0 || end > size || end < start {
+				return fmt.Errorf("row group %d column %d: the chunk declares bytes %d to %d, the file holds %d", g, c, start, end, size)
+			}
+			for pos := start; pos < end; {
+				h, n, err := pageHeader(r, pos, end)
+				if err != nil {
+					return fmt.Errorf("row group %d column %d: the page header at byte %d: %s", g, c, pos, libError(err))
+				}
+				if left := end - pos - n; int64(h.CompressedPageSize) > left {
+					return fmt.Errorf("row group %d column %d: the page at byte %d declares %d bytes, its column chunk holds %d more", g, c, pos, h.CompressedPageSize, left)
+				}
+				if err := checkGrowth(pos, uint64(max(h.UncompressedPageSize, 0)), b); err != nil {
+					return fmt.Errorf("row group %d column %d: the page at byte %d declares %d bytes uncompressed: %w", g, c, pos, h.UncompressedPageSize, err)
+				}
+				pos += n + int64(h.CompressedPageSize)
+			}
+		}
+	}
+	return nil
+}
+
+// pageHeader decodes the page header at pos (before end) and returns it
+// and its length, reading a window of the chunk that doubles until the
+// header fits in it.
+func pageHeader(r io.ReaderAt, pos, end int64) (*format.PageHeader, int64, error) {
+	for window := int64(4 << 10); ; window *= 2 {
+		window = min(window, end-pos)
+		buf := make([]byte, window)
+		if _, err := r.ReadAt(buf, pos); err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
+		}
+		rd := new(thrift.CompactProtocol).NewReaderFromBytes(buf)
+		h := new(format.PageHeader)
+		err := thrift.NewDecoder(rd).Decode(h)
+		if err == nil {
+			return h, window - int64(rd.Reader().(*bytes.Reader).Len()), nil
+		}
+		if window == end-pos || window >= 1<<20 { // no page header is a megabyte long
+			return nil, 0, err
+		}
+	}
 }
 
 // stopReaderAt stops the Parquet reader's reads once the read context
@@ -515,15 +581,24 @@ func (s *parquetSet) addImage(b []byte, row int) error {
 		s.pendingRows = append(s.pendingRows, row)
 		return nil
 	}
+	cfg, format, channels, err := imageConfig(b)
+	if err != nil {
+		return err
+	}
+	// the decoded image takes up to 8 bytes a pixel (16-bit RGBA): its
+	// declared size is checked before it is decoded
+	if cfg.Width*cfg.Height > maxImagePixels {
+		return fmt.Errorf("the %s image declares %d×%d pixels, more than fedlab decodes (%d pixels: 8192×8192)", format, cfg.Width, cfg.Height, maxImagePixels)
+	}
+	if err := checkGrowth(0, uint64(cfg.Width)*uint64(cfg.Height)*8, s.ceiling); err != nil {
+		return fmt.Errorf("the %s image declares %d×%d pixels: %w", format, cfg.Width, cfg.Height, err)
+	}
 	img, _, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("the image does not decode (%d bytes): %s", len(b), libError(err))
 	}
 	r := img.Bounds()
-	s.imageH, s.imageW, s.channels = r.Dy(), r.Dx(), 3
-	if _, grey := img.(*image.Gray); grey {
-		s.channels = 1
-	}
+	s.imageH, s.imageW, s.channels = r.Dy(), r.Dx(), channels
 	s.p.features = s.imageH * s.imageW * s.channels
 	// a damaged footer may declare any count: trust it up to 64 pixel
 	// bytes per byte of file (PNG compresses 28×28 digits about 1.6 times)
@@ -531,7 +606,43 @@ func (s *parquetSet) addImage(b []byte, row int) error {
 		s.p.pix = slices.Grow(s.p.pix, s.rows*s.p.features)
 	}
 	s.p.pix = append(s.p.pix, make([]byte, s.p.features)...)
-	return s.pixels(img, "", s.p.pix[len(s.p.pix)-s.p.features:])
+	return s.pixels(img, format, s.p.pix[len(s.p.pix)-s.p.features:])
+}
+
+// maxImagePixels bounds the pixels of an image column's image.
+const maxImagePixels = 8192 * 8192
+
+// imageConfig reads an encoded image's header (image.DecodeConfig): its
+// size, format and channels (1 grey, 3 colour), refusing 16-bit images
+// (fedlab keeps a byte a channel). A PNG's colour type decides grey or
+// colour: grey and grey with alpha are grey, a palette is grey when every
+// colour in it is; a JPEG is grey when it has one component.
+func imageConfig(b []byte) (image.Config, string, int, error) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return cfg, format, 0, fmt.Errorf("the image does not decode (%d bytes): %s", len(b), libError(err))
+	}
+	switch m := cfg.ColorModel.(type) {
+	case color.Palette:
+		for _, c := range m {
+			if r, g, b, _ := c.RGBA(); r != g || g != b {
+				return cfg, format, 3, nil
+			}
+		}
+		return cfg, format, 1, nil
+	}
+	switch cfg.ColorModel {
+	case color.GrayModel:
+		return cfg, format, 1, nil
+	case color.Gray16Model, color.RGBA64Model, color.NRGBA64Model:
+		return cfg, format, 0, fmt.Errorf("a 16-bit %s image: fedlab reads 8-bit images (a byte a channel); save them 8-bit", format)
+	}
+	// a PNG's colour type, byte 25 (after the signature and IHDR's length,
+	// name, width, height and bit depth): 4 is grey with alpha
+	if format == "png" && len(b) > 25 && string(b[12:16]) == "IHDR" && b[25] == 4 {
+		return cfg, format, 1, nil
+	}
+	return cfg, format, 3, nil
 }
 
 // flush decodes the queued images on every core, in place at the end of
@@ -550,7 +661,19 @@ func (s *parquetSet) flush(path string) error {
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
-				img, format, err := image.Decode(bytes.NewReader(s.pending[k]))
+				cfg, format, channels, err := imageConfig(s.pending[k])
+				switch {
+				case err != nil:
+					errs[k] = err
+				case cfg.Width != s.imageW || cfg.Height != s.imageH:
+					errs[k] = fmt.Errorf("a %d×%d %s image, earlier images %d×%d", cfg.Width, cfg.Height, format, s.imageW, s.imageH)
+				case channels != s.channels:
+					errs[k] = fmt.Errorf("a %s %s image, earlier images %s", greyOrColour(channels), format, greyOrColour(s.channels))
+				}
+				if errs[k] != nil {
+					continue
+				}
+				img, _, err := image.Decode(bytes.NewReader(s.pending[k]))
 				if err != nil {
 					errs[k] = fmt.Errorf("the image does not decode (%d bytes): %s", len(s.pending[k]), libError(err))
 					continue
@@ -569,9 +692,17 @@ func (s *parquetSet) flush(path string) error {
 	return nil
 }
 
-// pixels writes a decoded image's bytes into dst: grey images one plane,
-// others three planes R, G, B (alpha dropped), each row-major. The image
-// must have the split's size, and be grey if the split's images are.
+// greyOrColour names an image's channels.
+func greyOrColour(channels int) string {
+	if channels == 1 {
+		return "grey"
+	}
+	return "colour"
+}
+
+// pixels writes a decoded image's bytes into dst: grey images (checked by
+// imageConfig) one plane, others three planes R, G, B (alpha dropped),
+// each row-major. The image must have the split's size.
 func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
 	r := img.Bounds()
 	h, w := r.Dy(), r.Dx()
@@ -584,8 +715,12 @@ func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
 		for y := range h {
 			copy(dst[y*w:(y+1)*w], g.Pix[y*g.Stride:y*g.Stride+w])
 		}
-	case s.channels == 1:
-		return fmt.Errorf("a colour %s image, earlier images grey", format)
+	case s.channels == 1: // a grey palette, or grey with alpha (dropped): R = G = B
+		for y := range h {
+			for x := range w {
+				dst[y*w+x] = color.NRGBAModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.NRGBA).R
+			}
+		}
 	default:
 		plane := h * w
 		for y := range h {
@@ -683,13 +818,16 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := checkPages(fh, pf, p.Budget()); err != nil {
+		return 0, err
+	}
 	r := parquet.NewReader(pf)
 	defer r.Close()
 	rows := make([]parquet.Row, 1)
 	if n, err := r.ReadRows(rows); n == 0 {
 		return 0, fmt.Errorf("no rows: %v", err)
 	}
-	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1}
+	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1, ceiling: p.Budget()}
 	if err := p.addRow(s, cols, rows[0], 0); err != nil {
 		return 0, err
 	}
