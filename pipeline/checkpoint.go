@@ -128,7 +128,7 @@ func (w *wrapped) State(st *core.State) {
 	}
 	st.Floats("stage average sum", w.sum)
 	st.Float("stage average weight", &w.weight)
-	st.Int("stage rounds averaged", &w.rounds)
+	st.Count("stage rounds averaged", &w.rounds)
 }
 
 // ClientState declares client c's state through the stage's algorithm
