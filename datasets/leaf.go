@@ -800,36 +800,28 @@ func (s *leafSplit) pooled(users []leafUser) *pooled {
 // reading then bounds. Every sample counts: labels filters the rows read
 // in place, so this stays an upper bound.
 func (p leafParams) Memory() (uint64, string) {
-	var s size
-	for i, path := range []string{p.Path, p.Test} {
-		if path == "" {
-			continue
-		}
+	return declareSplits([2]string{p.Path, p.Test}, [2]string{"training samples", "test samples"}, func(i int, path string) (splitMemory, bool) {
 		files, err := leafFiles(path)
 		if err != nil {
-			return 0, ""
+			return splitMemory{}, false
 		}
 		n, width, eightBit := 0, 0, true
 		for _, f := range files {
 			k, w, b, ok := leafHead(f)
 			if !ok {
-				return 0, ""
+				return splitMemory{}, false
 			}
 			n, width, eightBit = n+k, max(width, w), eightBit && b
 		}
-		s.name([]string{"training samples", "test samples"}[i], n, "features", width)
-		// the rows (a second copy only when users are sampled out)
-		rows := sampleBytes(n, width, 0)
+		m := splitMemory{n: int64(n), width: width, bytes: sampleBytes(n, width, 0)}
 		if eightBit {
-			s.name("storage", "8-bit as the first rows")
-			rows = pixelBytes(n, width, 0)
+			m.notes, m.bytes = []any{"storage", "8-bit as the first rows"}, pixelBytes(n, width, 0)
 		}
-		s.bytes += rows
-		if i == 0 && (p.Fraction < 1 || p.MinSamples > 0) {
-			s.bytes += rows
+		if i == 0 && (p.Fraction < 1 || p.MinSamples > 0) { // a second copy when users are sampled out
+			m.bytes = budget.Sum(m.bytes, m.bytes)
 		}
-	}
-	return s.result()
+		return m, true
+	})
 }
 
 // leafHead reads a LEAF file's num_samples, the width of its first x row

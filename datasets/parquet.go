@@ -34,7 +34,7 @@ type parquetParams struct {
 	Path     string    `param:"path,required" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
 	Label    string    `param:"label,required" doc:"the label column (integers for classes > 0, numbers for classes = 0)"`
 	Client   string    `param:"client" doc:"each row's writer (string or integer column), for partition = \"natural\"; \"\" = none"`
-	Image    string    `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct: grey images give one byte per pixel, colour images three planes R, G, B"`
+	Image    string    `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct (a nested column by its dotted path): grey images (8-bit grey, grey with alpha, a palette of greys) give one byte per pixel, colour images three planes R, G, B (alpha dropped); 16-bit images are refused"`
 	Features string    `param:"features" doc:"numeric feature columns, comma-separated (\"f0,f1,f2\"), or one list-valued column"`
 	Test     string    `param:"test" doc:"the test split, a file, directory or glob like path (optional)"`
 	Mixed    bool      `param:"mixed_splits" doc:"read files of several Hugging Face splits (train-*, test-*, validation-*) as one split; without it, a path or glob whose files name two splits is refused"`
@@ -739,36 +739,30 @@ func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
 // loading then says why). Every row counts: labels filters the rows read
 // in place, so this stays an upper bound.
 func (p parquetParams) Memory() (uint64, string) {
-	var s size
-	for i, path := range []string{p.Path, p.Test} {
-		if path == "" {
-			continue
-		}
+	return declareSplits([2]string{p.Path, p.Test}, [2]string{"training rows", "test rows"}, func(_ int, path string) (splitMemory, bool) {
 		files, err := p.files(path)
 		if err != nil {
-			return 0, ""
+			return splitMemory{}, false
 		}
 		var n int64
 		for _, f := range files {
 			k, err := parquetRows(f)
 			if err != nil {
-				return 0, ""
+				return splitMemory{}, false
 			}
 			n += k
 		}
 		width, err := p.firstWidth(files)
 		if err != nil {
-			return 0, ""
+			return splitMemory{}, false
 		}
-		s.name([]string{"training rows", "test rows"}[i], n, "features", width)
 		rows := int(min(n, math.MaxInt32))
+		m := splitMemory{n: n, width: width, bytes: sampleBytes(rows, width, 0)}
 		if p.Image != "" {
-			s.bytes += pixelBytes(rows, width, budget.Product(rows, width)) // and the pixel bytes read
-		} else {
-			s.bytes += sampleBytes(rows, width, 0)
+			m.bytes = pixelBytes(rows, width, budget.Product(rows, width)) // and the pixel bytes read
 		}
-	}
-	return s.result()
+		return m, true
+	})
 }
 
 // parquetRows is the row count in a file's footer.
