@@ -15,7 +15,7 @@ import (
 
 // TestIDXLabelsBomb: a gzip labels file declaring 2³¹−1 labels (its zeros
 // compressed) is refused on its header, against the images' count,
-// before anything is read; the memory declaration counts its labels as
+// before its data are read; the memory declaration counts its labels as
 // declared.
 func TestIDXLabelsBomb(t *testing.T) {
 	dir := t.TempDir()

@@ -155,25 +155,22 @@ func loadIDXDataset(p IDXParams) (*core.Federated, error) {
 
 // readIDXPair reads an images file (n × rows × cols …) and its labels
 // file (n), transposing each rows × cols image if asked, stopping at the
-// memory ceiling b.
-// The headers of both files are checked against each other before their
-// data are read.
+// memory ceiling b. The labels file's header is checked against the
+// images before its data are read.
 func readIDXPair(imagesPath, labelsPath string, transpose bool, b budget.Budget) (*pooled, error) {
-	ri, closeImages, err := openIDX(imagesPath)
+	images, err := loadIDX(imagesPath, b)
 	if err != nil {
 		return nil, err
 	}
-	defer closeImages()
+	if len(images.Dims) < 2 {
+		return nil, fmt.Errorf("%s: the images file has dimensions %v, want at least two", imagesPath, images.Dims)
+	}
 	rl, closeLabels, err := openIDX(labelsPath)
 	if err != nil {
 		return nil, err
 	}
 	defer closeLabels()
-	ir, lr := &ceilingReader{r: ri, ceiling: b}, &ceilingReader{r: rl, ceiling: b}
-	imageDims, imageSize, err := readIDXHeader(ir, imagesPath)
-	if err != nil {
-		return nil, err
-	}
+	lr := &ceilingReader{r: rl, ceiling: b}
 	labelDims, labelSize, err := readIDXHeader(lr, labelsPath)
 	if err != nil {
 		return nil, err
@@ -181,16 +178,9 @@ func readIDXPair(imagesPath, labelsPath string, transpose bool, b budget.Budget)
 	if len(labelDims) != 1 {
 		return nil, fmt.Errorf("%s: the labels file has dimensions %v, want one", labelsPath, labelDims)
 	}
-	if len(imageDims) < 2 {
-		return nil, fmt.Errorf("%s: the images file has dimensions %v, want at least two", imagesPath, imageDims)
-	}
-	n := imageDims[0]
+	n := images.Dims[0]
 	if labelDims[0] != n {
 		return nil, fmt.Errorf("%s: %d images but %d labels in %s", imagesPath, n, labelDims[0], labelsPath)
-	}
-	images, err := readIDXData(ir, imagesPath, imageDims, imageSize, b)
-	if err != nil {
-		return nil, err
 	}
 	labels, err := readIDXData(lr, labelsPath, labelDims, labelSize, b)
 	if err != nil {
