@@ -81,6 +81,15 @@ func (p *Pipeline) resume(ck *Checkpointing, columns int) (*runState, error) {
 	if r.done < before || r.done > before+p.stages[r.stage].Rounds {
 		return nil, fmt.Errorf("checkpoint after round %d in stage %d, which runs rounds %d to %d", r.done, r.stage+1, before+1, before+p.stages[r.stage].Rounds)
 	}
+	dim := p.spec.Problem.Dim()
+	for _, v := range []struct {
+		name string
+		x    []float64
+	}{{"initial model", r.w0}, {"previous model", r.prev}, {"previous average", r.prevAvg}} {
+		if v.x != nil && len(v.x) != dim {
+			return nil, fmt.Errorf("checkpoint field %q has %d entries, the problem's dimension is %d", v.name, len(v.x), dim)
+		}
+	}
 	r.done = before // the stage's engine checkpoint holds the rest
 	for _, rec := range r.records {
 		if len(rec.Values) != columns {
