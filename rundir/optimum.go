@@ -75,7 +75,7 @@ type optimumStore struct {
 // id in the directory (nil for a directory kept in memory: every session
 // solves again).
 func (d *Dir) ReferenceStore(id experiment.ProblemID) core.ReferenceStore {
-	if d.path == "" {
+	if d.readPath() == "" {
 		return nil
 	}
 	return &optimumStore{d: d, id: id}
@@ -102,8 +102,8 @@ func (s *optimumStore) LoadReference(lambda float64, solver string, set core.Sol
 	}
 	name := stem + ".json"
 	rec := s.d.optimumSum(name)
-	b, err := ReadFile(s.d.path, OptimaDir+"/"+name, rec.Size)
-	path := filepath.Join(s.d.path, OptimaDir, name)
+	b, err := ReadFile(s.d.readPath(), OptimaDir+"/"+name, rec.Size)
+	path := filepath.Join(s.d.readPath(), OptimaDir, name)
 	var refused *RefusedError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -156,6 +156,9 @@ func (s *optimumStore) StoreReference(ref *core.Reference, set core.SolveSetting
 	stem, key, err := s.key(ref.Lambda, ref.Solver, set).hash()
 	if err != nil {
 		return err
+	}
+	if s.d.path == "" { // a replay writes nothing
+		return nil
 	}
 	if err := s.d.begin(); err != nil {
 		return err
