@@ -179,6 +179,12 @@ func Evaluate(c Claim, runs []Run) Result {
 	case Within:
 		ok, measured, err = within(c, runs)
 	case General:
+		for _, r := range runs {
+			if r.Result == nil || r.Result.Status == experiment.Planned {
+				out.Verdict, out.Why = NotEvaluated, skip("%s was not computed (a dry run, or a run directory that does not store it)", name(r)).Error()
+				return out
+			}
+		}
 		ok, measured, err = c.Check(runs)
 	default:
 		err = fmt.Errorf("unknown kind %q", c.Kind)
@@ -274,6 +280,8 @@ func usable(r Run) error {
 		return skip("%s diverged at round %d", name(r), res.DivergedAt)
 	case core.Failed:
 		return skip("%s failed: %s", name(r), res.Err)
+	case experiment.Planned:
+		return skip("%s was not computed (a dry run, or a run directory that does not store it)", name(r))
 	default:
 		return skip("%s was not computed (%s)", name(r), res.Status)
 	}

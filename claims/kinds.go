@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -131,40 +132,19 @@ func threshold(c Claim, runs []Run) (bool, string, error) {
 		}
 	}
 	ok := c.Bound.holds(lo.lo) && c.Bound.holds(hi.hi)
-	side := "mean − std"
-	if c.Seeds != Separated {
-		side = ""
+	low, high := "lowest", "highest"
+	if c.Seeds == Separated {
+		low, high = "lowest mean − std", "highest mean + std"
 	}
 	var parts []string
 	if !math.IsNaN(c.Bound.Min) {
-		parts = append(parts, fmt.Sprintf("lowest %s%s %s (%s)", side, ifSet(side, " "), num(lo.lo), lo.where()))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", low, num(lo.lo), lo.where()))
 	}
 	if !math.IsNaN(c.Bound.Max) {
-		if side != "" {
-			side = "mean + std"
-		}
-		parts = append(parts, fmt.Sprintf("highest %s%s %s (%s)", side, ifSet(side, " "), num(hi.hi), hi.where()))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", high, num(hi.hi), hi.where()))
 	}
 	what := fmt.Sprintf("%s of %q %s (%s): ", c.Metric, c.Label, c.Rounds, combined(c.Seeds, len(s.seeds)))
-	return ok, what + joinParts(parts) + "; claimed " + c.Bound.String(), nil
-}
-
-func ifSet(s, x string) string {
-	if s == "" {
-		return ""
-	}
-	return x
-}
-
-func joinParts(p []string) string {
-	out := ""
-	for i, x := range p {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
+	return ok, what + strings.Join(parts, ", ") + "; claimed " + c.Bound.String(), nil
 }
 
 // order: each label of a group beats each label of the next group, by
