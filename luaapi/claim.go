@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/fedlab/fedlab/claims"
 	"github.com/fedlab/fedlab/experiment"
@@ -199,7 +200,8 @@ func (in *interp) luaCheck(fn *lua.LFunction, runs lua.LValue) func([]claims.Run
 	return func([]claims.Run) (bool, string, error) {
 		L := in.L
 		if err := L.CallByParam(lua.P{Fn: fn, NRet: 2, Protect: true}, runs); err != nil {
-			return false, "", fmt.Errorf("the check raised an error: %s", in.errorObject(err))
+			msg, _, _ := strings.Cut(in.errorObject(err).Error(), "\nstack traceback:")
+			return false, "", fmt.Errorf("the check raised an error: %s", msg)
 		}
 		ok, measured := L.Get(-2), L.Get(-1)
 		L.Pop(2)
