@@ -183,7 +183,11 @@ func (in *interp) fnClaim(L *lua.LState) (int, error) {
 			return 0, fmt.Errorf("fedlab.claim %q: %w", c.Text, err)
 		}
 		res = claims.Result{Text: c.Text, Source: c.Source, Where: c.Where, Verdict: claims.NotEvaluated, Why: "dry run: nothing was computed"}
-		in.dryNote("fedlab.claim at %s: %q (%s): its runs, metric and rounds exist", c.Where, c.Text, c.Kind)
+		if c.Kind == claims.General {
+			in.dryNote("fedlab.claim at %s: %q (check): judged by its function when the runs are computed", c.Where, c.Text)
+		} else {
+			in.dryNote("fedlab.claim at %s: %q (%s): its runs, metric and rounds exist", c.Where, c.Text, c.Kind)
+		}
 	} else {
 		res = claims.Evaluate(c, cr)
 	}
