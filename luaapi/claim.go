@@ -53,7 +53,7 @@ func (in *interp) fnClaim(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	c := claims.Claim{Where: in.where(), Seeds: claims.Seeds(f.str("seeds", string(claims.EverySeed), claims.SeedChoices...)),
+	c := claims.Claim{Where: in.claimWhere(), Seeds: claims.Seeds(f.str("seeds", string(claims.EverySeed), claims.SeedChoices...)),
 		Rounds: claims.Rounds{At: -1, From: -1, To: -1}, Bound: claims.Unbounded}
 	c.Text = f.str("text", "")
 	c.Source = f.str("source", "")
@@ -302,4 +302,20 @@ func Claims(dir string, opts Options) (string, []claims.Result, error) {
 		return name, nil, err
 	}
 	return name, results, err
+}
+
+// claimWhere is where a claim is declared: the line of the fedlab.claim
+// call and, when a function of the script made it, the line that called
+// that function ("s.lua:40 via line 72"), so that claims declared by one
+// helper stay apart.
+func (in *interp) claimWhere() string {
+	where := in.where()
+	dbg, ok := in.L.GetStack(2)
+	if !ok {
+		return where
+	}
+	if _, err := in.L.GetInfo("l", dbg, lua.LNil); err == nil && dbg.CurrentLine > 0 {
+		where += fmt.Sprintf(" via line %d", dbg.CurrentLine)
+	}
+	return where
 }
