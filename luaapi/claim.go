@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedlab/fedlab/claims"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -318,4 +319,17 @@ func (in *interp) claimWhere() string {
 		where += fmt.Sprintf(" via line %d", dbg.CurrentLine)
 	}
 	return where
+}
+
+// ListClaims dry-runs the script at path (see Options.DryRun) and returns
+// its claims, each not evaluated: their words, sources and places, and
+// checks that their labels, metrics and rounds exist.
+func ListClaims(path string, opts Options) ([]claims.Result, error) {
+	src, err := scriptfile.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	opts.DryRun, opts.Out, opts.Stdout, opts.Quiet = true, "", io.Discard, true
+	_, results, err := runSource(path, src, opts)
+	return results, err
 }
