@@ -96,6 +96,18 @@ func TestClaimsTableAfterTheRunAndFromTheDirectory(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "the script's own output")); err == nil {
 		t.Error("unexpected file")
 	}
+	// the HTML report's section
+	html := filepath.Join(tmp, "report.html")
+	if code, _, stderr := runCLI("report", out, "--out", html); code != 0 {
+		t.Fatalf("fedlab report: exit %d: %s", code, stderr)
+	}
+	page, _ := os.ReadFile(html)
+	for _, want := range []string{`<li><a href="#claims">Claims</a></li>`, `<h2 id="claims">Claims</h2>`, "2 hold, 1 fail, 1 not evaluated",
+		`<td>a false claim: DA&#39;s objective is at most 0 <span class="note">(claims.lua:10)</span></td><td></td><td class="bad">fails</td>`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
 	code, _, stderr = runCLI("claims", "--strict", out)
 	if want := "fedlab: of 4 claims, 1 fail and 1 not evaluated (--strict: exit status 4)\n"; code != 4 || stderr != want {
 		t.Errorf("fedlab claims --strict: exit %d, stderr %q; want 4 and %q", code, stderr, want)

@@ -21,10 +21,12 @@ const (
 	claimsEnd   = "<!-- claims: end -->"
 )
 
-// judgedHere are the scripts whose claims TestReproductionClaims runs at
+// judgedHere returns the scripts whose claims TestReproductionClaims runs at
 // full scale and judges itself: fast enough for a test (fco_lasso.lua only
 // without -short: 30 s of CPU).
-var judgedHere = map[string]bool{"fedpd_divergence.lua": true, "fco_lasso.lua": !testing.Short()}
+func judgedHere() map[string]bool {
+	return map[string]bool{"fedpd_divergence.lua": true, "fco_lasso.lua": !testing.Short()}
+}
 
 // What the "judged" column says of a verdict's origin.
 const (
@@ -173,7 +175,7 @@ func TestReproductionClaims(t *testing.T) {
 				r = rowOf(name, judged[i], how)
 			default:
 				r = rowOf(name, c, notJudged)
-				_, skipped := judgedHere[name] // judged by the test, but not in -short mode: its rows stay
+				_, skipped := judgedHere()[name] // judged by the test, but not in -short mode: its rows stay
 				if d, ok := documented[r.key()]; ok && (d.judged == judgedFromDir || skipped) && d.source == r.source {
 					r = d // a verdict from a run directory (or, with -short, from the test), kept
 				}
@@ -220,7 +222,7 @@ func TestReproductionClaims(t *testing.T) {
 // is neither.
 func judge(t *testing.T, path, name, runsDir string) ([]claims.Result, string) {
 	t.Helper()
-	if judgedHere[name] {
+	if judgedHere()[name] {
 		dir := filepath.Join(t.TempDir(), "run")
 		if code, _, stderr := runCLI("run", path, "--out", dir, "--quiet"); code != 0 {
 			t.Fatalf("fedlab run %s: exit %d: %s", name, code, stderr)

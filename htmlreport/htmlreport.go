@@ -40,6 +40,7 @@ type page struct {
 	Calls                       []callView
 	Problems                    []problemRun
 	Unmoved                     []problemRun // runs whose model did not move
+	Claims                      *rundir.Claims // the verdicts of the script's claims, as its last session judged them
 	Generated                   string
 }
 
@@ -112,6 +113,7 @@ func Write(w io.Writer, dir string, opts Options) error {
 		pg.Duration = m.Finished.Sub(m.Started).Round(time.Second).String()
 	}
 	pg.Script, pg.ScriptNote = readScript(dir, m, opts.Script)
+	pg.Claims = m.Claims
 	var total time.Duration
 	titles := Titles(m)
 	sweepOf := map[int][]int{} // call → the calls of its halving sweep
