@@ -7,6 +7,7 @@
 package claims
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -273,6 +274,9 @@ func recorded(r Run, metric string, rounds Rounds) error {
 
 // usable returns an error naming r if it did not complete.
 func usable(r Run) error {
+	if r.Result == nil {
+		return skip("%s has no result", name(r))
+	}
 	switch res := r.Result; res.Status {
 	case core.Done:
 		return nil
@@ -320,6 +324,9 @@ func collect(runs []Run, label, metric string, rounds Rounds) (series, error) {
 			return s, err
 		}
 		col := slices.Index(r.Result.Metrics, metric)
+		if col < 0 {
+			return s, skip("%s does not record %q (it records %s)", name(r), metric, quoteAll(r.Result.Metrics))
+		}
 		var rs []int
 		var vs []float64
 		for _, i := range rounded(r.Result, rounds) {
@@ -345,6 +352,17 @@ func collect(runs []Run, label, metric string, rounds Rounds) (series, error) {
 	if len(s.seeds) == 0 {
 		return s, skip("no run labelled %q", label)
 	}
+	// in seed order, so that orders compare seed by seed
+	idx := make([]int, len(s.seeds))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(s.seeds[a], s.seeds[b]) })
+	seeds, values := make([]uint64, len(idx)), make([][]float64, len(idx))
+	for i, j := range idx {
+		seeds[i], values[i] = s.seeds[j], s.values[j]
+	}
+	s.seeds, s.values = seeds, values
 	return s, nil
 }
 

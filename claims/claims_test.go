@@ -251,3 +251,21 @@ Claims of s.lua: 1 holds, 1 fails, 1 not evaluated
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// An order compares seed by seed whatever the order the runs come in, and
+// a within claim against another metric of the same run that is not
+// recorded is not evaluated (not a crash).
+func TestSeedOrderAndMissingOtherMetric(t *testing.T) {
+	a1 := run("A", 1, "m", rounds, []float64{1, 1, 1, 0.9})
+	a2 := run("A", 2, "m", rounds, []float64{1, 1, 1, 0.1})
+	b1 := run("B", 1, "m", rounds, []float64{1, 1, 1, 0.8})
+	b2 := run("B", 2, "m", rounds, []float64{1, 1, 1, 0.0})
+	c := Claim{Text: "A above B", Kind: Order, Seeds: EverySeed, Metric: "m", Rounds: AtRound(30), Groups: [][]string{{"A"}, {"B"}}, Decreasing: true}
+	verdict(t, c, []Run{a2, a1, b1, b2}, Holds) // paired by seed: 0.9 > 0.8, 0.1 > 0
+	w := Claim{Text: "m equals n", Kind: Within, Seeds: MeanSeeds, Metric: "m", Label: "A", Rounds: AtRound(30),
+		Other: Ref{Label: "A", Metric: "n", At: 30}, Tol: 1}
+	r := verdict(t, w, []Run{a1}, NotEvaluated)
+	if want := `"A" (seed 1) does not record "n" (it records "m")`; r.Why != want {
+		t.Errorf("why %q, want %q", r.Why, want)
+	}
+}
