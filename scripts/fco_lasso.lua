@@ -50,7 +50,7 @@ end
 -- (docs/lua-api.md, "Claims"); FedDualAvg is run at the stable (0.001, 10).
 local DA, DAOSP, MID, MIDOSP = "FedDualAvg (0.001, 10)", "FedDualAvg-OSP", "FedMiD", "FedMiD-OSP"
 local figure = { I = "FCO Fig. 3", II = "FCO Fig. 6", III = "FCO Fig. 7", IV = "FCO Fig. 8" }
-function claims(task, runs)
+local function claims(task, runs)
   local function claim(c)
     c.text, c.source, c.runs = "(" .. task .. ") " .. c.text, figure[task], runs
     fedlab.claim(c)
