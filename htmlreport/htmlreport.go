@@ -39,7 +39,7 @@ type page struct {
 	ScriptNote                  string // where the script came from, or why it is missing
 	Calls                       []callView
 	Problems                    []problemRun
-	Unmoved                     []problemRun // runs whose model did not move
+	Unmoved                     []problemRun   // runs whose model did not move
 	Claims                      *rundir.Claims // the verdicts of the script's claims, as its last session judged them
 	Generated                   string
 }
