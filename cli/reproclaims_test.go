@@ -222,7 +222,11 @@ func TestReproductionClaims(t *testing.T) {
 // is neither.
 func judge(t *testing.T, path, name, runsDir string) ([]claims.Result, string) {
 	t.Helper()
-	if judgedHere()[name] {
+	here, listed := judgedHere()[name]
+	if listed && !here {
+		return nil, "" // judged by the test, but not with -short: its rows stay as the table has them
+	}
+	if here {
 		dir := filepath.Join(t.TempDir(), "run")
 		if code, _, stderr := runCLI("run", path, "--out", dir, "--quiet"); code != 0 {
 			t.Fatalf("fedlab run %s: exit %d: %s", name, code, stderr)
