@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fedlab/fedlab/internal/filekind"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -47,22 +48,7 @@ func regularData(path string, mode fs.FileMode) error {
 	if mode.IsRegular() {
 		return nil
 	}
-	return fmt.Errorf("%s: %s, not a regular file: fedlab reads data from files", path, modeName(mode))
-}
-
-// modeName names a file type.
-func modeName(mode fs.FileMode) string {
-	switch {
-	case mode.IsDir():
-		return "a directory"
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
+	return fmt.Errorf("%s: %s, not a regular file: fedlab reads data from files", path, filekind.Of(mode))
 }
 
 // missingData is the error of a data path that cannot be opened: for a

@@ -27,7 +27,7 @@ func within(t *testing.T, what string, f func()) {
 // TestNamedPipesAreRefused: a named pipe without a writer where a data
 // file is expected (a LEAF file, one of a LEAF folder's files, a Parquet
 // file, an .npz archive, an .npy file in a directory, a CIFAR batch, an
-// IDX file) is refused as not a regular file at once, when the memory is
+// IDX file, an svmlight or CSV file) is refused as not a regular file at once, when the memory is
 // declared (--dry-run) and when the data are read, instead of blocking in
 // open(2).
 func TestNamedPipesAreRefused(t *testing.T) {
@@ -59,9 +59,11 @@ func TestNamedPipesAreRefused(t *testing.T) {
 		{"npz", map[string]any{"path": filepath.Dir(fifo("npy", "x.npy")), "classes": 2}, filepath.Join(dir, "npy", "x.npy")},
 		{"cifar", map[string]any{"dir": cifarDir}, fifo("cifar", "data_batch_1.bin")},
 		{"idx", map[string]any{"dir": idxDir}, fifo("idx", "train-images-idx3-ubyte")},
+		{"svmlight", map[string]any{"path": fifo("d.svm")}, filepath.Join(dir, "d.svm")},
+		{"csv", map[string]any{"path": fifo("d.csv"), "label": "y"}, filepath.Join(dir, "d.csv")},
 	}
 	for _, c := range cases {
-		want := c.pipe + ": a named pipe (FIFO), not a regular file"
+		want := c.pipe + ": a named pipe, not a regular file"
 		within(t, c.name+" declaring its memory", func() {
 			a := mustValidate(t, c.name, c.raw)
 			a.Spec().Size(a)
