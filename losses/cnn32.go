@@ -25,6 +25,7 @@ type cnnEval32 struct {
 	w32, g32  []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
 	x         []float32   // a chunk's input images, channels last
 	col, dcol []float32   // im2col matrix of a group of samples (colGroup) and its gradient
+	pad       []float32   // a zero-padded input image of im2col32
 	keep      [][]float32 // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
 	out       [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
 	dout      []float32   // gradient at a convolution's output
@@ -46,7 +47,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
 	e.keep = make([][]float32, n)
-	maxCol, maxOut := 0, 0
+	maxCol, maxOut, maxPad := 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
 		e.pooled[i] = make([]float32, cnnChunk*g.poolSize())
@@ -59,8 +60,10 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		}
 		maxCol = max(maxCol, colGroup(g)*g.patch()*g.ho*g.wo)
 		maxOut = max(maxOut, cnnChunk*g.outSize())
+		maxPad = max(maxPad, padSize(g))
 	}
 	e.col, e.dcol, e.dout = make([]float32, maxCol), make([]float32, maxCol), make([]float32, maxOut)
+	e.pad = make([]float32, maxPad)
 	e.head = newDense32("cnn", e.sizes, e.kernels[n:], e.biases[n:], cnnChunk, true)
 }
 
@@ -122,7 +125,7 @@ func (e *cnnEval32) forward(x []float32, m int) {
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
 			col, out := e.colOf(li, s0, n), e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
-			im2col32(g, in[s0*g.inSize():], n, col)
+			im2col32(g, in[s0*g.inSize():], n, col, e.pad)
 			e.gemm.Do(false, true, n*P, g.cout, patch, 1, col, patch, of32(e.kernels[li], e.w32), patch, 0, out, g.cout)
 		}
 		maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
@@ -161,7 +164,7 @@ func (e *cnnEval32) backward(x []float32, m int) {
 			n := min(colGroup(g), m-s0)
 			col, dg := e.colOf(li, s0, n), dout[s0*P*g.cout:(s0+n)*P*g.cout]
 			if e.keep[li] == nil { // else forward left the chunk's im2col matrix in keep
-				im2col32(g, in[s0*g.inSize():], n, col)
+				im2col32(g, in[s0*g.inSize():], n, col, e.pad)
 			}
 			e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
 			if li == 0 {

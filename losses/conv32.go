@@ -16,49 +16,63 @@ import (
 
 // im2col32 writes the patches of the m images in (geometry g, channels
 // last) as the rows of col: row (s·ho + y)·wo + x holds in[s][y+i−p][x+j−p][c]
-// at column (i·k + j)·cin + c, zero outside the image.
-func im2col32(g convGeom, in []float32, m int, col []float32) {
-	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+// at column (i·k + j)·cin + c, zero outside the image. With padding, each
+// image is first copied into pad (at least padSize(g) floats) with its
+// border of zeros, so that every kernel row is one run of k·cin values.
+func im2col32(g convGeom, in []float32, m int, col, pad []float32) {
+	patch, kc := g.patch(), g.k*g.cin
+	line := (g.w + 2*g.p) * g.cin // a row of the padded image
 	for s := range m {
 		img := in[s*g.inSize() : (s+1)*g.inSize()]
+		if g.p > 0 {
+			img = padImage(g, img, pad)
+		}
 		for y := range g.ho {
+			rows := col[(s*g.ho+y)*g.wo*patch:][:g.wo*patch]
 			for x := range g.wo {
-				row := col[((s*g.ho+y)*g.wo+x)*patch:][:patch]
-				x0 := x - g.p
+				row := rows[x*patch:][:patch]
+				src := img[y*line+x*g.cin:]
 				for i := range g.k {
-					dst := row[i*kc : (i+1)*kc]
-					iy := y + i - g.p
-					if iy < 0 || iy >= g.h {
-						clear(dst)
-						continue
-					}
-					src := img[iy*line : (iy+1)*line]
-					if x0 >= 0 && x0+g.k <= g.w {
-						copy32(dst, src[x0*g.cin:])
-						continue
-					}
-					for j := range g.k {
-						if ix := x0 + j; ix >= 0 && ix < g.w {
-							copy32(dst[j*g.cin:(j+1)*g.cin], src[ix*g.cin:])
-						} else {
-							clear(dst[j*g.cin : (j+1)*g.cin])
-						}
-					}
+					copy32(row[i*kc:(i+1)*kc], src[i*line:])
 				}
 			}
 		}
 	}
 }
 
-// copy32 copies src[:len(dst)] to dst: the kernel rows of 3 and 5 values
-// of single-channel layers as fixed-size array moves, other short rows by
-// a loop, long ones by copy (cheaper than memmove calls for a few values).
+// padSize is the size of the padded image of im2col32.
+func padSize(g convGeom) int { return (g.h + 2*g.p) * (g.w + 2*g.p) * g.cin }
+
+// padImage copies the image img of geometry g (channels last) into pad
+// with a border of g.p zeros on each side and returns the padded image.
+func padImage(g convGeom, img, pad []float32) []float32 {
+	line, row := (g.w+2*g.p)*g.cin, g.w*g.cin
+	pad = pad[:padSize(g)]
+	clear(pad[:g.p*line+g.p*g.cin])
+	for y := range g.h {
+		at := (y+g.p)*line + g.p*g.cin
+		copy(pad[at:at+row], img[y*row:(y+1)*row])
+		end := min(len(pad), at+row+2*g.p*g.cin) // the right border and the next row's left one
+		clear(pad[at+row : end])
+	}
+	clear(pad[(g.h+g.p)*line:])
+	return pad
+}
+
+// copy32 copies src[:len(dst)] to dst: the kernel rows of single- and
+// three-channel layers (3, 5, 9, 15 values) as fixed-size array moves,
+// other short rows by a loop, long ones by copy (cheaper than memmove calls
+// for a few values).
 func copy32(dst, src []float32) {
 	switch n := len(dst); {
 	case n == 3:
 		*(*[3]float32)(dst) = *(*[3]float32)(src)
 	case n == 5:
 		*(*[5]float32)(dst) = *(*[5]float32)(src)
+	case n == 9:
+		*(*[9]float32)(dst) = *(*[9]float32)(src)
+	case n == 15:
+		*(*[15]float32)(dst) = *(*[15]float32)(src)
 	case n > 16:
 		copy(dst, src)
 	default:
