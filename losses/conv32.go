@@ -145,6 +145,10 @@ func maxPool32(g convGeom, out, b []float32, m int, pooled []float32, arg []int3
 	if planar {
 		stride = g.hp * g.wp
 	}
+	if g.pool == 2 && (planar || g.cout < 8) {
+		maxPool2(g, out, b, m, pooled, arg, stride)
+		return
+	}
 	for s := range m {
 		for y := range g.hp {
 			for x := range g.wp {
@@ -170,6 +174,44 @@ func maxPool32(g convGeom, out, b []float32, m int, pooled []float32, arg []int3
 			}
 		}
 	}
+}
+
+// maxPool2 is maxPool32 for 2×2 windows, channel by channel, with channel
+// c's maximum at pooled[o + c·stride] of output pixel o: for few channels
+// (and the planar last layer) four selects per channel cost less than a
+// call to argmax32.Fold per window pixel.
+func maxPool2(g convGeom, out, b []float32, m int, pooled []float32, arg []int32, stride int) {
+	C, next := g.cout, g.wo*g.cout // next: the window's second row
+	for s := range m {
+		for y := range g.hp {
+			for x := range g.wp {
+				o := ((s*g.hp+y)*g.wp + x) * C
+				if stride > 1 {
+					o = s*g.poolSize() + y*g.wp + x
+				}
+				a := ((s*g.ho+2*y)*g.wo + 2*x) * C
+				w := out[a : a+next+2*C]
+				for c, bc := range b[:C] {
+					best, at := w[c], uint32(a+c)
+					best, at = pick32(best, at, w[C+c], uint32(a+C+c))
+					best, at = pick32(best, at, w[next+c], uint32(a+next+c))
+					best, at = pick32(best, at, w[next+C+c], uint32(a+next+C+c))
+					pooled[o+c*stride] = max(0, best+bc)
+					arg[o+c*stride] = int32(at)
+				}
+			}
+		}
+	}
+}
+
+// pick32 returns (v, i) if v > best, else (best, at), by masks instead of
+// a branch (as argmax32.Fold): ties and a NaN v keep best.
+func pick32(best float32, at uint32, v float32, i uint32) (float32, uint32) {
+	var m uint32
+	if v > best {
+		m = math.MaxUint32
+	}
+	return math.Float32frombits(math.Float32bits(best)&^m | math.Float32bits(v)&m), at&^m | i&m
 }
 
 // poolPixel folds one window pixel's channel values v (at index a of the

@@ -91,3 +91,63 @@ func TestIm2colPaddedMatchesDirect(t *testing.T) {
 func geomName(g convGeom) string {
 	return fmt.Sprintf("cin %d, %d×%d, k %d, p %d", g.cin, g.h, g.w, g.k, g.p)
 }
+
+// maxPool32 with 2×2 windows (channels last or planar, few or many
+// channels) matches a direct reference: per channel the first maximum of
+// the window in row-major order (a NaN never replaces, ties keep the
+// earlier pixel), then max(0, · + bias); on values with many ties and NaNs.
+func TestMaxPool2MatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 2))
+	for range 200 {
+		g := randGeom(rng)
+		g.pool = 2
+		g.hp, g.wp = g.ho/2, g.wo/2
+		m := 1 + rng.IntN(3)
+		out := make([]float32, m*g.outSize())
+		for i := range out {
+			switch r := rng.IntN(10); {
+			case r == 0:
+				out[i] = float32(math.NaN())
+			case r < 4:
+				out[i] = float32(rng.IntN(3)) // ties
+			default:
+				out[i] = float32(rng.NormFloat64())
+			}
+		}
+		b := make([]float32, g.cout)
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		for _, planar := range []bool{false, true} {
+			n := m * g.poolSize()
+			pooled, arg := make([]float32, n), make([]int32, n)
+			maxPool32(g, out, b, m, pooled, arg, planar)
+			for s := range m {
+				for y := range g.hp {
+					for x := range g.wp {
+						for c := range g.cout {
+							o := ((s*g.hp+y)*g.wp+x)*g.cout + c
+							if planar {
+								o = s*g.poolSize() + c*g.hp*g.wp + y*g.wp + x
+							}
+							var best float32
+							at := -1
+							for i := range 2 {
+								for j := range 2 {
+									a := ((s*g.ho+2*y+i)*g.wo+2*x+j)*g.cout + c
+									if at < 0 || out[a] > best {
+										best, at = out[a], a
+									}
+								}
+							}
+							want := max(0, best+b[c])
+							if int(arg[o]) != at || math.Float32bits(pooled[o]) != math.Float32bits(want) {
+								t.Fatalf("%s, cout %d, planar %v: pooled[%d] = %g at %d, want %g at %d", geomName(g), g.cout, planar, o, pooled[o], arg[o], want, at)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
