@@ -158,7 +158,11 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 		dp = dp[:m*g.poolSize()]
 		dout := e.dout[:rows*g.cout]
-		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout, of32(e.biases[li], e.g32))
+		run := 1 // see unpool32
+		if li == nc-1 {
+			run = g.hp * g.wp
+		}
+		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout, of32(e.biases[li], e.g32), run)
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)

@@ -246,13 +246,13 @@ func poolPixelStrided(v []float32, a int, best []float32, arg []int32, stride in
 // each pooled gradient dp[o] goes to its maximum a = arg[o] where the ReLU
 // was active (out[a] + b[channel] > 0). It adds the bias gradient, the sum
 // of dout over each channel, to gb (summed here over the fewer pooled
-// entries).
-func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32) {
+// entries, in the order of o). The channel of dp[o] is ⌊o/run⌋ mod
+// len(b): run is 1 for channels-last pooled maps, Hp·Wp for planar ones.
+func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32, run int) {
 	clear(dout)
-	cout := int32(len(b))
+	c, left := 0, run // channel of dp[o], entries left in its run
 	for o, v := range dp {
 		a := arg[o]
-		c := a % cout
 		var keep uint32 // all ones where the ReLU was active: a select, not a branch
 		if out[a]+b[c] > 0 {
 			keep = math.MaxUint32
@@ -260,5 +260,11 @@ func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32) {
 		v = math.Float32frombits(math.Float32bits(v) & keep)
 		dout[a] += v
 		gb[c] += v
+		if left--; left == 0 {
+			left = run
+			if c++; c == len(b) {
+				c = 0
+			}
+		}
 	}
 }

@@ -220,6 +220,12 @@ func packA(trans bool, mb, kb int, alpha float32, a []float32, lda, ic, pc int, 
 		rows := min(mr, mb-q)
 		r0 := ic + q
 		if trans { // op(A)'s column p is A's row pc+p: mr contiguous values
+			if rows == mr && alpha == 1 { // the common full panel, a copy (v·1 = v)
+				for p := range kb {
+					*(*[mr]float32)(panel[p*mr:]) = *(*[mr]float32)(a[(pc+p)*lda+r0:])
+				}
+				continue
+			}
 			for p := range kb {
 				dp := panel[p*mr : (p+1)*mr]
 				for i, v := range a[(pc+p)*lda+r0:][:rows] {
