@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedlab/fedlab/internal/gemm32"
 	"github.com/fedlab/fedlab/losses"
 )
 
@@ -63,6 +64,30 @@ func cnnStepFlops(net losses.CNN, cin, side, k int) float64 {
 // samples per CPU-second and GFLOP per CPU-second (cnnStepFlops), to be
 // set against BenchmarkGemm's rate in internal/gemm32.
 func BenchmarkCNNStepFloat32(b *testing.B) {
+	benchCNNSteps(b)
+}
+
+// BenchmarkCNNStepFloat32Kernels is BenchmarkCNNStepFloat32 with each
+// assembly kernel set of gemm32 forced in turn (kernels=avx512, avx2): the
+// share of the step the kernels' width decides.
+func BenchmarkCNNStepFloat32Kernels(b *testing.B) {
+	for _, name := range gemm32.Available() {
+		if name == "go" {
+			continue
+		}
+		b.Run("kernels="+name, func(b *testing.B) {
+			prev, err := gemm32.SetKernels(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer gemm32.SetKernels(prev)
+			benchCNNSteps(b)
+		})
+	}
+}
+
+// benchCNNSteps runs the steps of cnnStepShapes as sub-benchmarks.
+func benchCNNSteps(b *testing.B) {
 	for _, s := range cnnStepShapes {
 		b.Run(s.name, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(4, 4))
