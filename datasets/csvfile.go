@@ -21,9 +21,9 @@ type CSVParams struct {
 }
 
 func init() {
-	registry.Define(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
-		CSVParams{Label: "label", loaderParams: defaultLoaderParams}, func(p CSVParams) (*core.Federated, error) {
-			t, err := loadCSV(p.Path, p.Label, p.Client, p.Budget())
+	registry.DefineWith(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
+		CSVParams{Label: "label", loaderParams: defaultLoaderParams}, func(c registry.BuildContext, p CSVParams) (*core.Federated, error) {
+			t, err := loadCSV(p.Path, p.Label, p.Client, c.Budget())
 			if err != nil {
 				return nil, err
 			}

@@ -27,7 +27,7 @@ type IDXParams struct {
 }
 
 func init() {
-	registry.Define(registry.Dataset, "idx",
+	registry.DefineWith(registry.Dataset, "idx",
 		"IDX image files (MNIST, EMNIST, KMNIST; gzip or plain): 8-bit images scaled to [0, 1]; a test pair is dealt iid to the clients",
 		IDXParams{Classes: 10, benchSplit: defaultBenchSplit}, loadIDXDataset)
 }
@@ -133,19 +133,20 @@ func idxHeader(path string) ([]int, int, error) {
 	return readIDXHeader(r, path)
 }
 
-// loadIDXDataset reads the idx dataset.
-func loadIDXDataset(p IDXParams) (*core.Federated, error) {
+// loadIDXDataset reads the idx dataset, stopping at c's memory ceiling.
+func loadIDXDataset(c registry.BuildContext, p IDXParams) (*core.Federated, error) {
+	ceiling := c.Budget()
 	f, err := p.files()
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)
 	}
-	train, err := readIDXPair(f[0], f[1], p.Transpose, p.Budget())
+	train, err := readIDXPair(f[0], f[1], p.Transpose, ceiling)
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)
 	}
 	var test *pooled
 	if f[2] != "" {
-		if test, err = readIDXPair(f[2], f[3], p.Transpose, p.Budget()); err != nil {
+		if test, err = readIDXPair(f[2], f[3], p.Transpose, ceiling); err != nil {
 			return nil, fmt.Errorf("idx: %w", err)
 		}
 	}

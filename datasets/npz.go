@@ -36,7 +36,7 @@ type NPZParams struct {
 }
 
 func init() {
-	registry.Define(registry.Dataset, "npz",
+	registry.DefineWith(registry.Dataset, "npz",
 		"NumPy arrays (.npz archive or .npy files): features or uint8 images, labels, and optionally each row's writer (partition = \"natural\")",
 		NPZParams{X: "x", Y: "y", benchSplit: defaultBenchSplit}, loadNPZ)
 }
@@ -368,7 +368,7 @@ func readNumbers[T number](r *npy.Reader, n int, a *npyArray, keepBytes bool) er
 // Memory declares the data's memory from the array headers (0 when they
 // cannot be read: loading then says why).
 func (p NPZParams) Memory() (uint64, string) {
-	src, err := openNPY(p.Path, p.Budget())
+	src, err := openNPY(p.Path, budget.Ceiling(0))
 	if err != nil {
 		return 0, ""
 	}
@@ -410,9 +410,9 @@ func (p NPZParams) Memory() (uint64, string) {
 	return s.result()
 }
 
-// loadNPZ reads the npz dataset.
-func loadNPZ(p NPZParams) (*core.Federated, error) {
-	src, err := openNPY(p.Path, p.Budget())
+// loadNPZ reads the npz dataset, stopping at c's memory ceiling.
+func loadNPZ(c registry.BuildContext, p NPZParams) (*core.Federated, error) {
+	src, err := openNPY(p.Path, c.Budget())
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)
 	}

@@ -39,11 +39,11 @@ type SVMLightParams struct {
 }
 
 func init() {
-	registry.Define(registry.Dataset, "svmlight",
+	registry.DefineWith(registry.Dataset, "svmlight",
 		"svmlight/libsvm text file (optionally compressed), stored sparse or dense; qid:N gives the client, else the samples are partitioned",
 		SVMLightParams{Format: FormatSparse, scaling: scaling{Scaling: ScaleNone}, loaderParams: defaultLoaderParams},
-		func(p SVMLightParams) (*core.Federated, error) {
-			t, err := loadSVMLight(p.Path, p.Features, p.ZeroBased, p.Budget())
+		func(c registry.BuildContext, p SVMLightParams) (*core.Federated, error) {
+			t, err := loadSVMLight(p.Path, p.Features, p.ZeroBased, c.Budget())
 			if err != nil {
 				return nil, err
 			}

@@ -149,7 +149,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	}
 	in.builder.Paths = in.inputPaths()
 	in.builder.Limits = limits
-	in.builder.References, in.builder.Context = dir.ReferenceStore, g.ctx
+	in.builder.References, in.builder.Context, in.builder.Notices = dir.ReferenceStore, g.ctx, opts.Stderr
 	defer in.L.Close()
 	in.install()
 	in.confine()

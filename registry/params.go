@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/sched"
 )
 
@@ -134,9 +133,9 @@ func (s *Spec) check() error {
 
 // Args holds validated parameter values, defaults filled in.
 type Args struct {
-	spec    *Spec
-	vals    map[string]any
-	ceiling *budget.Budget // the plan's memory ceiling (WithCeiling); nil: the default
+	spec  *Spec
+	vals  map[string]any
+	build BuildContext // what the factory receives (WithContext)
 }
 
 // Spec returns the spec the values were validated against.
