@@ -915,6 +915,7 @@ func loadLEAF(c registry.BuildContext, p leafParams) (*core.Federated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leaf: %w", err)
 	}
+	split.noteDroppedUsers(c, p.MinSamples, p.Labels)
 	train := split.pooled(users)
 	var test *pooled
 	if p.Test != "" {

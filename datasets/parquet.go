@@ -840,6 +840,7 @@ func loadParquet(c registry.BuildContext, p parquetParams) (*core.Federated, err
 	if err := train.keepLabels(p.Labels, true); err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
+	train.noteDroppedWriters(c, "parquet", p.Labels)
 	var test *pooled
 	if p.Test != "" {
 		if test, err = p.readParquet(p.Test, ceiling); err != nil {
