@@ -22,7 +22,7 @@ const CIFARPixels = 3 * 32 * 32
 
 // cifarParams are the cifar reader's parameters.
 type cifarParams struct {
-	Dir     string `param:"dir,required" doc:"directory of the binary version: data_batch_N.bin and test_batch.bin (CIFAR-10), train.bin and test.bin (CIFAR-100)"`
+	Dir     string `param:"dir,required,path" doc:"directory of the binary version: data_batch_N.bin and test_batch.bin (CIFAR-10), train.bin and test.bin (CIFAR-100)"`
 	Classes int    `param:"classes" doc:"10 (CIFAR-10: a label byte per record) or 100 (CIFAR-100: coarse and fine label bytes per record)"`
 	Coarse  bool   `param:"coarse" doc:"CIFAR-100: use the 20 coarse labels instead of the 100 fine ones"`
 	benchSplit

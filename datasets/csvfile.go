@@ -14,7 +14,7 @@ import (
 
 // CSVParams are the CSV loader's parameters.
 type CSVParams struct {
-	Path   string `param:"path,required" doc:"CSV file with a header row; every other column is a numeric feature"`
+	Path   string `param:"path,required,path" doc:"CSV file with a header row; every other column is a numeric feature"`
 	Label  string `param:"label" doc:"name of the label column"`
 	Client string `param:"client" doc:"name of the client-id column (clients in order of first appearance); \"\" = partition instead"`
 	loaderParams

@@ -43,7 +43,7 @@ func init() {
 
 // FashionMNISTOptions configures LoadFashionMNIST.
 type FashionMNISTOptions struct {
-	Dir          string  `param:"dir" doc:"directory with the four IDX files (apt-get install dataset-fashion-mnist)"`
+	Dir          string  `param:"dir,path" doc:"directory with the four IDX files (apt-get install dataset-fashion-mnist)"`
 	Clients      int     `param:"clients" min:"1" doc:"number of clients"`
 	Partition    string  `param:"partition" choices:"iid|dirichlet|dominant" doc:"iid; dirichlet (label proportions ~ Dir(alpha)); dominant (client m holds \x60dominant\x60 of class m mod 10)"`
 	Alpha        float64 `param:"alpha" min:"0" doc:"Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"`

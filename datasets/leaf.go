@@ -24,8 +24,8 @@ import (
 
 // leafParams are the LEAF reader's parameters.
 type leafParams struct {
-	Path       string    `param:"path,required" doc:"a LEAF JSON file, or a directory of them (every *.json, in name order); users in file order are the clients"`
-	Test       string    `param:"test" doc:"the test split, a file or directory like path: each test user's rows go to that user's client"`
+	Path       string    `param:"path,required,path" doc:"a LEAF JSON file, or a directory of them (every *.json, in name order); users in file order are the clients"`
+	Test       string    `param:"test,path" doc:"the test split, a file or directory like path: each test user's rows go to that user's client"`
 	Fraction   float64   `param:"fraction" min:"0" max:"1" doc:"LEAF's user sampling: keep a seeded random fraction of the users, in file order (1 = all)"`
 	MinSamples int       `param:"min_samples" min:"0" doc:"LEAF's minimum: drop the users with fewer training samples than this"`
 	Classes    int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1 (62 FEMNIST, 10 its digits); 0 = regression"`

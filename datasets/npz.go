@@ -23,7 +23,7 @@ import (
 
 // NPZParams are the npz reader's parameters.
 type NPZParams struct {
-	Path       string `param:"path,required" doc:"a NumPy .npz archive, or a directory holding the arrays as .npy files"`
+	Path       string `param:"path,required,path" doc:"a NumPy .npz archive, or a directory holding the arrays as .npy files"`
 	X          string `param:"x" doc:"features: n×d, or n×h×w grey images (flattened row-major), or n×c×h×w / n×h×w×c colour images (see layout); uint8 arrays are pixels scaled to [0, 1]; an archive member or a .npy file in path"`
 	Layout     string `param:"layout" doc:"where a four-dimensional x (and x_test) holds its channels: \"channels_first\" (n×c×h×w, PyTorch: read as stored, c planes) or \"channels_last\" (n×h×w×c, Keras and TFDS: each image's channels made planes R, G, B, as cifar and parquet give and cnn{ in_channels = c } expects); \"\" refuses four dimensions"`
 	Y          string `param:"y" doc:"labels: n integers (classes > 0) or numbers (classes = 0)"`

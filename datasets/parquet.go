@@ -31,12 +31,12 @@ import (
 
 // parquetParams are the Parquet reader's parameters.
 type parquetParams struct {
-	Path     string    `param:"path,required" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
+	Path     string    `param:"path,required,path" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
 	Label    string    `param:"label,required" doc:"the label column (integers for classes > 0, numbers for classes = 0)"`
 	Client   string    `param:"client" doc:"each row's writer (string or integer column), for partition = \"natural\"; \"\" = none"`
 	Image    string    `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct (a nested column by its dotted path): grey images (8-bit grey, grey with alpha, a palette of greys) give one byte per pixel, colour images three planes R, G, B (alpha dropped); 16-bit images are refused"`
 	Features string    `param:"features" doc:"numeric feature columns, comma-separated (\"f0,f1,f2\"), or one list-valued column"`
-	Test     string    `param:"test" doc:"the test split, a file, directory or glob like path (optional)"`
+	Test     string    `param:"test,path" doc:"the test split, a file, directory or glob like path (optional)"`
 	Mixed    bool      `param:"mixed_splits" doc:"read files of several Hugging Face splits (train-*, test-*, validation-*) as one split; without it, a path or glob whose files name two splits is refused"`
 	Classes  int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1; 0 = regression"`
 	Labels   []float64 `param:"labels" min:"0" doc:"keep only the samples whose label is listed ({0, ..., 9}: FEMNIST's digits), relabelled 0..k-1 in the listed order (classes = k), before the partition; {} = every sample"`

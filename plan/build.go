@@ -133,7 +133,7 @@ func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
 		vals[k] = n
 	}
 	r := resolved{args: args, id: experiment.NewComponent(c.Name, vals)}
-	if kind == registry.Dataset && c.Dir != "" && b.Paths != nil {
+	if c.Dir != "" && b.Paths != nil {
 		inputs, err := b.Paths.resolve(args.Spec(), raw, c.Dir)
 		if err != nil {
 			return resolved{}, err

@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/fedlab/fedlab/registry"
 )
 
-// InputPaths says how a dataset's relative input paths resolve when it is
-// built (Builder.Paths): a path written in the script (or program)
+// InputPaths says how a component's relative input paths (its parameters
+// declared as paths, registry.Param.Path) resolve when it is built
+// (Builder.Paths): a path written in the script (or program)
 // resolves against the component's Dir, so that a script finds its data
 // files next to it wherever it is run from; a path typed on the command
 // line (one of Typed) resolves against WorkDir, as every command-line tool
@@ -24,20 +24,14 @@ type InputPaths struct {
 	Typed   []string // the values typed on the command line (fedlab run --set)
 }
 
-// isInput reports whether a dataset's String parameter p is an input
-// path: named path or dir, or ending in _path or _dir.
-func isInput(p registry.Param) bool {
-	return p.Name == "path" || p.Name == "dir" || strings.HasSuffix(p.Name, "_path") || strings.HasSuffix(p.Name, "_dir")
-}
-
-// resolve returns the raw arguments of a dataset of spec with its relative
-// input paths resolved (dir is the component's Dir), or raw itself when
+// resolve returns the raw arguments of a component of spec with its
+// relative input paths resolved (dir is the component's Dir), or raw itself when
 // none is.
 func (ip *InputPaths) resolve(spec *registry.Spec, raw map[string]any, dir string) (map[string]any, error) {
 	var out map[string]any
 	for _, p := range spec.Params {
 		s, ok := raw[p.Name].(string)
-		if !ok || !isInput(p) || s == "" || filepath.IsAbs(s) {
+		if !ok || !p.Path || s == "" || filepath.IsAbs(s) {
 			continue
 		}
 		typed := slices.Contains(ip.Typed, s)

@@ -8,8 +8,8 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// TestInputPathsResolve: a dataset's relative input path (a parameter
-// named path or dir or ending in _path or _dir) resolves against the
+// TestInputPathsResolve: a component's relative input path (a parameter
+// declared as a path, whatever its name) resolves against the
 // component's directory when written there, against the working directory
 // when typed on the command line; an absolute path, another parameter and
 // a path in one directory only are left as they are or resolved without a
@@ -23,14 +23,15 @@ func TestInputPathsResolve(t *testing.T) {
 		}
 	}
 	spec := &registry.Spec{Kind: registry.Dataset, Name: "files", Params: []registry.Param{
-		{Name: "path"}, {Name: "test_path"}, {Name: "cache_dir"}, {Name: "label"}}}
+		{Name: "path", Type: registry.String, Path: true}, {Name: "test", Type: registry.String, Path: true},
+		{Name: "cache", Type: registry.String, Path: true}, {Name: "label_path", Type: registry.String}}}
 	ip := &InputPaths{WorkDir: work, Typed: []string{"typed.csv"}}
-	raw := map[string]any{"path": "train.csv", "test_path": "typed.csv", "cache_dir": "/abs", "label": "y.csv"}
+	raw := map[string]any{"path": "train.csv", "test": "typed.csv", "cache": "/abs", "label_path": "y.csv"}
 	got, err := ip.resolve(spec, raw, script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"path": filepath.Join(script, "train.csv"), "test_path": filepath.Join(work, "typed.csv"), "cache_dir": "/abs", "label": "y.csv"}
+	want := map[string]any{"path": filepath.Join(script, "train.csv"), "test": filepath.Join(work, "typed.csv"), "cache": "/abs", "label_path": "y.csv"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)

@@ -19,6 +19,7 @@ import (
 // A field declares a parameter with the tags
 //
 //	param:"name"            or param:"name,required" (no default)
+//	param:"name,path"       an input path (Param.Path), or param:"name,required,path"
 //	doc:"one line"
 //	min:"0" max:"1"         inclusive bounds of numbers and schedules
 //	choices:"a|b|c"         allowed values of a string
@@ -136,8 +137,20 @@ func collect(t reflect.Type, v reflect.Value, prefix []int, fields *[]typedField
 		if !tagged {
 			return nil, fmt.Errorf("field %s has no param tag", f.Name)
 		}
-		name, opt, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(tag, ",")
 		p := Param{Name: name, Doc: f.Tag.Get("doc"), Kind: Kind(f.Tag.Get("kind"))}
+		required := false
+		for _, opt := range strings.Split(opts, ",") {
+			switch opt {
+			case "":
+			case "required":
+				required = true
+			case "path":
+				p.Path = true
+			default:
+				return nil, fmt.Errorf("parameter %q: unknown option %q", name, opt)
+			}
+		}
 		for _, b := range []struct {
 			tag string
 			dst **float64
@@ -158,10 +171,11 @@ func collect(t reflect.Type, v reflect.Value, prefix []int, fields *[]typedField
 		if err != nil {
 			return nil, fmt.Errorf("parameter %q: %w", name, err)
 		}
+		if p.Path && p.Type != String {
+			return nil, fmt.Errorf("parameter %q: the path option needs a string field, not %v", name, f.Type)
+		}
 		switch {
-		case opt == "required":
-		case opt != "":
-			return nil, fmt.Errorf("parameter %q: unknown option %q", name, opt)
+		case required:
 		case p.Type == Component:
 			if d := f.Tag.Get("default"); d != "" {
 				p.Default = d
