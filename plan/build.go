@@ -96,8 +96,10 @@ type resolved struct {
 	id   experiment.Component
 }
 
-// resolve validates c: parameters given as components (schedules,
-// topologies) are built first and identified by their specification.
+// resolve validates c once: parameters given as components (schedules,
+// topologies) are built first and identified by their specification; its
+// declared input paths are resolved in the validated arguments (b.Paths),
+// its identity keeps them as written.
 func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
 	if c.err != nil {
 		return resolved{}, c.err
@@ -134,11 +136,7 @@ func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
 	}
 	r := resolved{args: args, id: experiment.NewComponent(c.Name, vals)}
 	if c.Dir != "" && b.Paths != nil {
-		inputs, err := b.Paths.resolve(args.Spec(), raw, c.Dir)
-		if err != nil {
-			return resolved{}, err
-		}
-		if r.args, err = registry.Validate(kind, c.Name, inputs); err != nil {
+		if r.args, err = b.Paths.resolve(args, c.Dir); err != nil {
 			return resolved{}, err
 		}
 	}

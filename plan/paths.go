@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,15 +23,12 @@ type InputPaths struct {
 	Typed   []string // the values typed on the command line (fedlab run --set)
 }
 
-// resolve returns the raw arguments of a component of spec with its
-// relative input paths resolved (dir is the component's Dir), or raw itself when
-// none is.
-func (ip *InputPaths) resolve(spec *registry.Spec, raw map[string]any, dir string) (map[string]any, error) {
-	var out map[string]any
-	for _, p := range spec.Params {
-		s, ok := raw[p.Name].(string)
-		if !ok || !p.Path || s == "" || filepath.IsAbs(s) {
-			continue
+// resolve returns the validated arguments a of a component with its
+// relative input paths resolved (dir is the component's Dir).
+func (ip *InputPaths) resolve(a registry.Args, dir string) (registry.Args, error) {
+	return a.WithPaths(func(p registry.Param, s string) (string, error) {
+		if s == "" || filepath.IsAbs(s) {
+			return s, nil
 		}
 		typed := slices.Contains(ip.Typed, s)
 		base, other := dir, ip.WorkDir
@@ -41,17 +37,10 @@ func (ip *InputPaths) resolve(spec *registry.Spec, raw map[string]any, dir strin
 		}
 		path := filepath.Join(base, s)
 		if err := unambiguous(path, filepath.Join(other, s), typed); err != nil {
-			return nil, fmt.Errorf("%s: parameter %q = %q %w", spec.Title(), p.Name, s, err)
+			return "", fmt.Errorf("%s: parameter %q = %q %w", a.Spec().Title(), p.Name, s, err)
 		}
-		if out == nil {
-			out = maps.Clone(raw)
-		}
-		out[p.Name] = path
-	}
-	if out == nil {
-		return raw, nil
-	}
-	return out, nil
+		return path, nil
+	})
 }
 
 // unambiguous refuses a relative path whose resolution, chosen, and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 
 	"github.com/fedlab/fedlab/internal/budget"
 )
@@ -60,6 +61,35 @@ func (c BuildContext) Note(format string, args ...any) {
 func (a Args) WithContext(c BuildContext) Args {
 	a.build = c
 	return a
+}
+
+// WithPaths returns a copy of a whose path parameters (Param.Path) hold
+// resolve(p, value) instead of each value given (a value equal to the
+// parameter's default is not given), or resolve's first error. The values
+// stay validated: a path is a string whatever it resolves to.
+func (a Args) WithPaths(resolve func(p Param, value string) (string, error)) (Args, error) {
+	var vals map[string]any
+	for _, p := range a.spec.Params {
+		s, ok := a.vals[p.Name].(string)
+		if !p.Path || !ok || p.Default == s {
+			continue
+		}
+		r, err := resolve(p, s)
+		if err != nil {
+			return Args{}, err
+		}
+		if r == s {
+			continue
+		}
+		if vals == nil {
+			vals = maps.Clone(a.vals)
+		}
+		vals[p.Name] = r
+	}
+	if vals != nil {
+		a.vals = vals
+	}
+	return a, nil
 }
 
 // BuildContext is the context the component of a is built with (see
