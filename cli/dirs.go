@@ -72,6 +72,9 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, " (run the script with --out "+*out+" to complete them)")
 	}
 	fmt.Fprintln(stderr)
+	if note := m.MergeNotice(); note != "" {
+		fmt.Fprintf(stderr, "fedlab: notice: %s\n", note)
+	}
 	if progress := slices.Concat(l.InProgress...); len(progress) > 0 {
 		fmt.Fprintf(stderr, "fedlab: %d pending runs continue from their checkpoints, kept in %s: %s\n", len(progress), *out, strings.Join(progress, "; "))
 	}

@@ -29,6 +29,14 @@ func im2col32(g convGeom, in []float32, m int, col, pad []float32) {
 		}
 		for y := range g.ho {
 			rows := col[(s*g.ho+y)*g.wo*patch:][:g.wo*patch]
+			switch {
+			case g.k == 5 && g.cin == 1: // LeNet-5's first layer
+				patchRows5x5(rows, img[y*line:], line)
+				continue
+			case g.k == 3 && g.cin == 3: // a first layer on RGB images
+				patchRows3x3x3(rows, img[y*line:], line)
+				continue
+			}
 			for x := range g.wo {
 				row := rows[x*patch:][:patch]
 				src := img[y*line+x*g.cin:]
@@ -37,6 +45,32 @@ func im2col32(g convGeom, in []float32, m int, col, pad []float32) {
 				}
 			}
 		}
+	}
+}
+
+// patchRows5x5 writes the patches of one output row of a 5×5 convolution
+// of one channel, as im2col32 does (row x of rows from the image rows at
+// img, line floats apart), with a fixed-size move per kernel row: for runs
+// of 5 floats the loop and copy32's dispatch cost more than the moves.
+func patchRows5x5(rows, img []float32, line int) {
+	for x := range len(rows) / 25 {
+		row, src := (*[25]float32)(rows[x*25:]), img[x:]
+		*(*[5]float32)(row[0:]) = *(*[5]float32)(src)
+		*(*[5]float32)(row[5:]) = *(*[5]float32)(src[line:])
+		*(*[5]float32)(row[10:]) = *(*[5]float32)(src[2*line:])
+		*(*[5]float32)(row[15:]) = *(*[5]float32)(src[3*line:])
+		*(*[5]float32)(row[20:]) = *(*[5]float32)(src[4*line:])
+	}
+}
+
+// patchRows3x3x3 is patchRows5x5 for a 3×3 convolution of three channels
+// (kernel rows of 9 floats).
+func patchRows3x3x3(rows, img []float32, line int) {
+	for x := range len(rows) / 27 {
+		row, src := (*[27]float32)(rows[x*27:]), img[x*3:]
+		*(*[9]float32)(row[0:]) = *(*[9]float32)(src)
+		*(*[9]float32)(row[9:]) = *(*[9]float32)(src[line:])
+		*(*[9]float32)(row[18:]) = *(*[9]float32)(src[2*line:])
 	}
 }
 

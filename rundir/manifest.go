@@ -14,6 +14,7 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/internal/escape"
+	"github.com/fedlab/fedlab/internal/gemm32"
 )
 
 // Names of the files and directories fedlab keeps in a run directory.
@@ -64,6 +65,12 @@ type Manifest struct {
 	// the script's own work; of the last session if the directory was
 	// resumed); absent where the system does not report it.
 	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	// Float32Kernels is the class of the float32 kernels (gemm32.Class)
+	// the last session computed with, "fma" or e.g. "go-amd64", whose
+	// records differ in the last bits; absent if the session computed no
+	// float32 product. A merged directory records its shards' classes,
+	// joined by "+" if they differ.
+	Float32Kernels string `json:"float32_kernels,omitempty"`
 	// Invocation is how the last session was started (absent in
 	// directories written before fedlab recorded it).
 	Invocation *Invocation `json:"invocation,omitempty"`
@@ -86,6 +93,8 @@ type Manifest struct {
 	Checkpoints map[string]*CheckpointSum `json:"checkpoints,omitempty"`
 	// Claims are the verdicts of the script's claims (see SetClaims).
 	Claims *Claims `json:"claims,omitempty"`
+
+	notice string // what Merge tells the user (see MergeNotice)
 }
 
 // FileSum is what a manifest records of a file it lists: its size in
@@ -257,6 +266,9 @@ func (m *Manifest) checkNames() error {
 
 // write stores the manifest in dir, atomically.
 func (m *Manifest) write(dir string) error {
+	if gemm32.Used() && m.Status != StatusMerged { // a merge records its shards' classes
+		m.Float32Kernels = gemm32.Class()
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/atomicfile"
+	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/report"
 )
 
@@ -78,6 +80,7 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 	merged := newManifest(ms[0].Script, StatusMerged)
 	merged.Fedlab, merged.Go, merged.Calls = ms[0].Fedlab, ms[0].Go, calls
 	merged.MergedFrom = inputs
+	merged.Float32Kernels, merged.notice = kernelClasses(inputs, ms)
 	for _, m := range ms {
 		if m.Started.Before(merged.Started) {
 			merged.Started = m.Started
@@ -129,6 +132,47 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 		return nil, err
 	}
 	return merged, report.WriteRecords(filepath.Join(out, RecordsFile), l.Calls, rungColumn(l.Manifest.Calls[:len(l.Calls)]))
+}
+
+// MergeNotice is what Merge has to tell the user about the merged
+// directories, "" if nothing: that they computed with float32 kernels of
+// different classes (see kernelClasses).
+func (m *Manifest) MergeNotice() string { return m.notice }
+
+// kernelClasses returns the class of float32 kernels the merged directory
+// records (the inputs' classes joined by "+", "" if none recorded one)
+// and, when the inputs' classes differ, a notice naming each class and its
+// directories: records of float32 runs computed with different classes
+// may differ in the last bits, so the merged records are not one
+// machine's. A directory that records no class computed no float32
+// product and agrees with every class.
+func kernelClasses(inputs []string, ms []*Manifest) (class, notice string) {
+	var classes []string
+	dirs := map[string][]string{}
+	for i, m := range ms {
+		for _, c := range strings.Split(m.Float32Kernels, "+") {
+			if c == "" {
+				continue
+			}
+			if dirs[c] == nil {
+				classes = append(classes, c)
+			}
+			if !slices.Contains(dirs[c], inputs[i]) {
+				dirs[c] = append(dirs[c], inputs[i])
+			}
+		}
+	}
+	slices.Sort(classes)
+	if len(classes) < 2 {
+		return strings.Join(classes, "+"), ""
+	}
+	var parts []string
+	for _, c := range classes {
+		parts = append(parts, fmt.Sprintf("%s in %s", escape.Quote(c, 20), escape.Names(dirs[c], 200)))
+	}
+	return strings.Join(classes, "+"), fmt.Sprintf("the directories computed with float32 kernels of different classes (%s): "+
+		"their float32 runs may differ in the last bits from the same runs computed with the other class, so the merged records are not one machine's; "+
+		"to get one machine's records, run every shard on CPUs of one class (\"fma\": x86-64 with AVX2 and FMA)", strings.Join(parts, "; "))
 }
 
 // MergeIntoInput is Merge's refusal of an output that is a run directory

@@ -18,6 +18,8 @@ package gemm32
 
 import (
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -75,6 +77,24 @@ func Available() []string {
 	return names
 }
 
+// Class names the results the kernels in use give: "fma" for the assembly
+// kernels (AVX-512 and AVX2 give identical bits), "go-" and the
+// architecture for the plain Go kernel (e.g. "go-amd64", which rounds each
+// product before adding it, so its bits differ from "fma"; on other
+// architectures the Go compiler may fuse).
+func Class() string {
+	if active.name == goKernels.name {
+		return "go-" + runtime.GOARCH
+	}
+	return "fma"
+}
+
+// used is set by the first product of the process (see Used).
+var used atomic.Bool
+
+// Used reports whether the process has computed a product with Do.
+func Used() bool { return used.Load() }
+
 // SetKernels makes Do use the named micro-kernels (one of Available) and
 // returns the name in use before. It is meant for tests and benchmarks that
 // compare the paths: it must not be called while products run.
@@ -106,6 +126,9 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 	}
 	if beta != 0 { // with beta = 0 the first depth block overwrites C
 		scale(m, n, beta, c, ldc)
+	}
+	if !used.Load() {
+		used.Store(true)
 	}
 	g.ks = active
 	if g.own != nil {
