@@ -21,6 +21,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -112,6 +113,23 @@ func (r Run) Name() string {
 		return r.Label
 	}
 	return r.Label + " " + r.Config.String()
+}
+
+// MetricNames is the union of the runs' metric names in order of first
+// appearance; runs not run yet (no result) have none.
+func MetricNames(runs []Run) []string {
+	var names []string
+	for _, r := range runs {
+		if r.Result == nil {
+			continue
+		}
+		for _, m := range r.Result.Metrics {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	return names
 }
 
 // Run returns the run of job j with result res.

@@ -18,7 +18,7 @@ import (
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
 // Options configure a session on a run directory.
@@ -744,7 +744,7 @@ func (d *Dir) writeRecords() error {
 	if d.path == "" {
 		return nil
 	}
-	return report.WriteRecords(filepath.Join(d.path, RecordsFile), d.calls, rungColumn(d.m.Calls[:len(d.calls)]))
+	return runfile.WriteRecords(filepath.Join(d.path, RecordsFile), d.calls, rungColumn(d.m.Calls[:len(d.calls)]))
 }
 
 // Summary counts the runs of a session.

@@ -123,7 +123,7 @@ type Call struct {
 }
 
 // rungColumn is the rung of each call as records.csv shows it (see
-// report.WriteRecords).
+// runfile.WriteRecords).
 func rungColumn(calls []Call) []string {
 	out := make([]string, len(calls))
 	for i, c := range calls {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/atomicfile"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
 // Merge combines run directories of one script — typically the shards of
@@ -128,7 +128,7 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return merged, report.WriteRecords(filepath.Join(out, RecordsFile), l.Calls, rungColumn(l.Manifest.Calls[:len(l.Calls)]))
+	return merged, runfile.WriteRecords(filepath.Join(out, RecordsFile), l.Calls, rungColumn(l.Manifest.Calls[:len(l.Calls)]))
 }
 
 // MergeIntoInput is Merge's refusal of an output that is a run directory
