@@ -407,19 +407,19 @@ func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experime
 	return d.ExecuteCall(Call{Function: fn, Where: where, Select: rules}, jobs)
 }
 
-// ExecuteCall is Execute of the call c, which may also carry the call's
+// ExecuteCall is Execute of call, which may also carry the call's
 // Name (the script's name key, shown by fedlab table, plot and report)
 // and its Rung in a successive-halving sweep (recorded in the manifest
-// and as records.csv's rung column); its Runs are the jobs'.
-func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, error) {
-	fn, where, rules := c.Function, c.Where, c.Select
+// and as records.csv's rung column); the manifest records call as given,
+// with the jobs' runs as its Runs.
+func (d *Dir) ExecuteCall(call Call, jobs []experiment.Job) ([]experiment.Run, error) {
 	if d.stopped != nil {
 		return nil, d.stopped
 	}
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	call := Call{Function: fn, Where: where, Select: rules, Name: c.Name, Rung: c.Rung}
+	call.Runs = nil
 	var todo []experiment.Job
 	found, elsewhere := 0, 0
 	planned := map[string]bool{}
@@ -469,7 +469,7 @@ func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, erro
 		if werr := d.writeManifest(); werr != nil {
 			return nil, werr
 		}
-		return nil, &Interrupted{Where: where, Cause: context.Cause(d.opts.Context)}
+		return nil, &Interrupted{Where: call.Where, Cause: context.Cause(d.opts.Context)}
 	}
 	if err == nil && d.dirty {
 		err = d.writeManifest()
@@ -491,7 +491,7 @@ func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, erro
 		return nil, err
 	}
 	if elsewhere > 0 {
-		d.stopped = &Stopped{Shard: d.opts.Shard, Where: where, Elsewhere: elsewhere}
+		d.stopped = &Stopped{Shard: d.opts.Shard, Where: call.Where, Elsewhere: elsewhere}
 		return nil, d.stopped
 	}
 	return runs, nil

@@ -337,3 +337,36 @@ func withoutTimes(t *testing.T, b []byte, rel string) []byte {
 	out, _ := json.MarshalIndent(v, "", " ")
 	return out
 }
+
+// TestExecuteCallRecordsTheCallAsGiven: the manifest records the call
+// ExecuteCall is given, every field of it (a field left out when the call
+// was rebuilt field by field would be lost), with the jobs' runs as its
+// runs in place of any the caller set.
+func TestExecuteCallRecordsTheCallAsGiven(t *testing.T) {
+	jobs := sweepJobs(t)[:2]
+	dir := t.TempDir()
+	d, err := Open(dir, Options{Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := Call{Function: "fedlab.sweep", Name: "grid, rung 1 of 2 (12 rounds)", Where: "sweep.lua:7", Select: rules,
+		Rung: &experiment.Rung{Index: 1, Of: 2, Rounds: 12}, Runs: []CallRun{{Key: "stale"}}}
+	if _, err := d.ExecuteCall(call, jobs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Finish(nil); err != nil {
+		t.Fatal(err)
+	}
+	m, ok, err := ReadManifest(dir)
+	if err != nil || !ok {
+		t.Fatalf("manifest: %v, %v", ok, err)
+	}
+	want := call
+	want.Runs = []CallRun{{Key: jobs[0].Key, Label: jobs[0].Label, Seed: 1, Config: jobs[0].Config},
+		{Key: jobs[1].Key, Label: jobs[1].Label, Seed: 2, Config: jobs[1].Config}}
+	got, _ := json.Marshal(m.Calls)
+	wantJSON, _ := json.Marshal([]Call{want})
+	if string(got) != string(wantJSON) {
+		t.Errorf("manifest calls:\n%s\nwant:\n%s", got, wantJSON)
+	}
+}
