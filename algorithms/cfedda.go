@@ -371,7 +371,7 @@ func (a *MCFedDA) Average(dst []float64) { a.inner.Average(dst) }
 // iterates and the weighted average's sums (core.Stateful); b_r, the
 // round's weights and its penalty are set by Broadcast.
 func (a *CFedDA) State(st *core.State) {
-	st.Int("rounds", &a.r)
+	st.Count("rounds", &a.r)
 	st.Floats("anchor", a.w0)
 	st.Floats("gradient sum", a.g)
 	st.Floats("weighted iterate sum", a.wt)
@@ -383,8 +383,11 @@ func (a *CFedDA) State(st *core.State) {
 // State declares the stage, its λ and radius and the stage's C-FedDA
 // state (core.Stateful).
 func (a *MCFedDA) State(st *core.State) {
-	st.Int("stage", &a.stage)
-	st.Float("stage penalty weight", &a.inner.lambda)
+	st.IntIn("stage", &a.stage, 0, len(a.ends))
+	st.Positive("stage penalty weight", &a.inner.lambda)
 	st.Float("stage radius", &a.inner.radius)
+	if r := a.inner.radius; st.Loading() && st.Err() == nil && (!(r >= 0 && r <= math.MaxFloat64) || (r > 0) != (a.radius0 > 0)) {
+		st.Fail(fmt.Errorf("checkpoint field %q is %g: the run's stages have radius0 = %g", "stage radius", r, a.radius0))
+	}
 	a.inner.State(st)
 }

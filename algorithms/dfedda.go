@@ -311,8 +311,8 @@ func (a *DFedDA) ClientVectors() int { return 5 }
 
 // state declares the communication charged outside the gossip messages.
 func (n *gossipNet) state(st *core.State) {
-	st.Int64("extra floats", &n.extra)
-	st.Int("extra floats round", &n.extraR)
+	st.Count64("extra floats", &n.extra)
+	st.Count("extra floats round", &n.extraR)
 }
 
 // nodesState declares one vector per node.
@@ -331,6 +331,6 @@ func (a *DFedDA) State(st *core.State) {
 	st.Floats("node elapsed step sizes", a.elapsed)
 	nodesState(st, "node tracker", a.track)
 	nodesState(st, "node iterate sum", a.sum)
-	st.Int("rounds", &a.rounds)
+	st.Count("rounds", &a.rounds)
 	st.Float("penalty weight", &a.psi.Lambda)
 }

@@ -246,5 +246,5 @@ func (a *ReFedDA) State(st *core.State) {
 	nodesState(st, "node dual state", a.z)
 	nodesState(st, "node tracker", a.track)
 	nodesState(st, "node stage sum", a.sum)
-	st.Int("stage rounds", &a.stageLen)
+	st.Count("stage rounds", &a.stageLen)
 }

@@ -262,7 +262,7 @@ func (a *FastFedDA) State(st *core.State) {
 	st.Floats("weighted iterate", a.wtPre)
 	st.Floats("server iterate", a.model)
 	st.Float("local iterations", &a.t)
-	st.Int("rounds", &a.rounds)
+	st.Count("rounds", &a.rounds)
 	st.Float("server penalty weight", &a.psiSrv.Lambda)
 	if st.Loading() && a.rounds > 0 {
 		lam := a.psiSrv.Lambda

@@ -383,7 +383,7 @@ func (a *FedDA) Model(dst []float64) { copy(dst, a.x) }
 // counter (core.Stateful).
 func (a *FedDA) State(st *core.State) {
 	st.Floats("server model", a.x)
-	st.FloatSlice("gradient estimate", &a.nu)
+	st.Vector("gradient estimate", &a.nu)
 	a.h.state(st)
-	st.Int("local steps so far", &a.t)
+	st.Count("local steps so far", &a.t)
 }

@@ -109,9 +109,9 @@ func feddaPrimal(dst, x0, z, h []float64, hs, lambda, e float64, psi core.Psi, d
 
 // state declares the preconditioner's state.
 func (a *adaptive) state(st *core.State) {
-	st.Int("preconditioner updates", &a.updates)
-	st.FloatSlice("preconditioner moments", &a.mu)
-	st.FloatSlice("preconditioner diagonal", &a.h)
+	st.Count("preconditioner updates", &a.updates)
+	st.Vector("preconditioner moments", &a.mu)
+	st.Vector("preconditioner diagonal", &a.h)
 	st.Float("preconditioner scalar moment", &a.m)
 	st.Float("preconditioner scale", &a.hs)
 }

@@ -273,10 +273,10 @@ func (a *FedPD) ClientState(c *core.Client, st *core.State) {
 	if st.Loading() {
 		s = &pdState{}
 	}
-	st.FloatSlice("client x", &s.x)
-	st.FloatSlice("client dual", &s.lam)
-	st.FloatSlice("client x0", &s.x0)
-	st.FloatSlice("client estimator", &s.g)
+	st.Vector("client x", &s.x)
+	st.Vector("client dual", &s.lam)
+	st.Vector("client x0", &s.x0)
+	st.Vector("client estimator", &s.g)
 	if st.Loading() {
 		c.State = s
 	}

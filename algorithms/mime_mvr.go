@@ -148,7 +148,7 @@ func (a *MimeMVR) State(st *core.State) {
 	st.Floats("server model", a.x)
 	st.Floats("previous server model", a.xPrev)
 	st.Floats("momentum", a.m)
-	st.Int("local steps so far", &a.t)
+	st.Count("local steps so far", &a.t)
 }
 
 // ClientState declares nothing: a client's anchor indices are drawn anew

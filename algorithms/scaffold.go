@@ -115,7 +115,7 @@ func (a *Scaffold) ClientState(c *core.Client, st *core.State) {
 	if s, ok := c.State.(*scaffoldState); ok {
 		ci = s.ci
 	}
-	st.FloatSlice("client control variate", &ci)
+	st.Vector("client control variate", &ci)
 	if st.Loading() && ci != nil {
 		c.State = &scaffoldState{ci: ci}
 	}

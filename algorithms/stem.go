@@ -106,5 +106,5 @@ func (a *STEM) Model(dst []float64) { copy(dst, a.x) }
 func (a *STEM) State(st *core.State) {
 	st.Floats("server model", a.x)
 	st.Floats("momentum estimate", a.d)
-	st.Int("local steps so far", &a.t)
+	st.Count("local steps so far", &a.t)
 }

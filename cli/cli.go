@@ -66,6 +66,7 @@ func init() { // commands refer to help, which reads commands
 		{"table", "DIR", "print or export the tables of a run directory", "",
 			[]string{"fedlab table runs/quickstart --metric opt_gap --round 100 --round 200", "fedlab table runs/quickstart --format latex --bold --out table.tex"},
 			tableCmd},
+		claimsCommand,
 		{"plot", "DIR", "draw the runs of a run directory (PNG and SVG)",
 			"One figure per call and metric (mean ± std over seeds; a sweep's selected configurations), into DIR/plots.",
 			[]string{"fedlab plot runs/quickstart", "fedlab plot runs/quickstart --metric opt_gap --x comm --panels --format pdf"},

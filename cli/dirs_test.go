@@ -52,6 +52,17 @@ func writeScript(t *testing.T, dir string, rounds int) string {
 	return path
 }
 
+// interruptedRounds is the rounds of each run of the sweep that the kill
+// and signal tests interrupt after its second result: long enough that
+// the other ten runs are still to come when the signal lands (about 0.2 s
+// each at 10,000 rounds, 50 ms at the 2,500 of -short).
+func interruptedRounds() int {
+	if testing.Short() {
+		return 2500
+	}
+	return 10000
+}
+
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestRunResumesAndRefusesAChangedScript(t *testing.T) {
@@ -135,7 +146,7 @@ func TestShardsMergedEqualTheSingleRun(t *testing.T) {
 
 func TestAKilledRunLeavesNothingThatPassesForComplete(t *testing.T) {
 	dir := t.TempDir()
-	script := writeScript(t, dir, 10000)
+	script := writeScript(t, dir, interruptedRounds())
 	out := filepath.Join(dir, "out")
 	args, _ := json.Marshal([]string{"run", script, "--out", out, "--jobs", "1", "--workers", "1", "--quiet"})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,14 @@ func TestDryRunStopsAtAMisspelledMetric(t *testing.T) {
 	}
 }
 
+// shortScripts are the scripts TestDryRunOfEveryShippedScript dry-runs
+// under -short, each in a second or less: a comparison, a multistage
+// pipeline with a schedule, a sweep with its selection, a script whose
+// data may be absent (Fashion-MNIST) and two on a paper's data with their
+// fixtures (LEAF JSON and Parquet).
+var shortScripts = []string{"quickstart.lua", "multistage_example.lua", "homotopy_example.lua", "fco_lasso_sweep.lua", "fco_constrained.lua",
+	"fedpd_femnist.lua", "fedda_femnist_cnn.lua"}
+
 // TestDryRunOfEveryShippedScript dry-runs every script under scripts/: it
 // succeeds, ends with the total line and writes nothing (its time is
 // logged, not asserted: the machine is shared; quiet, the longest takes a
@@ -70,6 +79,8 @@ func TestDryRunStopsAtAMisspelledMetric(t *testing.T) {
 // FEMNIST, CIFAR-10, EMNIST, never on this machine) is dry-run twice:
 // without data it fails with its guidance, and on the tiny files its
 // fixture writes (given with --set) it succeeds like the others.
+//
+// Under -short it dry-runs shortScripts only, one or two of each kind.
 func TestDryRunOfEveryShippedScript(t *testing.T) {
 	if raceEnabled {
 		t.Skip("loads every script's data (minutes under the race detector); the dry run's code is raced by the other dry-run tests")
@@ -77,6 +88,17 @@ func TestDryRunOfEveryShippedScript(t *testing.T) {
 	scripts, err := filepath.Glob(filepath.Join("..", "scripts", "*.lua"))
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts: %v", err)
+	}
+	if testing.Short() {
+		var some []string
+		for _, name := range shortScripts {
+			path := filepath.Join("..", "scripts", name)
+			if !slices.Contains(scripts, path) {
+				t.Fatalf("shortScripts names %s, which is not in scripts/", name)
+			}
+			some = append(some, path)
+		}
+		scripts = some
 	}
 	for _, script := range scripts {
 		abs, err := filepath.Abs(script)

@@ -195,7 +195,7 @@ func TestSuccessiveHalving(t *testing.T) {
 }
 
 // TestExampleScriptsRun runs the shipped example scripts that take
-// seconds (the README lists them), so that a change that refuses what a
+// seconds (docs/scripts.md lists them), so that a change that refuses what a
 // script asks (a table row for a round that was never evaluated, as
 // multistage_example.lua's row 50 under eval_every = 20 was) cannot land
 // unnoticed; the reproduction scripts take minutes and run by hand.

@@ -44,7 +44,7 @@ func waitResults(t *testing.T, dir string, n int) {
 
 func TestSIGINTLeavesAResumableInterruptedDirectory(t *testing.T) {
 	dir := t.TempDir()
-	script := writeScript(t, dir, 10000)
+	script := writeScript(t, dir, interruptedRounds())
 	out := filepath.Join(dir, "out")
 	cmd, stderr := child(t, "run", script, "--out", out, "--jobs", "1", "--workers", "1", "--quiet")
 	waitResults(t, out, 2)

@@ -383,6 +383,9 @@ func runPaperScript(t *testing.T, name string, sets []string) (string, string) {
 // them as the clients with their 12 training and 4 test images each; the
 // five methods record rounds 0 and 1, and FedPD p = 0 communicates once.
 func TestFedPDFEMNISTScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the paper's CNN of 6.4M parameters for a minute (-short: TestDryRunOfEveryShippedScript plans fedpd_femnist.lua on its fixture; TestFCOConstrainedFEMNISTScript trains a paper script on its EMNIST fixture)")
+	}
 	if raceEnabled {
 		t.Skip("minutes under the race detector (a CNN of 6.4M / 0.1M parameters); the CNN's code is raced in losses, the script's data path by TestFedDAFEMNISTScript")
 	}
@@ -402,6 +405,9 @@ func TestFedPDFEMNISTScript(t *testing.T) {
 // 3,072 features (3 channels of 32×32, read by the 3-channel CNN), and the
 // seven methods record rounds 0 and 1.
 func TestFedDACIFAR10Script(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the paper's CNN of 6.4M parameters for a minute (-short: TestDryRunOfEveryShippedScript plans fedpd_femnist.lua on its fixture; TestFCOConstrainedFEMNISTScript trains a paper script on its EMNIST fixture)")
+	}
 	if raceEnabled {
 		t.Skip("minutes under the race detector (a CNN of 6.4M / 0.1M parameters); the CNN's code is raced in losses, the script's data path by TestFedDAFEMNISTScript")
 	}
@@ -420,6 +426,9 @@ func TestFedDACIFAR10Script(t *testing.T) {
 // 5 writers, 16 each), writers=4 keeps 4 writers as clients, 10 % of each
 // writer's images held out (2 of 16: 56 training, 8 test), 2 per round.
 func TestFedDAFEMNISTScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the 4-layer CNN of seven methods (-short: TestDryRunOfEveryShippedScript plans fedda_femnist_cnn.lua on its Parquet fixture)")
+	}
 	dir := t.TempDir()
 	stdout, out := runPaperScript(t, "fedda_femnist_cnn.lua", paperScripts["fedda_femnist_cnn.lua"].fixture(t, dir))
 	if want := "FEMNIST (Parquet " + filepath.Join(dir, "*.parquet") + "): 4 writers as clients, 2 per round, 56 training and 8 test images\n"; !strings.HasPrefix(stdout, want) {
@@ -435,6 +444,9 @@ func TestFedDAFEMNISTScript(t *testing.T) {
 // both have the writers as clients, Fig. 4 their digits only (6 of each
 // writer's 12 training and 2 of its 4 test images).
 func TestBaoEMNISTScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains five methods on two EMNIST fixtures (-short: TestFCOConstrainedFEMNISTScript trains a paper script on its EMNIST fixture)")
+	}
 	dir := t.TempDir()
 	stdout, out := runPaperScript(t, "bao_emnist_sparse_logistic.lua", paperScripts["bao_emnist_sparse_logistic.lua"].fixture(t, dir))
 	labels := []string{"Fast-FedDA", "C-FedDA", "MC-FedDA", "FedDualAvg", "FedMiD"}
@@ -477,12 +489,13 @@ func TestBaoEMNISTScript(t *testing.T) {
 // Fig. 15 is named as not run. The four methods run at one step-size pair
 // (the dry run of every shipped script plans the paper's 5×5 grid on the
 // same files); the logistic figures reach a test accuracy above 0.5 in 3
-// rounds (chance 0.1); one step size without the other is refused.
+// rounds (chance 0.1); one step size without the other is refused. Under
+// -short it runs the EMNIST-only case (no Fig. 15 MLP).
 func TestFCOConstrainedFEMNISTScript(t *testing.T) {
 	dir := t.TempDir()
 	fixture := paperScripts["fco_constrained_femnist.lua"].fixture(t, dir)
 	labels := []string{"FedDualAvg", "FedDualAvg-OSP", "FedMiD", "FedMiD-OSP"}
-	for _, c := range []struct {
+	cases := []struct {
 		sets  []string
 		lines []string
 		files []string
@@ -498,7 +511,11 @@ func TestFCOConstrainedFEMNISTScript(t *testing.T) {
 			"Fig. 13: FEMNIST-10 (EMNIST digits), logistic, ‖W‖₁ ≤ 1000: 4 clients, 200 training and 40 test images, 10 classes\n",
 			"Fig. 14: FEMNIST-10 (EMNIST digits), logistic, ‖W‖₂ ≤ 10: 4 clients, 200 training and 40 test images, 10 classes\n",
 		}, []string{"fco_fig13_femnist10_l1.csv", "fco_fig14_femnist10_l2.csv"}},
-	} {
+	}
+	if testing.Short() {
+		cases = cases[1:] // EMNIST only: the logistic figures, without Fig. 15's MLP
+	}
+	for _, c := range cases {
 		stdout, out := runPaperScript(t, "fco_constrained_femnist.lua", c.sets)
 		for _, want := range c.lines {
 			if !strings.Contains(stdout, want) {

@@ -22,7 +22,7 @@ import (
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	opts := luaapi.Options{Stdout: stdout, Stderr: stderr, CommandLine: append([]string{program, "run"}, args...)}
+	opts := luaapi.Options{Stdout: stdout, Stderr: stderr, CommandLine: append([]string{program, "run"}, args...), Width: terminalWidth(stdout)}
 	var shard string
 	fs.StringVar(&opts.Out, "out", "", "write the runs into the run directory `DIR` (empty: runs/SCRIPT-YYYYMMDD-HHMMSS): manifest.json, records.csv, results/, models/ and the script's relative output paths; running a script again into its directory resumes it")
 	fs.IntVar(&opts.Jobs, "jobs", 0, "execute `N` runs at once (0: the number of CPUs, or as many runs as fill them when --workers is given)")

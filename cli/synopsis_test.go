@@ -18,7 +18,7 @@ import (
 // command's function (runCmd → run, …).
 func definedFlags(t *testing.T) map[string][]string {
 	t.Helper()
-	commands := map[string]string{"runCmd": "run", "tableCmd": "table", "plotCmd": "plot", "reportCmd": "report", "mergeCmd": "merge"}
+	commands := map[string]string{"runCmd": "run", "tableCmd": "table", "plotCmd": "plot", "reportCmd": "report", "mergeCmd": "merge", "claimsCmd": "claims"}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

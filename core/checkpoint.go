@@ -155,6 +155,7 @@ func (e *engine) loadState(data []byte) error {
 		return err
 	}
 	st := newLoadState(payload)
+	st.dim = e.dim
 	if err := e.state(st, 0); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -193,9 +194,9 @@ func (e *engine) state(st *State, done int) error {
 	if st.loading && st.err == nil && (dim != e.dim || M != len(e.clients)) {
 		return fmt.Errorf("checkpoint of a problem with dimension %d and %d clients, the run has %d and %d", dim, M, e.dim, len(e.clients))
 	}
-	st.Int64("up", &e.up)
-	st.Int64("down", &e.down)
-	st.Int("communication rounds", &e.commRounds)
+	st.Count64("up", &e.up)
+	st.Count64("down", &e.down)
+	st.Count("communication rounds", &e.commRounds)
 	st.Float("divergence scale", &e.scale)
 	e.recordsState(st)
 	accessed, steps := make([]int, len(e.clients)), make([]int, len(e.clients))
@@ -228,6 +229,12 @@ func clientInts(st *State, name string, v []int) {
 		if len(got) != len(v) {
 			st.Fail(fmt.Errorf("checkpoint field %q has %d entries, the run has %d clients", name, len(got), len(v)))
 			return
+		}
+		for m, x := range got {
+			if x < 0 {
+				st.Fail(fmt.Errorf("checkpoint field %q is %d for client %d, a count below 0", name, x, m))
+				return
+			}
 		}
 		copy(v, got)
 	}
@@ -270,9 +277,9 @@ func (e *engine) systemState(st *State) {
 			sys.online[m] = online[m] == 1
 		}
 	}
-	st.Int("rounds noised", &sys.noised)
-	st.Int64("bits up", &sys.bitsUp)
-	st.Int64("bits down", &sys.bitsDown)
+	st.IntIn("rounds noised", &sys.noised, 0, e.start)
+	st.Count64("bits up", &sys.bitsUp)
+	st.Count64("bits down", &sys.bitsDown)
 	n := len(sys.replica)
 	st.Int("broadcast copies", &n)
 	if st.loading && st.err == nil {
@@ -283,7 +290,7 @@ func (e *engine) systemState(st *State) {
 		sys.replica = make([][]float64, n)
 	}
 	for i := range sys.replica {
-		st.FloatSlice("broadcast copy", &sys.replica[i])
+		st.VectorOf("broadcast copy", &sys.replica[i], len(e.downMsg.Vecs[i]))
 	}
 	for m := range sys.errs {
 		k := len(sys.errs[m])
@@ -302,7 +309,7 @@ func (e *engine) systemState(st *State) {
 			}
 		}
 		for j := range sys.errs[m] {
-			st.FloatSlice("error memory", &sys.errs[m][j])
+			st.Vector("error memory", &sys.errs[m][j])
 		}
 	}
 }

@@ -31,11 +31,17 @@ type ClientStateDeclarer interface {
 // State saves or restores the named fields declared to it (see Stateful).
 // Errors are sticky: after the first, further fields are ignored, and the
 // engine reports it.
+//
+// A checkpoint is input (a run directory read back is untrusted): a field
+// that indexes, counts or sizes something is declared with its range
+// (IntIn, Vector), so that a forged value is refused here, with a
+// message, instead of failing the run later with a runtime error.
 type State struct {
 	loading bool
 	out     *bytes.Buffer
 	in      []byte
 	err     error
+	dim     int // the problem's dimension (Vector); 0: not known
 }
 
 // Field kinds in the encoding.
@@ -204,6 +210,55 @@ func (st *State) Int(name string, x *int) {
 	*x = int(y)
 }
 
+// IntIn declares an integer that lies in lo..hi: on loading, a saved value
+// outside is refused.
+func (st *State) IntIn(name string, x *int, lo, hi int) {
+	st.Int(name, x)
+	if st.loading && st.err == nil && (*x < lo || *x > hi) {
+		st.Fail(fmt.Errorf("checkpoint field %q is %d, outside %d..%d", name, *x, lo, hi))
+	}
+}
+
+// Count declares a count (an integer ≥ 0).
+func (st *State) Count(name string, x *int) {
+	st.Int(name, x)
+	if st.loading && st.err == nil && *x < 0 {
+		st.Fail(fmt.Errorf("checkpoint field %q is %d, a count below 0", name, *x))
+	}
+}
+
+// Count64 declares a 64-bit count (an integer ≥ 0).
+func (st *State) Count64(name string, x *int64) {
+	st.Int64(name, x)
+	if st.loading && st.err == nil && *x < 0 {
+		st.Fail(fmt.Errorf("checkpoint field %q is %d, a count below 0", name, *x))
+	}
+}
+
+// Positive declares a scalar that must be finite and > 0 (a penalty
+// weight, a radius, a step size).
+func (st *State) Positive(name string, x *float64) {
+	st.Float(name, x)
+	if st.loading && st.err == nil && !(*x > 0 && !math.IsInf(*x, 1)) {
+		st.Fail(fmt.Errorf("checkpoint field %q is %g, not a finite number > 0", name, *x))
+	}
+}
+
+// Vector declares a vector of the problem's dimension, or nil (see
+// FloatSlice): on loading, a saved vector of another length is refused.
+func (st *State) Vector(name string, v *[]float64) {
+	st.VectorOf(name, v, st.dim)
+}
+
+// VectorOf declares a vector of n entries, or nil (see FloatSlice): on
+// loading, a saved vector of another length is refused (n ≤ 0: any).
+func (st *State) VectorOf(name string, v *[]float64, n int) {
+	st.FloatSlice(name, v)
+	if st.loading && st.err == nil && *v != nil && n > 0 && len(*v) != n {
+		st.Fail(fmt.Errorf("checkpoint field %q has %d entries, the run has %d", name, len(*v), n))
+	}
+}
+
 // Int64 declares a 64-bit integer.
 func (st *State) Int64(name string, x *int64) {
 	if !st.header(name, kindInt) {
@@ -304,11 +359,11 @@ func (st *State) Records(recs *[]Record, most, columns int) {
 	}
 	for i := range *recs {
 		r := &(*recs)[i]
-		st.Int("record round", &r.Round)
-		st.Int64("record up", &r.Up)
-		st.Int64("record down", &r.Down)
-		st.Int("record communication rounds", &r.CommRounds)
-		st.Int64("record samples", &r.Samples)
+		st.Count("record round", &r.Round)
+		st.Count64("record up", &r.Up)
+		st.Count64("record down", &r.Down)
+		st.Count("record communication rounds", &r.CommRounds)
+		st.Count64("record samples", &r.Samples)
 		st.FloatSlice("record values", &r.Values)
 		if st.loading && st.err == nil && columns >= 0 && len(r.Values) != columns {
 			st.Fail(fmt.Errorf("a record has %d values, the run measures %d columns", len(r.Values), columns))

@@ -101,3 +101,29 @@ func checkCeiling(read int64, b budget.Budget) error {
 	}
 	return nil
 }
+
+// checkGrowth returns a *CeilingError when allocating extra bytes more
+// would take the memory in use past the ceiling b (collecting first), read
+// bytes of text into the reading: the check before a buffer grows.
+func checkGrowth(read int64, extra uint64, b budget.Budget) error {
+	if err := readStopped(); err != nil {
+		return err
+	}
+	if b.Limit == 0 {
+		return nil
+	}
+	used := func() uint64 {
+		if b.AddressSpace {
+			return readMetric("/memory/classes/total:bytes")
+		}
+		return liveHeap()
+	}
+	if used()+extra <= b.Limit {
+		return nil
+	}
+	runtime.GC()
+	if u := used() + extra; u > b.Limit {
+		return &CeilingError{Read: read, Used: u, Budget: b}
+	}
+	return nil
+}

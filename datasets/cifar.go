@@ -60,6 +60,9 @@ func (p cifarParams) labelBytes() int {
 // files returns the training files (sorted by batch number) and the test
 // file ("" when absent).
 func (p cifarParams) files() ([]string, string, error) {
+	if _, err := statData(p.Dir); err != nil {
+		return nil, "", fmt.Errorf("cifar: %w", err)
+	}
 	var train []string
 	test := filepath.Join(p.Dir, "test_batch.bin")
 	if p.Classes == 100 {
@@ -150,8 +153,11 @@ func (p cifarParams) read(paths []string) (*pooled, error) {
 	var spans []span
 	n := 0
 	for _, path := range paths {
-		st, err := os.Stat(path)
+		st, err := statData(path)
 		if err != nil {
+			return nil, fmt.Errorf("cifar: %w", err)
+		}
+		if err := regularData(path, st.Mode()); err != nil {
 			return nil, fmt.Errorf("cifar: %w", err)
 		}
 		if st.Size()%int64(record) != 0 {
@@ -181,7 +187,7 @@ func (p cifarParams) read(paths []string) (*pooled, error) {
 
 // readFile reads the records start..end-1 of out from one file.
 func (p cifarParams) readFile(path string, out *pooled, start, end int) error {
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return fmt.Errorf("cifar: %w", err)
 	}

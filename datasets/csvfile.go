@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/budget"
@@ -107,7 +106,7 @@ func LoadCSV(path, label, client string) (*Table, error) {
 
 // loadCSV is LoadCSV stopping at the memory ceiling b.
 func loadCSV(path, label, client string, b budget.Budget) (*Table, error) {
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return nil, err
 	}

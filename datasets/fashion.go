@@ -71,7 +71,7 @@ func (o FashionMNISTOptions) paths() [4]string {
 // files cannot be read: loading then says why).
 func (o FashionMNISTOptions) Memory() (uint64, string) {
 	p := o.paths()
-	return idxMemory(p[0], p[2], o.TrainSamples, o.TestSamples)
+	return idxMemory(p, o.TrainSamples, o.TestSamples)
 }
 
 // LoadFashionMNIST reads the four Fashion-MNIST IDX gzip files from o.Dir,

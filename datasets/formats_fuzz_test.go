@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	pngpkg "image/png"
 	"os"
@@ -78,6 +79,8 @@ func FuzzReadNPY(f *testing.F) {
 	w.Close()
 	f.Add(b.Bytes(), true)
 	f.Add([]byte("\x93NUMPY\x01\x00\x10\x00{'descr': '<f8'}"), false)
+	f.Add(npyFile("<U3", []int{2413}, nil), false)
+	f.Add(npyFile("|u1", []int{2, 2, 2, 3}, make([]byte, 24)), false)
 	f.Add([]byte("\x93NUMPY\x01\x00\x46\x00{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }\n"), false)
 	f.Fuzz(func(t *testing.T, data []byte, zipped bool) {
 		dir := t.TempDir()
@@ -122,6 +125,8 @@ func FuzzReadLEAF(f *testing.F) {
 	f.Add([]byte(`{"users":["a"],"user_data":{"a":{"x":["txt"],"y":[1]}}}`))
 	f.Add([]byte(`{"user_data":{"a":{"x":[[1]],"y":[1]}},"users":["a"],"num_samples":[1]}`))
 	f.Add([]byte(`{"users":["a","a"],"num_samples":[1,1],"user_data":{"a":{"x":[[1]],"y":[1]}}}`))
+	f.Add([]byte(`{"users":["a"],"num_samples":[1],"user_data":{"a":{"x":[[1,null]],"y":[null]}}}`))
+	f.Add([]byte(`{"users":["a"],"num_samples":[1],"user_data":{"a":{"x":[[1]],"y":[1]}}}{"users":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := writeFuzzFile(t, t.TempDir(), "f.json", data)
 		s, err := readLEAF(path, fuzzCeiling)
@@ -199,6 +204,24 @@ func FuzzReadParquet(f *testing.F) {
 	f.Add(seed)
 	f.Add(seed[:len(seed)-9])
 	f.Add(seed[len(seed)/2:])
+	for i, bomb := range [][]byte{ // image bombs: headers declaring 60000×60000, 16-bit 30000×30000, 65535×65535
+		pngDeclaring(f, image.NewGray(image.Rect(0, 0, 2, 2)), 60000, 60000),
+		pngDeclaring(f, image.NewRGBA64(image.Rect(0, 0, 2, 2)), 30000, 30000),
+		jpegDeclaring(f, 65535, 65535),
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("bomb%d.parquet", i))
+		if err := parquet.WriteFile(path, []row{{png, "a", 0}, {bomb, "b", 1}}); err != nil {
+			f.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		f.Add(b)
+		parquet.WriteFile(path, []row{{bomb, "a", 0}, {png, "b", 1}})
+		b, _ = os.ReadFile(path)
+		f.Add(b)
+	}
+	forgePageSize(f, path) // a page header declaring 2 GiB
+	forged, _ := os.ReadFile(path)
+	f.Add(forged)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := writeFuzzFile(t, t.TempDir(), "f.parquet", b)
 		p := parquetParams{Path: path, Image: "img", Label: "label", Classes: 2, benchSplit: defaultBenchSplit}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 
@@ -123,12 +122,12 @@ func loadIDX(path string, b budget.Budget) (*IDX, error) {
 		return nil, err
 	}
 	defer closeFile()
-	return ReadIDX(&ceilingReader{r: r, ceiling: b}, path)
+	return readIDX(&ceilingReader{r: r, ceiling: b}, path, b)
 }
 
 // openIDX opens an IDX file, through gzip if its name ends in ".gz".
 func openIDX(path string) (io.Reader, func(), error) {
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -147,13 +146,27 @@ func openIDX(path string) (io.Reader, func(), error) {
 // ReadIDX decodes the IDX format (LeCun's MNIST files): two zero bytes, a
 // type byte (only 0x08, unsigned byte, is supported), the number of
 // dimensions, each dimension as a big-endian uint32, then the values.
-func ReadIDX(r io.Reader, name string) (*IDX, error) {
+func ReadIDX(r io.Reader, name string) (*IDX, error) { return readIDX(r, name, budget.Budget{}) }
+
+// readIDX is ReadIDX stopping at the memory ceiling b.
+func readIDX(r io.Reader, name string, b budget.Budget) (*IDX, error) {
 	dims, size, err := readIDXHeader(r, name)
 	if err != nil {
 		return nil, err
 	}
+	return readIDXData(r, name, dims, size, b)
+}
+
+// readIDXData reads the size values that follow a header of dimensions
+// dims, stopping at the memory ceiling b.
+func readIDXData(r io.Reader, name string, dims []int, size int, b budget.Budget) (*IDX, error) {
 	t := &IDX{Dims: dims}
-	if t.Data, err = readN(r, size); err != nil {
+	var err error
+	if t.Data, err = readN(r, size, b); err != nil {
+		var ce *CeilingError
+		if errors.As(err, &ce) {
+			return nil, fmt.Errorf("%s: dimensions %v: %w", name, t.Dims, err)
+		}
 		return nil, fmt.Errorf("%s: expected %d values for dimensions %v: %w", name, size, t.Dims, err)
 	}
 	return t, nil
@@ -192,12 +205,18 @@ func readIDXHeader(r io.Reader, name string) ([]int, int, error) {
 
 // readN reads exactly n bytes, growing the buffer as data arrive: a header
 // that declares more values than the file holds costs no more memory than
-// the file (a 9-byte file cannot make it allocate 2 GiB).
-func readN(r io.Reader, n int) ([]byte, error) {
+// the file (a 9-byte file cannot make it allocate 2 GiB), and each growth
+// is checked against the memory ceiling b before it is made (a gzip file
+// of zeros cannot double a 1 GiB buffer past the ceiling in one step).
+func readN(r io.Reader, n int, b budget.Budget) ([]byte, error) {
 	buf := make([]byte, 0, min(n, 1<<20))
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, min(n-len(buf), cap(buf)))
+			grow := min(n-len(buf), cap(buf))
+			if err := checkGrowth(int64(len(buf)), uint64(len(buf)+grow), b); err != nil {
+				return nil, err
+			}
+			buf = slices.Grow(buf, grow)
 		}
 		m, err := r.Read(buf[len(buf):min(cap(buf), n)])
 		buf = buf[:len(buf)+m]

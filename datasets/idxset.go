@@ -58,6 +58,9 @@ func (p IDXParams) files() ([4]string, error) {
 	if p.Dir == "" {
 		return out, fmt.Errorf("give dir (a directory of IDX files) or images and labels")
 	}
+	if _, err := statData(p.Dir); err != nil {
+		return out, err
+	}
 	for i, names := range idxNames {
 		var found, tried []string
 		for _, n := range names {
@@ -91,24 +94,23 @@ func (p IDXParams) Memory() (uint64, string) {
 	if err != nil {
 		return 0, ""
 	}
-	return idxMemory(f[0], f[2], p.TrainSamples, p.TestSamples)
+	return idxMemory(f, p.TrainSamples, p.TestSamples)
 }
 
 // idxMemory is the memory of the images in the train and test files: the
 // bytes read, and the float64s of the samples kept.
-func idxMemory(train, test string, trainSamples, testSamples int) (uint64, string) {
+func idxMemory(files [4]string, trainSamples, testSamples int) (uint64, string) {
 	var s size
-	for i, path := range []string{train, test} {
+	for i, path := range []string{files[0], files[2]} {
 		if path == "" {
 			continue
 		}
-		r, closeFile, err := openIDX(path)
-		if err != nil {
+		dims, total, err := idxHeader(path)
+		if err != nil || len(dims) < 2 {
 			return 0, ""
 		}
-		dims, total, err := readIDXHeader(r, path)
-		closeFile()
-		if err != nil || len(dims) < 2 {
+		_, labels, err := idxHeader(files[2*i+1])
+		if err != nil {
 			return 0, ""
 		}
 		n, width := dims[0], total/dims[0]
@@ -116,9 +118,19 @@ func idxMemory(train, test string, trainSamples, testSamples int) (uint64, strin
 			n = k
 		}
 		s.name(filepath.Base(path), fmt.Sprintf("%d×%d bytes", dims[0], width))
-		s.bytes += pixelBytes(n, width, uint64(total)+uint64(dims[0]))
+		s.bytes += pixelBytes(n, width, uint64(total)+uint64(labels)) // and the bytes read, labels as declared
 	}
 	return s.result()
+}
+
+// idxHeader reads the dimensions an IDX file declares and their product.
+func idxHeader(path string) ([]int, int, error) {
+	r, closeFile, err := openIDX(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer closeFile()
+	return readIDXHeader(r, path)
 }
 
 // loadIDXDataset reads the idx dataset.
@@ -143,25 +155,36 @@ func loadIDXDataset(p IDXParams) (*core.Federated, error) {
 
 // readIDXPair reads an images file (n × rows × cols …) and its labels
 // file (n), transposing each rows × cols image if asked, stopping at the
-// memory ceiling b.
+// memory ceiling b. The labels file's header is checked against the
+// images before its data are read.
 func readIDXPair(imagesPath, labelsPath string, transpose bool, b budget.Budget) (*pooled, error) {
 	images, err := loadIDX(imagesPath, b)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := loadIDX(labelsPath, b)
-	if err != nil {
-		return nil, err
-	}
-	if len(labels.Dims) != 1 {
-		return nil, fmt.Errorf("%s: the labels file has dimensions %v, want one", labelsPath, labels.Dims)
-	}
 	if len(images.Dims) < 2 {
 		return nil, fmt.Errorf("%s: the images file has dimensions %v, want at least two", imagesPath, images.Dims)
 	}
+	rl, closeLabels, err := openIDX(labelsPath)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLabels()
+	lr := &ceilingReader{r: rl, ceiling: b}
+	labelDims, labelSize, err := readIDXHeader(lr, labelsPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(labelDims) != 1 {
+		return nil, fmt.Errorf("%s: the labels file has dimensions %v, want one", labelsPath, labelDims)
+	}
 	n := images.Dims[0]
-	if labels.Dims[0] != n {
-		return nil, fmt.Errorf("%s: %d images but %d labels in %s", imagesPath, n, labels.Dims[0], labelsPath)
+	if labelDims[0] != n {
+		return nil, fmt.Errorf("%s: %d images but %d labels in %s", imagesPath, n, labelDims[0], labelsPath)
+	}
+	labels, err := readIDXData(lr, labelsPath, labelDims, labelSize, b)
+	if err != nil {
+		return nil, err
 	}
 	features := len(images.Data) / n
 	if transpose {

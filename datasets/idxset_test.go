@@ -90,6 +90,7 @@ func TestIDXErrors(t *testing.T) {
 	if err := buildErr(t, "idx", map[string]any{"dir": dir, "classes": 3}); !strings.Contains(err.Error(), images+": 12 images but 11 labels in "+labels) {
 		t.Errorf("label count: %v", err)
 	}
+	os.WriteFile(labels, idxBytes([]int{12}, make([]byte, 12)), 0o644)
 	os.WriteFile(images, idxBytes([]int{12, 2, 2}, make([]byte, 47)), 0o644)
 	if err := buildErr(t, "idx", map[string]any{"dir": dir, "classes": 3}); !strings.Contains(err.Error(), images+": expected 48 values for dimensions [12 2 2]: the file ends after 47") {
 		t.Errorf("truncated: %v", err)

@@ -51,7 +51,8 @@ func TestIsDecimalIsTheGrammar(t *testing.T) {
 // it to the full parse, and what it reads is strconv.ParseFloat's value
 // bit for bit: random numbers of up to 22 digits with fractions,
 // exponents, signs and leading zeros, the edges of its exact range (2⁵³,
-// 10^±22, 19 digits) and strings of the grammar's bytes.
+// 10^±22, 19 digits) and strings of the grammar's bytes (10⁶ random
+// numbers, 10⁵ under -short).
 func TestExactDecimalIsParseFloat(t *testing.T) {
 	check := func(s string) bool {
 		v, ok := exactDecimal(s)
@@ -70,8 +71,11 @@ func TestExactDecimalIsParseFloat(t *testing.T) {
 		check(s)
 	}
 	rng := rand.New(rand.NewPCG(7, 1))
-	read := 0
-	for range 1000000 {
+	read, numbers := 0, 1000000
+	if testing.Short() {
+		numbers = 100000
+	}
+	for range numbers {
 		var b strings.Builder
 		b.WriteString([]string{"", "-", "+"}[rng.IntN(3)])
 		n := rng.IntN(23)
@@ -91,8 +95,8 @@ func TestExactDecimalIsParseFloat(t *testing.T) {
 			read++
 		}
 	}
-	if read < 500000 {
-		t.Fatalf("exactDecimal read %d of 1,000,000 random numbers: the test should exercise it", read)
+	if read < numbers/2 {
+		t.Fatalf("exactDecimal read %d of %d random numbers: the test should exercise it", read, numbers)
 	}
 	alphabet := "019+-.eE"
 	for range 200000 {
@@ -240,11 +244,14 @@ func sameTable(t *testing.T, what string, a *Table, aerr error, b *Table, berr e
 // of the first bad line, with its number), on generated files of valid
 // and bad lines, with and without qids, split into chunks of 1 byte to
 // 4 KiB (lines longer than a chunk included), and when the reader fails
-// part way (a damaged compressed file).
+// part way (a damaged compressed file): 3000 files, 300 under -short.
 func TestParallelSVMLightIsSerial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 1))
-	errs := 0
-	for trial := range 3000 {
+	errs, trials := 0, 3000
+	if testing.Short() {
+		trials = 300
+	}
+	for trial := range trials {
 		bad := []float64{0, 0.002, 0.02, 0.3}[trial%4]
 		text := svmlightFuzz(rng, 1+rng.IntN(300), bad, rng.IntN(2) == 0)
 		size := 1 + rng.IntN(4096)
@@ -263,8 +270,8 @@ func TestParallelSVMLightIsSerial(t *testing.T) {
 		want, werr = readSVMLightSerial(&failingReader{text[:cut], boom}, "f.svm", features, zero)
 		sameTable(t, what+fmt.Sprintf(", failing after %d bytes", cut), got, gerr, want, werr)
 	}
-	if errs < 1000 || errs > 2500 {
-		t.Fatalf("%d of 3000 files were bad: the generator does not cover both cases", errs)
+	if errs < trials/3 || errs > trials*5/6 {
+		t.Fatalf("%d of %d files were bad: the generator does not cover both cases", errs, trials)
 	}
 }
 
@@ -380,11 +387,14 @@ func csvFuzz(rng *rand.Rand, lines int, bad float64) string {
 // record-by-record parser gives, value for value, or the same error (the
 // one of the first bad record, with its line), on generated files with
 // and without a client column, split into chunks of 1 byte to 4 KiB, and
-// when the reader fails part way.
+// when the reader fails part way: 3000 files, 300 under -short.
 func TestParallelCSVIsSerial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 2))
-	errs := 0
-	for trial := range 3000 {
+	errs, trials := 0, 3000
+	if testing.Short() {
+		trials = 300
+	}
+	for trial := range trials {
 		bad := []float64{0, 0.002, 0.02, 0.3}[trial%4]
 		text := csvFuzz(rng, rng.IntN(200), bad)
 		size := 1 + rng.IntN(4096)
@@ -402,8 +412,8 @@ func TestParallelCSVIsSerial(t *testing.T) {
 		want, werr = readCSVSerial(&failingReader{text[:cut], boom}, "f.csv", "label", client)
 		sameTable(t, what+fmt.Sprintf(", failing after %d bytes", cut), got, gerr, want, werr)
 	}
-	if errs < 1000 || errs > 2500 {
-		t.Fatalf("%d of 3000 files were bad: the generator does not cover both cases", errs)
+	if errs < trials/3 || errs > trials*5/6 {
+		t.Fatalf("%d of %d files were bad: the generator does not cover both cases", errs, trials)
 	}
 }
 

@@ -2,11 +2,13 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -58,7 +60,7 @@ func (p leafParams) Check() error {
 // leafFiles returns path itself, or the *.json files in the directory
 // path, in name order.
 func leafFiles(path string) ([]string, error) {
-	st, err := os.Stat(path)
+	st, err := statData(path)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +244,7 @@ func (s *leafSplit) reserve(files []string) {
 // not held whole), stopping at the memory ceiling b.
 func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob, b budget.Budget) *leafDoc {
 	doc := &leafDoc{path: path, data: map[string]*leafJob{}}
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		doc.err = err
 		return doc
@@ -290,7 +292,20 @@ func (doc *leafDoc) decode(ctx context.Context, dec *json.Decoder, jobs chan<- *
 			return err
 		}
 	}
-	_, err := dec.Token() // the closing brace
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return err
+	}
+	end := dec.InputOffset() // the object's length
+	t, err := dec.Token()
+	var se *json.SyntaxError
+	switch {
+	case err == io.EOF:
+		return nil
+	case err == nil:
+		return &notLEAF{end, fmt.Sprintf("a JSON %s follows the file's object", jsonKind(t))}
+	case errors.As(err, &se):
+		return &notLEAF{end, "text that is not JSON follows the file's object"}
+	}
 	return err
 }
 
@@ -375,6 +390,11 @@ type leafRows struct {
 // overwritten) when it has rows and labels, else as two values, as the
 // serial reader did (whose messages and results it keeps).
 func parseLEAFUser(raw []byte, rows *[][]float64) *leafRows {
+	if bytes.Contains(raw, []byte("null")) {
+		if err := leafNull(raw); err != nil {
+			return &leafRows{err: err}
+		}
+	}
 	r := &leafRows{bad: -1}
 	var x [][]float64
 	both := struct {
@@ -443,6 +463,34 @@ func parseLEAFUser(raw []byte, rows *[][]float64) *leafRows {
 		}
 	}
 	return r
+}
+
+// leafNull finds a null among a user's x values and labels, which
+// encoding/json would read as 0 (or leave at a reused row's value).
+func leafNull(raw []byte) error {
+	var u struct {
+		X [][]*float64 `json:"x"`
+		Y []*float64   `json:"y"`
+	}
+	if json.Unmarshal(raw, &u) != nil {
+		return nil // the shape is wrong: parseLEAFUser says how
+	}
+	for i, row := range u.X {
+		if row == nil {
+			return fmt.Errorf("x row %d is null, not a row of numbers", i)
+		}
+		for j, v := range row {
+			if v == nil {
+				return fmt.Errorf("x row %d value %d is null, not a number", i, j)
+			}
+		}
+	}
+	for i, v := range u.Y {
+		if v == nil {
+			return fmt.Errorf("y label %d is null, not a number", i)
+		}
+	}
+	return nil
 }
 
 // leafByteBufs recycles the users' byte rows once joined (a user's pixel
@@ -752,43 +800,35 @@ func (s *leafSplit) pooled(users []leafUser) *pooled {
 // reading then bounds. Every sample counts: labels filters the rows read
 // in place, so this stays an upper bound.
 func (p leafParams) Memory() (uint64, string) {
-	var s size
-	for i, path := range []string{p.Path, p.Test} {
-		if path == "" {
-			continue
-		}
+	return declareSplits([2]string{p.Path, p.Test}, [2]string{"training samples", "test samples"}, func(i int, path string) (splitMemory, bool) {
 		files, err := leafFiles(path)
 		if err != nil {
-			return 0, ""
+			return splitMemory{}, false
 		}
 		n, width, eightBit := 0, 0, true
 		for _, f := range files {
 			k, w, b, ok := leafHead(f)
 			if !ok {
-				return 0, ""
+				return splitMemory{}, false
 			}
 			n, width, eightBit = n+k, max(width, w), eightBit && b
 		}
-		s.name([]string{"training samples", "test samples"}[i], n, "features", width)
-		// the rows (a second copy only when users are sampled out)
-		rows := sampleBytes(n, width, 0)
+		m := splitMemory{n: int64(n), width: width, bytes: sampleBytes(n, width, 0)}
 		if eightBit {
-			s.name("storage", "8-bit as the first rows")
-			rows = pixelBytes(n, width, 0)
+			m.notes, m.bytes = []any{"storage", "8-bit as the first rows"}, pixelBytes(n, width, 0)
 		}
-		s.bytes += rows
-		if i == 0 && (p.Fraction < 1 || p.MinSamples > 0) {
-			s.bytes += rows
+		if i == 0 && (p.Fraction < 1 || p.MinSamples > 0) { // a second copy when users are sampled out
+			m.bytes = budget.Sum(m.bytes, m.bytes)
 		}
-	}
-	return s.result()
+		return m, true
+	})
 }
 
 // leafHead reads a LEAF file's num_samples, the width of its first x row
 // and whether that row's values are 8-bit (all k/255, or all integers
 // 0..255) without reading the rest.
 func leafHead(path string) (n, width int, eightBit, ok bool) {
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return 0, 0, false, false
 	}
@@ -878,6 +918,9 @@ func loadLEAF(p leafParams) (*core.Federated, error) {
 	var test *pooled
 	if p.Test != "" {
 		ts, err := readLEAF(p.Test, p.Budget())
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("leaf: test split: %w: leave out test to use test_fraction (each client's rows split), or give test the folder of LEAF's test split", err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("leaf: test split: %w", err)
 		}

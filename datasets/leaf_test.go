@@ -139,6 +139,11 @@ func TestLEAFErrors(t *testing.T) {
 		{`{"users":["a"],"num_samples":[2],"user_data":{"a":{"x":[[1]],"y":[1]}}}`, nil, path + ": user \"a\": num_samples says 2, user_data holds 1"},
 		{`{"users":["a"],"num_samples":[1],"user_data":{"a":{"x":[[1]],"y":[1]}}}`, nil, "the data name one writer (\"a\")"},
 		{`[1, 2]`, nil, path + ": byte 1: "},
+		{`{"users":["a"],"user_data":{"a":{"x":[[1,null]],"y":[1]}}}`, nil, path + ": user \"a\": x row 0 value 1 is null, not a number"},
+		{`{"users":["a"],"user_data":{"a":{"x":[[1],null],"y":[1,0]}}}`, nil, path + ": user \"a\": x row 1 is null, not a row of numbers"},
+		{`{"users":["a"],"user_data":{"a":{"x":[[1]],"y":[null]}}}`, nil, path + ": user \"a\": y label 0 is null, not a number"},
+		{`{"users":["a"],"user_data":{"a":{"x":[[1]],"y":[1]}}} {"users":[]}`, nil, path + ": byte 53: a JSON array follows the file's object: not a LEAF file"},
+		{`{"users":["a"],"user_data":{"a":{"x":[[1]],"y":[1]}}}garbage`, nil, path + ": byte 53: text that is not JSON follows the file's object: not a LEAF file"},
 	} {
 		text := c.text
 		if text == "" {

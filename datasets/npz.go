@@ -24,7 +24,8 @@ import (
 // NPZParams are the npz reader's parameters.
 type NPZParams struct {
 	Path       string `param:"path,required" doc:"a NumPy .npz archive, or a directory holding the arrays as .npy files"`
-	X          string `param:"x" doc:"features: n×d, or n×h×w(×c) images (flattened row-major); uint8 arrays are pixels scaled to [0, 1]; an archive member or a .npy file in path"`
+	X          string `param:"x" doc:"features: n×d, or n×h×w grey images (flattened row-major), or n×c×h×w / n×h×w×c colour images (see layout); uint8 arrays are pixels scaled to [0, 1]; an archive member or a .npy file in path"`
+	Layout     string `param:"layout" doc:"where a four-dimensional x (and x_test) holds its channels: \"channels_first\" (n×c×h×w, PyTorch: read as stored, c planes) or \"channels_last\" (n×h×w×c, Keras and TFDS: each image's channels made planes R, G, B, as cifar and parquet give and cnn{ in_channels = c } expects); \"\" refuses four dimensions"`
 	Y          string `param:"y" doc:"labels: n integers (classes > 0) or numbers (classes = 0)"`
 	Client     string `param:"client" doc:"each row's writer: n integers, for partition = \"natural\"; \"\" = none"`
 	XTest      string `param:"x_test" doc:"test features (optional, with y_test)"`
@@ -52,8 +53,18 @@ func (p NPZParams) Check() error {
 	if p.ClientTest != "" && (p.XTest == "" || p.Client == "") {
 		return fmt.Errorf("client_test needs x_test, y_test and client")
 	}
-	return nil
+	switch p.Layout {
+	case "", layoutFirst, layoutLast:
+		return nil
+	}
+	return fmt.Errorf("layout = %s%s: give %q (n×c×h×w) or %q (n×h×w×c)", echo(p.Layout).quoted(), registry.DidYouMean(p.Layout, []string{layoutFirst, layoutLast}), layoutFirst, layoutLast)
 }
+
+// The layouts of four-dimensional image arrays.
+const (
+	layoutFirst = "channels_first"
+	layoutLast  = "channels_last"
+)
 
 // npyArray is a NumPy array read as bytes (uint8) or float64s.
 type npyArray struct {
@@ -62,6 +73,12 @@ type npyArray struct {
 	shape []int
 	u8    []uint8
 	f     []float64
+}
+
+// elems is the number of values of the array's shape.
+func (a *npyArray) elems() int {
+	n, w := a.rows()
+	return n * w
 }
 
 // rows is the array's first dimension and the product of the others.
@@ -79,31 +96,41 @@ func (a *npyArray) rows() (int, int) {
 // npySource opens the arrays of an archive or a directory.
 type npySource struct {
 	path    string
-	zip     *zip.ReadCloser // nil: a directory of .npy files
-	ceiling budget.Budget   // where reading an array stops
+	zip     *zip.Reader   // nil: a directory of .npy files
+	file    *os.File      // the archive
+	ceiling budget.Budget // where reading an array stops
 }
 
 // openNPY opens path: a directory of .npy files, or an .npz archive,
 // whose arrays are read up to the memory ceiling b.
 func openNPY(path string, b budget.Budget) (*npySource, error) {
-	st, err := os.Stat(path)
+	st, err := statData(path)
 	if err != nil {
 		return nil, err
 	}
 	if st.IsDir() {
 		return &npySource{path: path, ceiling: b}, nil
 	}
-	z, err := zip.OpenReader(path)
+	fh, err := openData(path)
 	if err != nil {
+		return nil, err
+	}
+	if st, err = fh.Stat(); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	z, err := zip.NewReader(fh, st.Size())
+	if err != nil {
+		fh.Close()
 		return nil, fmt.Errorf("%s: not a .npz archive (a zip file of .npy arrays): %s", path, libError(err))
 	}
-	return &npySource{path: path, zip: z, ceiling: b}, nil
+	return &npySource{path: path, zip: z, file: fh, ceiling: b}, nil
 }
 
 // Close closes the archive (a directory holds nothing open).
 func (s *npySource) Close() {
-	if s.zip != nil {
-		s.zip.Close()
+	if s.file != nil {
+		s.file.Close()
 	}
 }
 
@@ -115,7 +142,7 @@ func (s *npySource) open(name string) (io.ReadCloser, int64, string, error) {
 		if !strings.HasSuffix(name, ".npy") {
 			file += ".npy"
 		}
-		fh, err := os.Open(file)
+		fh, err := openData(file)
 		if err != nil {
 			return nil, 0, "", err
 		}
@@ -165,6 +192,10 @@ func (s *npySource) header(name string) (*npy.Reader, io.Closer, string, reflect
 		rc.Close()
 		return nil, nil, "", nil, fmt.Errorf("%s: the array is stored in Fortran order: save it in C order (np.ascontiguousarray)", display)
 	}
+	if !numericKind(typ.Kind()) {
+		rc.Close()
+		return nil, nil, "", nil, fmt.Errorf("%s: dtype %s is not numeric: fedlab reads integer and floating-point arrays", display, echo(h.Type).quoted())
+	}
 	elems := 1
 	for _, d := range h.Shape {
 		if d < 0 || (d > 0 && elems > math.MaxInt32/d) {
@@ -178,6 +209,27 @@ func (s *npySource) header(name string) (*npy.Reader, io.Closer, string, reflect
 		return nil, nil, "", nil, fmt.Errorf("%s: the header declares shape %v of %s (%d bytes), but %d bytes follow it: truncated", display, h.Shape, h.Type, need, data)
 	}
 	return r, rc, display, typ, nil
+}
+
+// shape reads the shape and type that array name's header declares (the
+// header checked: the data fit in the bytes there are).
+func (s *npySource) shape(name string) ([]int, reflect.Type, string, error) {
+	r, rc, display, typ, err := s.header(name)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	rc.Close()
+	return r.Header.Descr.Shape, typ, display, nil
+}
+
+// numericKind reports whether the reader converts arrays of kind k.
+func numericKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Uint8, reflect.Int8, reflect.Int16, reflect.Uint16, reflect.Int32, reflect.Uint32,
+		reflect.Int64, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
 }
 
 // maxNPYHeader bounds the header length of an .npy file: the library
@@ -322,23 +374,33 @@ func (p NPZParams) Memory() (uint64, string) {
 	}
 	defer src.Close()
 	var s size
-	for i, name := range []string{p.X, p.XTest} {
+	for i, names := range [][3]string{{p.X, p.Y, p.Client}, {p.XTest, p.YTest, p.ClientTest}} {
+		name := names[0]
 		if name == "" {
 			continue
 		}
-		r, rc, _, typ, err := src.header(name)
+		shape, typ, _, err := src.shape(name)
 		if err != nil {
 			return 0, ""
 		}
-		rc.Close()
-		a := npyArray{shape: r.Header.Descr.Shape}
+		a := npyArray{shape: shape}
 		n, w := a.rows()
 		s.name(name, fmt.Sprint(a.shape))
 		kept := n
 		if k := []int{p.TrainSamples, p.TestSamples}[i]; k > 0 && k < n {
 			kept = k
 		}
-		raw := budget.Sum(budget.Product(n, w, int(typ.Size())), budget.Product(n, 16)) // the array read, the labels read
+		raw := budget.Product(n, w, int(typ.Size())) // the array read
+		for _, other := range names[1:] {            // the labels and writers read, as declared, and as float64s
+			if other == "" {
+				continue
+			}
+			shape, typ, _, err := src.shape(other)
+			if err != nil {
+				return 0, ""
+			}
+			raw = budget.Sum(raw, budget.Product((&npyArray{shape: shape}).elems(), int(typ.Size())+8))
+		}
 		if typ.Kind() == reflect.Uint8 {
 			s.bytes += pixelBytes(kept, w, raw)
 		} else {
@@ -355,13 +417,13 @@ func loadNPZ(p NPZParams) (*core.Federated, error) {
 		return nil, fmt.Errorf("npz: %w", err)
 	}
 	defer src.Close()
-	train, err := src.pooled(p.X, p.Y, p.Client)
+	train, err := src.pooled(p.X, p.Y, p.Client, p.Layout)
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)
 	}
 	var test *pooled
 	if p.XTest != "" {
-		if test, err = src.pooled(p.XTest, p.YTest, p.ClientTest); err != nil {
+		if test, err = src.pooled(p.XTest, p.YTest, p.ClientTest, p.Layout); err != nil {
 			return nil, fmt.Errorf("npz: %w", err)
 		}
 	}
@@ -369,22 +431,44 @@ func loadNPZ(p NPZParams) (*core.Federated, error) {
 		"name the array of each row's writer with client = NAME")
 }
 
-// pooled reads the features x, labels y and writers client ("" = none).
-func (s *npySource) pooled(x, y, client string) (*pooled, error) {
+// pooled reads the features x (four-dimensional images in layout),
+// labels y and writers client ("" = none). The shapes are checked on the
+// headers before the data are read, so that a member declaring more
+// values than x has rows is refused before it is expanded.
+func (s *npySource) pooled(x, y, client, layout string) (*pooled, error) {
+	shape, _, xname, err := s.shape(x)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLayout(xname, shape, layout); err != nil {
+		return nil, err
+	}
+	n, w := (&npyArray{shape: shape}).rows()
+	if n == 0 {
+		return nil, fmt.Errorf("%s: shape %v: no samples", xname, shape)
+	}
+	for _, c := range []struct{ name, what string }{{y, "labels"}, {client, "writers"}} {
+		if c.name == "" {
+			continue
+		}
+		cs, _, display, err := s.shape(c.name)
+		if err != nil {
+			return nil, err
+		}
+		if !columnShape(cs, n) {
+			return nil, fmt.Errorf("%s: %s of shape %v, want (%d,) like the %d rows of %s", display, c.what, cs, n, n, xname)
+		}
+	}
 	xs, err := s.read(x, true)
 	if err != nil {
 		return nil, err
 	}
-	n, w := xs.rows()
-	if n == 0 {
-		return nil, fmt.Errorf("%s: shape %v: no samples", xs.name, xs.shape)
+	if layout == layoutLast && len(xs.shape) == 4 {
+		xs.planes()
 	}
 	ys, err := s.read(y, false)
 	if err != nil {
 		return nil, err
-	}
-	if !columnShape(ys.shape, n) {
-		return nil, fmt.Errorf("%s: labels of shape %v, want (%d,) like the %d rows of %s", ys.name, ys.shape, n, n, xs.name)
 	}
 	p := &pooled{name: ys.name, n: n, features: w, pix: xs.u8, x: xs.f, y: ys.f,
 		where: func(i int) string { return fmt.Sprintf("row %d", i) }}
@@ -392,9 +476,6 @@ func (s *npySource) pooled(x, y, client string) (*pooled, error) {
 		cs, err := s.read(client, false)
 		if err != nil {
 			return nil, err
-		}
-		if !columnShape(cs.shape, n) {
-			return nil, fmt.Errorf("%s: writers of shape %v, want (%d,) like the %d rows of %s", cs.name, cs.shape, n, n, xs.name)
 		}
 		index := map[float64]int{}
 		p.client = make([]int, n)
@@ -417,4 +498,47 @@ func (s *npySource) pooled(x, y, client string) (*pooled, error) {
 // columnShape reports whether shape is (n,) or (n, 1).
 func columnShape(shape []int, n int) bool {
 	return (len(shape) == 1 && shape[0] == n) || (len(shape) == 2 && shape[0] == n && shape[1] == 1)
+}
+
+// checkLayout refuses an array of four dimensions or more unless layout
+// says where its channels are (four dimensions only).
+func checkLayout(name string, shape []int, layout string) error {
+	switch {
+	case len(shape) < 4:
+		return nil
+	case len(shape) > 4:
+		return fmt.Errorf("%s: shape %v: fedlab reads samples of at most three dimensions (images c×h×w or h×w×c)", name, shape)
+	case layout == "":
+		return fmt.Errorf("%s: shape %v has four dimensions: say where the images' channels are, layout = %q (n×h×w×c: Keras, TFDS; each image's channels made planes, as cifar gives and cnn{ in_channels = c } expects) or layout = %q (n×c×h×w: PyTorch; read as stored)",
+			name, shape, layoutLast, layoutFirst)
+	}
+	return nil
+}
+
+// planes reorders an n×h×w×c array's images into c planes of h×w each
+// (channels first), in place.
+func (a *npyArray) planes() {
+	n, F := a.rows()
+	hw, c := a.shape[1]*a.shape[2], a.shape[3]
+	if a.u8 != nil {
+		toPlanes(a.u8, n, F, hw, c)
+	} else {
+		toPlanes(a.f, n, F, hw, c)
+	}
+	a.shape = []int{a.shape[0], a.shape[3], a.shape[1], a.shape[2]}
+}
+
+// toPlanes reorders each of the n images of F = hw·c values in v from
+// pixel-interleaved channels to c planes of hw pixels.
+func toPlanes[T any](v []T, n, F, hw, c int) {
+	buf := make([]T, F)
+	for k := range n {
+		img := v[k*F : (k+1)*F]
+		for p := range hw {
+			for ch := range c {
+				buf[ch*hw+p] = img[p*c+ch]
+			}
+		}
+		copy(img, buf)
+	}
 }

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/budget"
@@ -32,9 +34,10 @@ type parquetParams struct {
 	Path     string    `param:"path,required" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
 	Label    string    `param:"label,required" doc:"the label column (integers for classes > 0, numbers for classes = 0)"`
 	Client   string    `param:"client" doc:"each row's writer (string or integer column), for partition = \"natural\"; \"\" = none"`
-	Image    string    `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct: grey images give one byte per pixel, colour images three planes R, G, B"`
+	Image    string    `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct (a nested column by its dotted path): grey images (8-bit grey, grey with alpha, a palette of greys) give one byte per pixel, colour images three planes R, G, B (alpha dropped); 16-bit images are refused"`
 	Features string    `param:"features" doc:"numeric feature columns, comma-separated (\"f0,f1,f2\"), or one list-valued column"`
 	Test     string    `param:"test" doc:"the test split, a file, directory or glob like path (optional)"`
+	Mixed    bool      `param:"mixed_splits" doc:"read files of several Hugging Face splits (train-*, test-*, validation-*) as one split; without it, a path or glob whose files name two splits is refused"`
 	Classes  int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1; 0 = regression"`
 	Labels   []float64 `param:"labels" min:"0" doc:"keep only the samples whose label is listed ({0, ..., 9}: FEMNIST's digits), relabelled 0..k-1 in the listed order (classes = k), before the partition; {} = every sample"`
 	benchSplit
@@ -78,6 +81,32 @@ func (p parquetParams) featureNames() []string {
 	return names
 }
 
+// files expands path (parquetFiles), refusing files of two Hugging Face
+// splits unless the user said they mix them.
+func (p parquetParams) files(path string) ([]string, error) {
+	files, err := parquetFiles(path)
+	if err != nil || p.Mixed {
+		return files, err
+	}
+	first := map[string]string{} // split → its first file
+	var splits []string
+	for _, f := range files {
+		split, _, ok := strings.Cut(filepath.Base(f), "-")
+		if !ok || !slices.Contains([]string{"train", "test", "validation"}, split) {
+			continue
+		}
+		if _, seen := first[split]; !seen {
+			first[split] = f
+			splits = append(splits, split)
+		}
+	}
+	if len(splits) > 1 {
+		return nil, fmt.Errorf("%s matches files of the %s and %s splits (%s, %s): give each split its own path (path = the train-* files, test = the test-* files), or set mixed_splits = true to read them as one",
+			path, splits[0], splits[1], first[splits[0]], first[splits[1]])
+	}
+	return files, nil
+}
+
 // parquetFiles expands path: a file, a directory's *.parquet files or a
 // glob, in name order.
 func parquetFiles(path string) ([]string, error) {
@@ -92,7 +121,7 @@ func parquetFiles(path string) ([]string, error) {
 		sort.Strings(files)
 		return files, nil
 	}
-	st, err := os.Stat(path)
+	st, err := statData(path)
 	if err != nil {
 		return nil, err
 	}
@@ -112,66 +141,117 @@ type parquetColumns struct {
 	label, client, image int   // leaf indexes; -1 = none
 	features             []int // leaf indexes of the feature columns
 	list                 bool  // the features are one list-valued column
+	nullElement          int   // the definition level of a null in the list (-1: its elements cannot be null)
 	names                []string
 	featureAt            map[int]int // leaf index → feature
 }
 
-// columns finds the reader's columns in a file's schema.
+// columnName is how messages name a leaf column: its dotted path, or for
+// a list (Arrow's LIST: name.list.element) its name and "(list)".
+func columnName(l []string, repeated bool) string {
+	if len(l) == 3 && l[1] == "list" && (l[2] == "element" || l[2] == "item") {
+		return l[0] + " (list)"
+	}
+	if repeated {
+		return strings.Join(l, ".") + " (list)"
+	}
+	return strings.Join(l, ".")
+}
+
+// columns finds the reader's columns in a file's schema: a name is a
+// top-level column or a dotted path to a nested one; only the features
+// may be a list (repeated) column, and only one.
 func (p parquetParams) columns(path string, schema *parquet.Schema) (parquetColumns, error) {
 	leaves := schema.Columns()
-	find := func(name string, allowNested bool) (int, bool, error) {
-		for i, l := range leaves {
-			if len(l) == 1 && l[0] == name {
-				return i, false, nil
-			}
+	repeated := make([]bool, len(leaves))
+	var names []string
+	for i, l := range leaves {
+		leaf, _ := schema.Lookup(l...)
+		repeated[i] = leaf.MaxRepetitionLevel > 0
+		if name := columnName(l, repeated[i]); !slices.Contains(names, name) {
+			names = append(names, name)
 		}
-		var under []int
-		for i, l := range leaves {
-			if len(l) > 1 && l[0] == name {
-				under = append(under, i)
-			}
-		}
-		if allowNested && len(under) == 1 {
-			return under[0], true, nil
-		}
-		var names []string
-		for _, l := range leaves {
-			names = append(names, strings.Join(l, "."))
-		}
-		return -1, false, fmt.Errorf("%s: no column %s (columns: %s)", path, echo(name).quoted(), strings.Join(names, ", "))
 	}
-	c := parquetColumns{label: -1, client: -1, image: -1}
+	find := func(name, role string, list bool) (int, bool, error) {
+		at := -1
+		for i, l := range leaves {
+			if strings.Join(l, ".") == name {
+				at = i
+			}
+		}
+		if at < 0 {
+			var under []int
+			for i, l := range leaves {
+				if len(l) > 1 && l[0] == name {
+					under = append(under, i)
+				}
+			}
+			if len(under) > 1 || (len(under) == 1 && !repeated[under[0]]) {
+				var sub []string
+				for _, i := range under {
+					sub = append(sub, strings.Join(leaves[i], "."))
+				}
+				return -1, false, fmt.Errorf("%s: column %s is a group of columns (%s): name one of them as the %s", path, echo(name).quoted(), strings.Join(sub, ", "), role)
+			}
+			if len(under) == 0 {
+				return -1, false, fmt.Errorf("%s: no column %s for the %s (columns: %s)", path, echo(name).quoted(), role, strings.Join(names, ", "))
+			}
+			at = under[0]
+		}
+		if repeated[at] && !list {
+			return -1, false, fmt.Errorf("%s: column %s is a list (%s values a row), not one value a row: the %s must be a scalar column%s", path, echo(name).quoted(), schemaType(schema, leaves[at]), role, map[bool]string{true: "; a list column holds all the features, features = its name alone", false: ""}[role == "feature"])
+		}
+		return at, repeated[at], nil
+	}
+	c := parquetColumns{label: -1, client: -1, image: -1, nullElement: -1}
 	var err error
-	if c.label, _, err = find(p.Label, false); err != nil {
+	if c.label, _, err = find(p.Label, "label", false); err != nil {
 		return c, err
 	}
 	if p.Client != "" {
-		if c.client, _, err = find(p.Client, false); err != nil {
+		if c.client, _, err = find(p.Client, "writer column", false); err != nil {
 			return c, err
 		}
 	}
 	if p.Image != "" {
 		for i, l := range leaves { // Hugging Face's Image feature: {bytes, path}
-			if len(l) == 2 && l[0] == p.Image && l[1] == "bytes" {
+			if len(l) == 2 && l[0] == p.Image && l[1] == "bytes" && !repeated[i] {
 				c.image = i
 			}
 		}
 		if c.image < 0 {
-			if c.image, _, err = find(p.Image, false); err != nil {
+			if c.image, _, err = find(p.Image, "image column (PNG or JPEG bytes, or Hugging Face's {bytes, path} struct)", false); err != nil {
 				return c, err
 			}
+		}
+		if leaf, _ := schema.Lookup(leaves[c.image]...); leaf.Node.Type().Kind() != parquet.ByteArray {
+			return c, fmt.Errorf("%s: column %s holds %s values, not encoded images: image names a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct", path, echo(p.Image).quoted(), schemaType(schema, leaves[c.image]))
 		}
 	}
 	c.names, c.featureAt = p.featureNames(), map[int]int{}
 	for k, name := range c.names {
-		i, nested, err := find(name, len(c.names) == 1)
+		i, list, err := find(name, "feature", len(c.names) == 1)
 		if err != nil {
 			return c, err
 		}
-		c.features, c.list = append(c.features, i), nested
+		c.features, c.list = append(c.features, i), list
 		c.featureAt[i] = k
+		if leaf, _ := schema.Lookup(leaves[i]...); list && leaf.Node.Optional() {
+			c.nullElement = leaf.MaxDefinitionLevel - 1
+		}
 	}
 	return c, nil
+}
+
+// schemaType names a leaf column's physical type (and its logical type,
+// when it has one).
+func schemaType(schema *parquet.Schema, path []string) string {
+	leaf, _ := schema.Lookup(path...)
+	t := leaf.Node.Type()
+	if lt := t.LogicalType(); lt != nil {
+		return fmt.Sprintf("%s (%s)", t.Kind(), lt)
+	}
+	return t.Kind().String()
 }
 
 // parquetSet accumulates the rows of a split.
@@ -185,6 +265,7 @@ type parquetSet struct {
 	rows                     int      // the rows the footers declare (capacity of the pixel array)
 	bytes                    int64    // the files' size
 	featuresPerSample        int      // fixed by the first row of features; -1 before it
+	ceiling                  budget.Budget
 }
 
 // parquetSpan is the rows of one file.
@@ -195,11 +276,11 @@ type parquetSpan struct {
 
 // readParquet reads every file of a split.
 func (p parquetParams) readParquet(path string) (*pooled, error) {
-	files, err := parquetFiles(path)
+	files, err := p.files(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1}
+	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1, ceiling: p.Budget()}
 	for _, f := range files { // the footers' row counts, to size the pixel array once
 		n, err := parquetRows(f)
 		if err != nil {
@@ -239,7 +320,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 			err = fmt.Errorf("%s: damaged Parquet file (the reader failed: %s)", path, libError(r))
 		}
 	}()
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return err
 	}
@@ -255,6 +336,9 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	cols, err := p.columns(path, pf.Schema())
 	if err != nil {
 		return err
+	}
+	if err := checkPages(fh, pf, p.Budget()); err != nil {
+		return fmt.Errorf("%s: damaged Parquet file: %w", path, err)
 	}
 	r := parquet.NewReader(pf)
 	defer r.Close()
@@ -310,6 +394,66 @@ func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
 	return parquet.OpenFile(r, size)
 }
 
+// checkPages checks the page headers of every column chunk before
+// parquet-go reads them: it allocates the sizes a header declares before
+// reading the page, so a header declaring 2 GiB in a small file took 2 GiB
+// (and the whole address space under a limit). Each header is decoded
+// with parquet-go's Thrift decoder from the bytes of its chunk: a page
+// must fit in what is left of its chunk, and its uncompressed size under
+// the memory ceiling b.
+func checkPages(r io.ReaderAt, pf *parquet.File, b budget.Budget) error {
+	size := pf.Size()
+	for g, rg := range pf.Metadata().RowGroups {
+		for c, chunk := range rg.Columns {
+			md := chunk.MetaData
+			start := md.DataPageOffset
+			if md.DictionaryPageOffset != 0 {
+				start = md.DictionaryPageOffset
+			}
+			end := start + md.TotalCompressedSize
+			if start < 0 || md.TotalCompressedSize < 0 || end > size || end < start {
+				return fmt.Errorf("row group %d column %d: the chunk declares bytes %d to %d, the file holds %d", g, c, start, end, size)
+			}
+			for pos := start; pos < end; {
+				h, n, err := pageHeader(r, pos, end)
+				if err != nil {
+					return fmt.Errorf("row group %d column %d: the page header at byte %d: %s", g, c, pos, libError(err))
+				}
+				if left := end - pos - n; int64(h.CompressedPageSize) > left {
+					return fmt.Errorf("row group %d column %d: the page at byte %d declares %d bytes, its column chunk holds %d more", g, c, pos, h.CompressedPageSize, left)
+				}
+				if err := checkGrowth(pos, uint64(max(h.UncompressedPageSize, 0)), b); err != nil {
+					return fmt.Errorf("row group %d column %d: the page at byte %d declares %d bytes uncompressed: %w", g, c, pos, h.UncompressedPageSize, err)
+				}
+				pos += n + int64(h.CompressedPageSize)
+			}
+		}
+	}
+	return nil
+}
+
+// pageHeader decodes the page header at pos (before end) and returns it
+// and its length, reading a window of the chunk that doubles until the
+// header fits in it.
+func pageHeader(r io.ReaderAt, pos, end int64) (*format.PageHeader, int64, error) {
+	for window := int64(4 << 10); ; window *= 2 {
+		window = min(window, end-pos)
+		buf := make([]byte, window)
+		if _, err := r.ReadAt(buf, pos); err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
+		}
+		rd := new(thrift.CompactProtocol).NewReaderFromBytes(buf)
+		h := new(format.PageHeader)
+		err := thrift.NewDecoder(rd).Decode(h)
+		if err == nil {
+			return h, window - int64(rd.Reader().(*bytes.Reader).Len()), nil
+		}
+		if window == end-pos || window >= 1<<20 { // no page header is a megabyte long
+			return nil, 0, err
+		}
+	}
+}
+
 // stopReaderAt stops the Parquet reader's reads once the read context
 // ends (see SetReadContext).
 type stopReaderAt struct{ r io.ReaderAt }
@@ -342,8 +486,11 @@ func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Ro
 				continue
 			}
 			if v.IsNull() {
-				if c.list {
+				if c.list && v.DefinitionLevel() != c.nullElement {
 					continue // an empty list
+				}
+				if c.list {
+					return fmt.Errorf("feature column %s: value %d of the list is null", echo(c.names[k]).quoted(), len(feats))
 				}
 				return fmt.Errorf("feature column %s is null", echo(c.names[k]).quoted())
 			}
@@ -434,15 +581,24 @@ func (s *parquetSet) addImage(b []byte, row int) error {
 		s.pendingRows = append(s.pendingRows, row)
 		return nil
 	}
+	cfg, format, channels, err := imageConfig(b)
+	if err != nil {
+		return err
+	}
+	// the decoded image takes up to 8 bytes a pixel (16-bit RGBA): its
+	// declared size is checked before it is decoded
+	if cfg.Width*cfg.Height > maxImagePixels {
+		return fmt.Errorf("the %s image declares %d×%d pixels, more than fedlab decodes (%d pixels: 8192×8192)", format, cfg.Width, cfg.Height, maxImagePixels)
+	}
+	if err := checkGrowth(0, uint64(cfg.Width)*uint64(cfg.Height)*8, s.ceiling); err != nil {
+		return fmt.Errorf("the %s image declares %d×%d pixels: %w", format, cfg.Width, cfg.Height, err)
+	}
 	img, _, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("the image does not decode (%d bytes): %s", len(b), libError(err))
 	}
 	r := img.Bounds()
-	s.imageH, s.imageW, s.channels = r.Dy(), r.Dx(), 3
-	if _, grey := img.(*image.Gray); grey {
-		s.channels = 1
-	}
+	s.imageH, s.imageW, s.channels = r.Dy(), r.Dx(), channels
 	s.p.features = s.imageH * s.imageW * s.channels
 	// a damaged footer may declare any count: trust it up to 64 pixel
 	// bytes per byte of file (PNG compresses 28×28 digits about 1.6 times)
@@ -450,7 +606,43 @@ func (s *parquetSet) addImage(b []byte, row int) error {
 		s.p.pix = slices.Grow(s.p.pix, s.rows*s.p.features)
 	}
 	s.p.pix = append(s.p.pix, make([]byte, s.p.features)...)
-	return s.pixels(img, "", s.p.pix[len(s.p.pix)-s.p.features:])
+	return s.pixels(img, format, s.p.pix[len(s.p.pix)-s.p.features:])
+}
+
+// maxImagePixels bounds the pixels of an image column's image.
+const maxImagePixels = 8192 * 8192
+
+// imageConfig reads an encoded image's header (image.DecodeConfig): its
+// size, format and channels (1 grey, 3 colour), refusing 16-bit images
+// (fedlab keeps a byte a channel). A PNG's colour type decides grey or
+// colour: grey and grey with alpha are grey, a palette is grey when every
+// colour in it is; a JPEG is grey when it has one component.
+func imageConfig(b []byte) (image.Config, string, int, error) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return cfg, format, 0, fmt.Errorf("the image does not decode (%d bytes): %s", len(b), libError(err))
+	}
+	switch m := cfg.ColorModel.(type) {
+	case color.Palette:
+		for _, c := range m {
+			if r, g, b, _ := c.RGBA(); r != g || g != b {
+				return cfg, format, 3, nil
+			}
+		}
+		return cfg, format, 1, nil
+	}
+	switch cfg.ColorModel {
+	case color.GrayModel:
+		return cfg, format, 1, nil
+	case color.Gray16Model, color.RGBA64Model, color.NRGBA64Model:
+		return cfg, format, 0, fmt.Errorf("a 16-bit %s image: fedlab reads 8-bit images (a byte a channel); save them 8-bit", format)
+	}
+	// a PNG's colour type, byte 25 (after the signature and IHDR's length,
+	// name, width, height and bit depth): 4 is grey with alpha
+	if format == "png" && len(b) > 25 && string(b[12:16]) == "IHDR" && b[25] == 4 {
+		return cfg, format, 1, nil
+	}
+	return cfg, format, 3, nil
 }
 
 // flush decodes the queued images on every core, in place at the end of
@@ -469,7 +661,19 @@ func (s *parquetSet) flush(path string) error {
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
-				img, format, err := image.Decode(bytes.NewReader(s.pending[k]))
+				cfg, format, channels, err := imageConfig(s.pending[k])
+				switch {
+				case err != nil:
+					errs[k] = err
+				case cfg.Width != s.imageW || cfg.Height != s.imageH:
+					errs[k] = fmt.Errorf("a %d×%d %s image, earlier images %d×%d", cfg.Width, cfg.Height, format, s.imageW, s.imageH)
+				case channels != s.channels:
+					errs[k] = fmt.Errorf("a %s %s image, earlier images %s", greyOrColour(channels), format, greyOrColour(s.channels))
+				}
+				if errs[k] != nil {
+					continue
+				}
+				img, _, err := image.Decode(bytes.NewReader(s.pending[k]))
 				if err != nil {
 					errs[k] = fmt.Errorf("the image does not decode (%d bytes): %s", len(s.pending[k]), libError(err))
 					continue
@@ -488,9 +692,17 @@ func (s *parquetSet) flush(path string) error {
 	return nil
 }
 
-// pixels writes a decoded image's bytes into dst: grey images one plane,
-// others three planes R, G, B (alpha dropped), each row-major. The image
-// must have the split's size, and be grey if the split's images are.
+// greyOrColour names an image's channels.
+func greyOrColour(channels int) string {
+	if channels == 1 {
+		return "grey"
+	}
+	return "colour"
+}
+
+// pixels writes a decoded image's bytes into dst: grey images (checked by
+// imageConfig) one plane, others three planes R, G, B (alpha dropped),
+// each row-major. The image must have the split's size.
 func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
 	r := img.Bounds()
 	h, w := r.Dy(), r.Dx()
@@ -503,8 +715,12 @@ func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
 		for y := range h {
 			copy(dst[y*w:(y+1)*w], g.Pix[y*g.Stride:y*g.Stride+w])
 		}
-	case s.channels == 1:
-		return fmt.Errorf("a colour %s image, earlier images grey", format)
+	case s.channels == 1: // a grey palette, or grey with alpha (dropped): R = G = B
+		for y := range h {
+			for x := range w {
+				dst[y*w+x] = color.NRGBAModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.NRGBA).R
+			}
+		}
 	default:
 		plane := h * w
 		for y := range h {
@@ -523,36 +739,30 @@ func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
 // loading then says why). Every row counts: labels filters the rows read
 // in place, so this stays an upper bound.
 func (p parquetParams) Memory() (uint64, string) {
-	var s size
-	for i, path := range []string{p.Path, p.Test} {
-		if path == "" {
-			continue
-		}
-		files, err := parquetFiles(path)
+	return declareSplits([2]string{p.Path, p.Test}, [2]string{"training rows", "test rows"}, func(_ int, path string) (splitMemory, bool) {
+		files, err := p.files(path)
 		if err != nil {
-			return 0, ""
+			return splitMemory{}, false
 		}
 		var n int64
 		for _, f := range files {
 			k, err := parquetRows(f)
 			if err != nil {
-				return 0, ""
+				return splitMemory{}, false
 			}
 			n += k
 		}
 		width, err := p.firstWidth(files)
 		if err != nil {
-			return 0, ""
+			return splitMemory{}, false
 		}
-		s.name([]string{"training rows", "test rows"}[i], n, "features", width)
 		rows := int(min(n, math.MaxInt32))
+		m := splitMemory{n: n, width: width, bytes: sampleBytes(rows, width, 0)}
 		if p.Image != "" {
-			s.bytes += pixelBytes(rows, width, budget.Product(rows, width)) // and the pixel bytes read
-		} else {
-			s.bytes += sampleBytes(rows, width, 0)
+			m.bytes = pixelBytes(rows, width, budget.Product(rows, width)) // and the pixel bytes read
 		}
-	}
-	return s.result()
+		return m, true
+	})
 }
 
 // parquetRows is the row count in a file's footer.
@@ -562,7 +772,7 @@ func parquetRows(path string) (n int64, err error) {
 			err = fmt.Errorf("damaged Parquet file")
 		}
 	}()
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return 0, err
 	}
@@ -585,7 +795,7 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 			err = fmt.Errorf("damaged Parquet file")
 		}
 	}()
-	fh, err := os.Open(files[0])
+	fh, err := openData(files[0])
 	if err != nil {
 		return 0, err
 	}
@@ -602,13 +812,16 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := checkPages(fh, pf, p.Budget()); err != nil {
+		return 0, err
+	}
 	r := parquet.NewReader(pf)
 	defer r.Close()
 	rows := make([]parquet.Row, 1)
 	if n, err := r.ReadRows(rows); n == 0 {
 		return 0, fmt.Errorf("no rows: %v", err)
 	}
-	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1}
+	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1, ceiling: p.Budget()}
 	if err := p.addRow(s, cols, rows[0], 0); err != nil {
 		return 0, err
 	}

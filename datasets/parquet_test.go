@@ -170,7 +170,7 @@ func TestParquetErrors(t *testing.T) {
 		{map[string]any{"path": solo, "client": "writer_id", "partition": "natural"}, "the client column \"writer_id\" names one writer (\"solo\")"},
 		{map[string]any{"path": bad}, "bad.parquet row 2: label 7 is not a class in 0..2 (classes = 3)"},
 		{map[string]any{"path": cut}, cut + ": not a Parquet file, or truncated"},
-		{map[string]any{"label": "nope"}, path + ": no column \"nope\" (columns: image.bytes, image.path, writer_id, character)"},
+		{map[string]any{"label": "nope"}, path + ": no column \"nope\" for the label (columns: image.bytes, image.path, writer_id, character)"},
 		{map[string]any{"features": "character"}, "give image (a column of encoded images) or features (numeric columns), one of them"},
 		{map[string]any{"client": "writer_id"}, "client = \"writer_id\" names each row's writer, which only partition = \"natural\" uses"},
 	} {

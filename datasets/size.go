@@ -43,6 +43,37 @@ func (s *size) sparse(clients, rows, nnz int) {
 // result returns the size and its named values.
 func (s *size) result() (uint64, string) { return s.bytes, strings.Join(s.named, ", ") }
 
+// splitMemory is what a split's files declare: n rows of width
+// features, the bytes they take, and the values that decide them ("key",
+// value, …).
+type splitMemory struct {
+	n     int64
+	width int
+	bytes uint64
+	notes []any
+}
+
+// declareSplits declares the memory of a reader's training and test
+// splits (a path "" is skipped), each as split reads it from its files'
+// heads (false: they cannot be read; loading then says why), named with
+// nouns[0] and nouns[1] ("training rows", "test rows") and its features.
+func declareSplits(paths, nouns [2]string, split func(i int, path string) (splitMemory, bool)) (uint64, string) {
+	var s size
+	for i, path := range paths {
+		if path == "" {
+			continue
+		}
+		m, ok := split(i, path)
+		if !ok {
+			return 0, ""
+		}
+		s.name(nouns[i], m.n, "features", m.width)
+		s.name(m.notes...)
+		s.bytes = budget.Sum(s.bytes, m.bytes)
+	}
+	return s.result()
+}
+
 // denseSize is the memory of clients × rows dense samples of width
 // features, with the values kv ("key", value, …) named.
 func denseSize(clients, rows, width int, kv ...any) (uint64, string) {

@@ -6,7 +6,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,7 +80,7 @@ func LoadSVMLight(path string, features int, zeroBased bool) (*Table, error) {
 
 // loadSVMLight is LoadSVMLight stopping at the memory ceiling b.
 func loadSVMLight(path string, features int, zeroBased bool, b budget.Budget) (*Table, error) {
-	fh, err := os.Open(path)
+	fh, err := openData(path)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,8 @@ type page struct {
 	ScriptNote                  string // where the script came from, or why it is missing
 	Calls                       []callView
 	Problems                    []problemRun
-	Unmoved                     []problemRun // runs whose model did not move
+	Unmoved                     []problemRun   // runs whose model did not move
+	Claims                      *rundir.Claims // the verdicts of the script's claims, as its last session judged them
 	Generated                   string
 }
 
@@ -119,6 +120,7 @@ func Write(w io.Writer, dir string, opts Options) error {
 	if l.Others != "" {
 		pg.ScriptNote += "; " + strings.ReplaceAll(l.Others, "\n", " ")
 	}
+	pg.Claims = m.Claims
 	var total time.Duration
 	titles := Titles(m)
 	sweepOf := map[int][]int{} // call → the calls of its halving sweep

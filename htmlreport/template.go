@@ -10,6 +10,7 @@ import (
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"cell": func(g report.Grid, i, j int) string { return g.CellText(i, j) },
 	"key":  func(g report.Grid, j int) bool { return j < g.Keys },
+	"inc":  func(i int) int { return i + 1 },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -49,6 +50,7 @@ nav ul { columns: 2; }
 </table>
 <nav><ul>
 <li><a href="#script">Script</a></li>
+{{if .Claims}}<li><a href="#claims">Claims</a></li>{{end}}
 {{range .Calls}}<li><a href="#{{.Anchor}}">{{.Title}}</a></li>
 {{end}}<li><a href="#problems">Diverged and failed runs</a></li>
 {{if .Unmoved}}<li><a href="#unmoved">Runs whose model did not move</a></li>{{end}}
@@ -57,6 +59,15 @@ nav ul { columns: 2; }
 <h2 id="script">Script</h2>
 <p class="note">{{.ScriptNote}}</p>
 {{if .Script}}<pre>{{.Script}}</pre>{{end}}
+{{with .Claims}}
+<h2 id="claims">Claims</h2>
+<p class="note">The script's claims (fedlab.claim) as its last session judged them: {{.Holds}} hold, {{.Fails}} fail, {{.NotEvaluated}} not evaluated. <code>fedlab claims DIR</code> judges them again from the stored runs.</p>
+<table>
+<thead><tr><th>#</th><th>claim</th><th>source</th><th>verdict</th><th>measured</th></tr></thead>
+<tbody>{{range $i, $c := .Results}}<tr><td class="num">{{inc $i}}</td><td>{{$c.Text}} <span class="note">({{$c.Where}})</span></td><td>{{$c.Source}}</td><td{{if ne (printf "%s" $c.Verdict) "holds"}} class="bad"{{end}}>{{$c.Verdict}}</td><td>{{$c.Measured}}{{if $c.Why}}why: {{$c.Why}}{{end}}</td></tr>
+{{end}}</tbody>
+</table>
+{{end}}
 
 {{range .Calls}}
 <h2 id="{{.Anchor}}">{{.Title}}</h2>

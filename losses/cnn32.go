@@ -14,7 +14,9 @@ import (
 // A chunk's samples go through each layer together: a convolution is an
 // im2col (rows = the output pixels of a group of samples, see colGroup) and
 // a GEMM with the kernel per group, its gradients two GEMMs and a col2im per
-// group; the dense layers are GEMMs over the chunk (dense32). All buffers
+// group; the dense layers are GEMMs over the chunk (dense32). A layer with
+// few input channels keeps the chunk's im2col matrix from forward for
+// backward instead of building it twice (keepCol). All buffers
 // are sized on first use, so later calls do not allocate.
 type cnnEval32 struct {
 	cnnShape
@@ -23,6 +25,8 @@ type cnnEval32 struct {
 	w32, g32  []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
 	x         []float32   // a chunk's input images, channels last
 	col, dcol []float32   // im2col matrix of a group of samples (colGroup) and its gradient
+	pad       []float32   // a zero-padded input image of im2col32
+	keep      [][]float32 // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
 	out       [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
 	dout      []float32   // gradient at a convolution's output
 	pooled    [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
@@ -42,7 +46,8 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.w32, e.g32 = make([]float32, e.dim), make([]float32, e.dim)
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
-	maxCol, maxOut := 0, 0
+	e.keep = make([][]float32, n)
+	maxCol, maxOut, maxPad := 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
 		e.pooled[i] = make([]float32, cnnChunk*g.poolSize())
@@ -50,10 +55,15 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		if i > 0 {
 			e.din[i] = make([]float32, cnnChunk*g.inSize())
 		}
+		if keepCol(g) {
+			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
+		}
 		maxCol = max(maxCol, colGroup(g)*g.patch()*g.ho*g.wo)
 		maxOut = max(maxOut, cnnChunk*g.outSize())
+		maxPad = max(maxPad, padSize(g))
 	}
 	e.col, e.dcol, e.dout = make([]float32, maxCol), make([]float32, maxCol), make([]float32, maxOut)
+	e.pad = make([]float32, maxPad)
 	e.head = newDense32("cnn", e.sizes, e.kernels[n:], e.biases[n:], cnnChunk, true)
 }
 
@@ -114,8 +124,8 @@ func (e *cnnEval32) forward(x []float32, m int) {
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
-			col, out := e.col[:n*P*patch], e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
-			im2col32(g, in[s0*g.inSize():], n, col)
+			col, out := e.colOf(li, s0, n), e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
+			im2col32(g, in[s0*g.inSize():], n, col, e.pad)
 			e.gemm.Do(false, true, n*P, g.cout, patch, 1, col, patch, of32(e.kernels[li], e.w32), patch, 0, out, g.cout)
 		}
 		maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
@@ -148,12 +158,18 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 		dp = dp[:m*g.poolSize()]
 		dout := e.dout[:rows*g.cout]
-		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout, of32(e.biases[li], e.g32))
+		run := 1 // see unpool32
+		if li == nc-1 {
+			run = g.hp * g.wp
+		}
+		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout, of32(e.biases[li], e.g32), run)
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
-			col, dg := e.col[:n*P*patch], dout[s0*P*g.cout:(s0+n)*P*g.cout]
-			im2col32(g, in[s0*g.inSize():], n, col)
+			col, dg := e.colOf(li, s0, n), dout[s0*P*g.cout:(s0+n)*P*g.cout]
+			if e.keep[li] == nil { // else forward left the chunk's im2col matrix in keep
+				im2col32(g, in[s0*g.inSize():], n, col, e.pad)
+			}
 			e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
 			if li == 0 {
 				continue
@@ -164,6 +180,29 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 	}
 }
+
+// colOf is the im2col matrix of samples s0..s0+n−1 of the chunk at layer
+// li: its part of keep[li] if the layer keeps it, else the shared col.
+func (e *cnnEval32) colOf(li, s0, n int) []float32 {
+	g := e.geo[li]
+	size := g.ho * g.wo * g.patch()
+	if e.keep[li] != nil {
+		return e.keep[li][s0*size : (s0+n)*size]
+	}
+	return e.col[:n*size]
+}
+
+// keepColChannels is the largest number of input channels of a layer whose
+// im2col matrix forward keeps for backward. With few channels im2col copies
+// runs of a few floats, which costs about as much as the products reading
+// them (LeNet-5's 1- and 6-channel layers, a first layer on RGB images);
+// with more, the copies are long and cheap next to the products, and
+// rebuilding the matrix in the L2 cache beats keeping a chunk's (it grows
+// with the channels).
+const keepColChannels = 8
+
+// keepCol reports whether layer g keeps its im2col matrix (keepColChannels).
+func keepCol(g convGeom) bool { return g.cin <= keepColChannels }
 
 // colBudget bounds the im2col matrix (floats) of a group of samples, so
 // that it stays in the L2 cache between im2col and the GEMMs reading it.

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/gemm32"
 	"github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/registry"
 )
@@ -116,7 +117,11 @@ func TestCNN32Empty(t *testing.T) {
 // the first call.
 func TestCNN32NoAllocations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 12))
-	d := randData(rng, 70, 784, func(int) float64 { return float64(rng.IntN(10)) })
+	n := 70
+	if testing.Short() {
+		n = 40 // still one full chunk of 32 samples and a partial one
+	}
+	d := randData(rng, n, 784, func(int) float64 { return float64(rng.IntN(10)) })
 	for name, net := range map[string]losses.CNN{"lenet5": lenet5, "fedda4": fedda4} {
 		lay := layout(t, net, fed(d, 10))
 		ev := f32(net).NewEvaluator(lay)
@@ -129,7 +134,7 @@ func TestCNN32NoAllocations(t *testing.T) {
 			"accuracy":   func() { ev.(core.Predictor).Accuracy(w, d) },
 		} {
 			f()
-			if a := testing.AllocsPerRun(5, f); a != 0 {
+			if a := testing.AllocsPerRun(allocRuns(5), f); a != 0 {
 				t.Errorf("%s %s: %g allocations per call", name, what, a)
 			}
 		}
@@ -244,4 +249,57 @@ func TestCNN32Registry(t *testing.T) {
 func BenchmarkCNNSamplesFloat32(b *testing.B) {
 	b.Run("lenet5", func(b *testing.B) { benchSamples(b, f32(lenet5)) })
 	b.Run("fedda-cnn4-32", func(b *testing.B) { benchSamples(b, f32(fedda4)) })
+}
+
+// The float32 CNN's loss and gradient are bit-identical whichever assembly
+// GEMM kernels run (AVX-512 or AVX2, forced in turn), for LeNet-5 and the
+// 4-layer CNN with 64 filters on three-channel images, whose products
+// have tiles of 32 columns for the wide kernel.
+func TestCNN32KernelsBitIdentical(t *testing.T) {
+	var sets []string
+	for _, name := range gemm32.Available() {
+		if name != "go" {
+			sets = append(sets, name)
+		}
+	}
+	if len(sets) < 2 {
+		t.Skipf("this CPU runs only the GEMM kernels %v: nothing to compare", gemm32.Available())
+	}
+	defer gemm32.SetKernels(gemm32.Kernels())
+	rng := rand.New(rand.NewPCG(50, 51))
+	for _, c := range []struct {
+		name      string
+		net       losses.CNN
+		features  int
+		classes   int
+		batchSize int
+	}{
+		{"lenet5", lenet5, 784, 62, 16},
+		{"cnn4-64-c3", losses.CNN{InChannels: 3, Channels: []int{64, 64, 64, 64}, Kernel: 3, Padding: []int{1}, Pool: 2}, 3 * 32 * 32, 10, 40},
+	} {
+		d := randData(rng, 50, c.features, func(int) float64 { return float64(rng.IntN(c.classes)) })
+		lay := layout(t, f32(c.net), fed(d, c.classes))
+		w := randVec(rng, lay.Dim(), 0.1)
+		idx := batch(rng, c.batchSize, d.N)
+		var v0 float64
+		var g0 []float64
+		for _, name := range sets {
+			if _, err := gemm32.SetKernels(name); err != nil {
+				t.Fatal(err)
+			}
+			v, g := evalGrad(f32(c.net).NewEvaluator(lay), w, d, idx)
+			if g0 == nil {
+				v0, g0 = v, g
+				continue
+			}
+			if math.Float64bits(v) != math.Float64bits(v0) {
+				t.Errorf("%s: loss %v with %s kernels, %v with %s", c.name, v, name, v0, sets[0])
+			}
+			for i := range g {
+				if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
+					t.Fatalf("%s: gradient[%d] = %v with %s kernels, %v with %s", c.name, i, g[i], name, g0[i], sets[0])
+				}
+			}
+		}
+	}
 }

@@ -16,49 +16,63 @@ import (
 
 // im2col32 writes the patches of the m images in (geometry g, channels
 // last) as the rows of col: row (s·ho + y)·wo + x holds in[s][y+i−p][x+j−p][c]
-// at column (i·k + j)·cin + c, zero outside the image.
-func im2col32(g convGeom, in []float32, m int, col []float32) {
-	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+// at column (i·k + j)·cin + c, zero outside the image. With padding, each
+// image is first copied into pad (at least padSize(g) floats) with its
+// border of zeros, so that every kernel row is one run of k·cin values.
+func im2col32(g convGeom, in []float32, m int, col, pad []float32) {
+	patch, kc := g.patch(), g.k*g.cin
+	line := (g.w + 2*g.p) * g.cin // a row of the padded image
 	for s := range m {
 		img := in[s*g.inSize() : (s+1)*g.inSize()]
+		if g.p > 0 {
+			img = padImage(g, img, pad)
+		}
 		for y := range g.ho {
+			rows := col[(s*g.ho+y)*g.wo*patch:][:g.wo*patch]
 			for x := range g.wo {
-				row := col[((s*g.ho+y)*g.wo+x)*patch:][:patch]
-				x0 := x - g.p
+				row := rows[x*patch:][:patch]
+				src := img[y*line+x*g.cin:]
 				for i := range g.k {
-					dst := row[i*kc : (i+1)*kc]
-					iy := y + i - g.p
-					if iy < 0 || iy >= g.h {
-						clear(dst)
-						continue
-					}
-					src := img[iy*line : (iy+1)*line]
-					if x0 >= 0 && x0+g.k <= g.w {
-						copy32(dst, src[x0*g.cin:])
-						continue
-					}
-					for j := range g.k {
-						if ix := x0 + j; ix >= 0 && ix < g.w {
-							copy32(dst[j*g.cin:(j+1)*g.cin], src[ix*g.cin:])
-						} else {
-							clear(dst[j*g.cin : (j+1)*g.cin])
-						}
-					}
+					copy32(row[i*kc:(i+1)*kc], src[i*line:])
 				}
 			}
 		}
 	}
 }
 
-// copy32 copies src[:len(dst)] to dst: the kernel rows of 3 and 5 values
-// of single-channel layers as fixed-size array moves, other short rows by
-// a loop, long ones by copy (cheaper than memmove calls for a few values).
+// padSize is the size of the padded image of im2col32.
+func padSize(g convGeom) int { return (g.h + 2*g.p) * (g.w + 2*g.p) * g.cin }
+
+// padImage copies the image img of geometry g (channels last) into pad
+// with a border of g.p zeros on each side and returns the padded image.
+func padImage(g convGeom, img, pad []float32) []float32 {
+	line, row := (g.w+2*g.p)*g.cin, g.w*g.cin
+	pad = pad[:padSize(g)]
+	clear(pad[:g.p*line+g.p*g.cin])
+	for y := range g.h {
+		at := (y+g.p)*line + g.p*g.cin
+		copy(pad[at:at+row], img[y*row:(y+1)*row])
+		end := min(len(pad), at+row+2*g.p*g.cin) // the right border and the next row's left one
+		clear(pad[at+row : end])
+	}
+	clear(pad[(g.h+g.p)*line:])
+	return pad
+}
+
+// copy32 copies src[:len(dst)] to dst: the kernel rows of single- and
+// three-channel layers (3, 5, 9, 15 values) as fixed-size array moves,
+// other short rows by a loop, long ones by copy (cheaper than memmove calls
+// for a few values).
 func copy32(dst, src []float32) {
 	switch n := len(dst); {
 	case n == 3:
 		*(*[3]float32)(dst) = *(*[3]float32)(src)
 	case n == 5:
 		*(*[5]float32)(dst) = *(*[5]float32)(src)
+	case n == 9:
+		*(*[9]float32)(dst) = *(*[9]float32)(src)
+	case n == 15:
+		*(*[15]float32)(dst) = *(*[15]float32)(src)
 	case n > 16:
 		copy(dst, src)
 	default:
@@ -131,6 +145,10 @@ func maxPool32(g convGeom, out, b []float32, m int, pooled []float32, arg []int3
 	if planar {
 		stride = g.hp * g.wp
 	}
+	if g.pool == 2 && (planar || g.cout < 8) {
+		maxPool2(g, out, b, m, pooled, arg, stride)
+		return
+	}
 	for s := range m {
 		for y := range g.hp {
 			for x := range g.wp {
@@ -156,6 +174,44 @@ func maxPool32(g convGeom, out, b []float32, m int, pooled []float32, arg []int3
 			}
 		}
 	}
+}
+
+// maxPool2 is maxPool32 for 2×2 windows, channel by channel, with channel
+// c's maximum at pooled[o + c·stride] of output pixel o: for few channels
+// (and the planar last layer) four selects per channel cost less than a
+// call to argmax32.Fold per window pixel.
+func maxPool2(g convGeom, out, b []float32, m int, pooled []float32, arg []int32, stride int) {
+	C, next := g.cout, g.wo*g.cout // next: the window's second row
+	for s := range m {
+		for y := range g.hp {
+			for x := range g.wp {
+				o := ((s*g.hp+y)*g.wp + x) * C
+				if stride > 1 {
+					o = s*g.poolSize() + y*g.wp + x
+				}
+				a := ((s*g.ho+2*y)*g.wo + 2*x) * C
+				w := out[a : a+next+2*C]
+				for c, bc := range b[:C] {
+					best, at := w[c], uint32(a+c)
+					best, at = pick32(best, at, w[C+c], uint32(a+C+c))
+					best, at = pick32(best, at, w[next+c], uint32(a+next+c))
+					best, at = pick32(best, at, w[next+C+c], uint32(a+next+C+c))
+					pooled[o+c*stride] = max(0, best+bc)
+					arg[o+c*stride] = int32(at)
+				}
+			}
+		}
+	}
+}
+
+// pick32 returns (v, i) if v > best, else (best, at), by masks instead of
+// a branch (as argmax32.Fold): ties and a NaN v keep best.
+func pick32(best float32, at uint32, v float32, i uint32) (float32, uint32) {
+	var m uint32
+	if v > best {
+		m = math.MaxUint32
+	}
+	return math.Float32frombits(math.Float32bits(best)&^m | math.Float32bits(v)&m), at&^m | i&m
 }
 
 // poolPixel folds one window pixel's channel values v (at index a of the
@@ -190,13 +246,13 @@ func poolPixelStrided(v []float32, a int, best []float32, arg []int32, stride in
 // each pooled gradient dp[o] goes to its maximum a = arg[o] where the ReLU
 // was active (out[a] + b[channel] > 0). It adds the bias gradient, the sum
 // of dout over each channel, to gb (summed here over the fewer pooled
-// entries).
-func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32) {
+// entries, in the order of o). The channel of dp[o] is ⌊o/run⌋ mod
+// len(b): run is 1 for channels-last pooled maps, Hp·Wp for planar ones.
+func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32, run int) {
 	clear(dout)
-	cout := int32(len(b))
+	c, left := 0, run // channel of dp[o], entries left in its run
 	for o, v := range dp {
 		a := arg[o]
-		c := a % cout
 		var keep uint32 // all ones where the ReLU was active: a select, not a branch
 		if out[a]+b[c] > 0 {
 			keep = math.MaxUint32
@@ -204,5 +260,11 @@ func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32) {
 		v = math.Float32frombits(math.Float32bits(v) & keep)
 		dout[a] += v
 		gb[c] += v
+		if left--; left == 0 {
+			left = run
+			if c++; c == len(b) {
+				c = 0
+			}
+		}
 	}
 }

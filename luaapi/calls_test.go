@@ -27,6 +27,8 @@ var callScripts = map[string]string{
 	"fedlab.plot":          "fedlab.plot(run, { metric = 'test_objective', %s })",
 	"fedlab.plot hline":    "fedlab.plot(run, { metric = 'test_objective', hline = { value = 1, %s } })",
 	"fedlab.xyplot":        "fedlab.xyplot{ file = 'x', series = {}, %s }",
+	"fedlab.claim":         "fedlab.claim{ text = 'x', runs = run, label = 'test_gd', metric = 'test_objective', at = 1, at_least = 0, %s }",
+	"fedlab.claim equals":  "fedlab.claim{ text = 'x', runs = run, label = 'test_gd', metric = 'test_objective', at = 1, equals = { label = 'test_gd', metric = 'test_objective', at = 1, %s }, tol = 0 }",
 	"fedlab.xyplot series": "fedlab.xyplot{ file = 'x', series = { { label = 'a', x = { 1 }, y = { 2 }, %s } } }",
 }
 

@@ -33,6 +33,7 @@ func (in *interp) install() {
 		"model":       in.fnModel,
 		"stages":      in.fnStages,
 		"params":      in.fnParams,
+		"claim":       in.fnClaim,
 	} {
 		fedlab.RawSetString(name, in.protect(f))
 	}

@@ -21,7 +21,7 @@ func TestEveryRunDirectoryEntryIsReserved(t *testing.T) {
 		} {
 			for _, unsafe := range []bool{false, true} {
 				dir, err := sandboxScript(t, run+call+"\n", Options{Unsafe: unsafe})
-				want := `is reserved in the run directory (fedlab keeps manifest.json, records.csv, script.lua, fedlab.lock, results, models, optima, plots, report.html, checkpoints there)`
+				want := `is reserved in the run directory (fedlab keeps manifest.json, records.csv, script.lua, fedlab.lock, results, models, optima, plots, report.html, checkpoints, claims.json there)`
 				if err == nil || !strings.HasPrefix(err.Error(), "script.lua:4: ") || !strings.Contains(err.Error(), want) {
 					t.Errorf("%s (unsafe %v): error %v, want script.lua:4: … %s", call, unsafe, err, want)
 				}

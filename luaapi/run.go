@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fedlab/fedlab/claims"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/plan"
@@ -70,6 +71,11 @@ type Options struct {
 	// numbers and no file is written: Out only places the output paths
 	// the script names, and no run directory is opened.
 	DryRun bool
+	// Width is the width the claims table wraps to (0: 100 columns).
+	Width int
+	// replay, set by Claims, is the run directory whose stored runs the
+	// script reads: nothing is computed or written there.
+	replay *replay
 }
 
 // interp is the state of one script.
@@ -86,10 +92,11 @@ type interp struct {
 	// the script resolve against it; workDir is the working directory,
 	// against which paths typed on the command line resolve (paths.go)
 	scriptDir, workDir string
-	guard              *guard        // interruption and memory ceiling (guard.go)
-	dry                *dryRun       // the dry run's account; nil when runs are computed (dryrun.go)
-	raised             raised        // the last non-string error value and its line (errors.go)
-	threads            []*lua.LState // idle threads of pcall (confine.go)
+	guard              *guard          // interruption and memory ceiling (guard.go)
+	dry                *dryRun         // the dry run's account; nil when runs are computed (dryrun.go)
+	raised             raised          // the last non-string error value and its line (errors.go)
+	threads            []*lua.LState   // idle threads of pcall (confine.go)
+	claims             []claims.Result // the verdicts of the script's fedlab.claim calls (claim.go)
 }
 
 // RunFile runs the Lua script at path in the run directory opts.Out and
@@ -103,6 +110,13 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if err != nil {
 		return rundir.Summary{}, err
 	}
+	sum, _, err := runSource(path, src, opts)
+	return sum, err
+}
+
+// runSource runs the script src read from path and returns the summary of
+// its runs and the verdicts of its claims.
+func runSource(path string, src []byte, opts Options) (rundir.Summary, []claims.Result, error) {
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
@@ -111,7 +125,10 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	}
 	workDir, err := os.Getwd()
 	if err != nil {
-		return rundir.Summary{}, err
+		return rundir.Summary{}, nil, err
+	}
+	if opts.replay != nil {
+		workDir = opts.replay.workDir
 	}
 	limits := plan.NewLimits(opts.MaxMemory, opts.Jobs) // the memory ceiling, computed once
 	g := newGuard(opts, limits.Ceiling())
@@ -119,7 +136,7 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	sum := sha256.Sum256(src)
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return rundir.Summary{}, err
+		return rundir.Summary{}, nil, err
 	}
 	inv := &rundir.Invocation{CommandLine: opts.CommandLine, WorkDir: workDir, Set: opts.ArgText}
 	if len(opts.CommandLine) > 0 {
@@ -138,9 +155,12 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if opts.DryRun {
 		out = ""
 	}
+	if opts.replay != nil {
+		out, dopts.Replay, dopts.Source, dopts.Invocation = "", opts.replay.dir, nil, nil
+	}
 	dir, err := rundir.Open(out, dopts)
 	if err != nil {
-		return rundir.Summary{}, err
+		return rundir.Summary{}, nil, err
 	}
 	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), workDir: workDir, builder: plan.NewBuilder(), guard: g,
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
@@ -160,8 +180,12 @@ func RunFile(path string, opts Options) (rundir.Summary, error) {
 	if in.dry != nil && runErr == nil {
 		in.dryTotal(filepath.Base(path))
 	}
+	var claimErr error
+	if in.dry == nil && opts.replay == nil {
+		claimErr = in.reportClaims(filepath.Base(path), dir)
+	}
 	summary, err := dir.Finish(runErr)
-	return summary, errors.Join(runErr, err)
+	return summary, in.claims, errors.Join(runErr, claimErr, err)
 }
 
 // run loads and runs the script; a shard's stop wins over the Lua error

@@ -49,10 +49,10 @@ type runState struct {
 func (r *runState) declare(st *core.State) {
 	st.Int("rounds done", &r.done)
 	st.Int("stage", &r.stage)
-	st.Int64("carried up", &r.carry.Up)
-	st.Int64("carried down", &r.carry.Down)
-	st.Int("carried communication rounds", &r.carry.CommRounds)
-	st.Int64("carried samples", &r.carry.Samples)
+	st.Count64("carried up", &r.carry.Up)
+	st.Count64("carried down", &r.carry.Down)
+	st.Count("carried communication rounds", &r.carry.CommRounds)
+	st.Count64("carried samples", &r.carry.Samples)
 	st.Float("divergence base", &r.divBase)
 	st.FloatSlice("initial model", &r.w0)
 	st.FloatSlice("previous model", &r.prev)
@@ -80,6 +80,15 @@ func (p *Pipeline) resume(ck *Checkpointing, columns int) (*runState, error) {
 	}
 	if r.done < before || r.done > before+p.stages[r.stage].Rounds {
 		return nil, fmt.Errorf("checkpoint after round %d in stage %d, which runs rounds %d to %d", r.done, r.stage+1, before+1, before+p.stages[r.stage].Rounds)
+	}
+	dim := p.spec.Problem.Dim()
+	for _, v := range []struct {
+		name string
+		x    []float64
+	}{{"initial model", r.w0}, {"previous model", r.prev}, {"previous average", r.prevAvg}} {
+		if v.x != nil && len(v.x) != dim {
+			return nil, fmt.Errorf("checkpoint field %q has %d entries, the problem's dimension is %d", v.name, len(v.x), dim)
+		}
 	}
 	r.done = before // the stage's engine checkpoint holds the rest
 	for _, rec := range r.records {
@@ -128,7 +137,7 @@ func (w *wrapped) State(st *core.State) {
 	}
 	st.Floats("stage average sum", w.sum)
 	st.Float("stage average weight", &w.weight)
-	st.Int("stage rounds averaged", &w.rounds)
+	st.Count("stage rounds averaged", &w.rounds)
 }
 
 // ClientState declares client c's state through the stage's algorithm

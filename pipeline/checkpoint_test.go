@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
@@ -143,6 +144,40 @@ func TestAPipelineRefusesACheckpointThatIsNotItsOwn(t *testing.T) {
 	}
 	if got, want := resume(pl, "run-a", forged.Bytes()), "cannot resume from the checkpoint: checkpoint holds 1099511627776 records"; got != want {
 		t.Errorf("a forged record count: %q, want %q", got, want)
+	}
+	// a previous model of the wrong length, a negative carried count
+	for _, c := range []struct {
+		carried int64
+		model   []float64
+		want    string
+	}{
+		{0, []float64{1, 2, 3}, `cannot resume from the checkpoint: checkpoint field "previous model" has 3 entries, the problem's dimension is `},
+		{-5, nil, `cannot resume from the checkpoint: checkpoint field "carried up" is -5, a count below 0`},
+	} {
+		forged.Reset()
+		if err := core.WriteCheckpoint(&forged, "run-a", func(st *core.State) {
+			done, stage, n := 9, 1, 0
+			var f float64
+			var inner []byte
+			var v []float64
+			st.Int("rounds done", &done)
+			st.Int("stage", &stage)
+			st.Int64("carried up", &c.carried)
+			st.Int64("carried down", new(int64))
+			st.Int("carried communication rounds", new(int))
+			st.Int64("carried samples", new(int64))
+			st.Float("divergence base", &f)
+			st.FloatSlice("initial model", &v)
+			st.FloatSlice("previous model", &c.model)
+			st.FloatSlice("previous average", &v)
+			st.Int("records", &n)
+			st.Bytes("stage checkpoint", &inner)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := resume(pl, "run-a", forged.Bytes()); !strings.HasPrefix(got, c.want) {
+			t.Errorf("forged: %q, want %q…", got, c.want)
+		}
 	}
 	late, _ := cutAt(t, pl, nil, 20)
 	if got, want := resume(two, "run-a", late), "cannot resume from the checkpoint: checkpoint of stage 4 of a pipeline of 2 stages"; got != want {

@@ -211,12 +211,17 @@ func TestProxNoAlloc(t *testing.T) {
 // TestBruteForce compares each penalty's prox with a derivative-free
 // minimization of ½‖u−z‖² + tψ₁(u) that only evaluates Value. (Constraints
 // are checked against exact characterizations in balls_test.go instead:
-// pattern search stalls at the boundary of a set.)
+// pattern search stalls at the boundary of a set.) Four step sizes per
+// penalty, two under -short.
 func TestBruteForce(t *testing.T) {
 	l := smallLayout()
 	rng := newRNG(7)
+	trials := 4
+	if testing.Short() {
+		trials = 2
+	}
 	for _, c := range allRegularizers()[:7] {
-		for trial := 0; trial < 4; trial++ {
+		for trial := 0; trial < trials; trial++ {
 			z := randVec(rng, l.Dim(), 1.5)
 			step := 0.3 + 0.4*float64(trial)
 			u := prox(c.r, z, step, l)

@@ -73,6 +73,10 @@ type Options struct {
 	// memory only (Open refuses a path), so it leaves no directory that
 	// could be taken for results.
 	DryRun bool
+	// Replay is a run directory read, never written, with an empty path
+	// (see replay.go): its stored runs are reused, and the others are not
+	// computed but get placeholder results, as in a dry run.
+	Replay string
 }
 
 // Dir is a session on a run directory: it executes the runs of the
@@ -188,6 +192,9 @@ func Open(path string, opts Options) (*Dir, error) {
 	if opts.Invocation != nil {
 		inv := *opts.Invocation
 		d.m.Invocation = &inv
+	}
+	if opts.Replay != "" {
+		return d, d.openReplay(path)
 	}
 	if path == "" {
 		return d, nil
@@ -460,7 +467,7 @@ func (d *Dir) ExecuteCall(call Call, jobs []experiment.Job) ([]experiment.Run, e
 		prog = d.progress.Call(callTitle(len(d.m.Calls), call), len(planned), found)
 	}
 	eopts := experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Cohorts: d.opts.Cohorts, Progress: prog,
-		Context: d.opts.Context, DryRun: d.opts.DryRun, Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }}
+		Context: d.opts.Context, DryRun: d.opts.DryRun || d.opts.Replay != "", Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }}
 	if d.path != "" {
 		eopts.Checkpoints, eopts.CheckpointEvery, eopts.KeepCheckpoints = checkpoints{d}, d.opts.CheckpointEvery, d.opts.KeepCheckpoints
 	}
@@ -503,20 +510,21 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 	if st, ok := d.memory[key]; ok {
 		return st, true, nil
 	}
-	if d.path == "" {
+	src := d.readPath()
+	if src == "" {
 		return stored{}, false, nil
 	}
 	if problem := d.tooLarge(resultPath(key), d.previous[key].resultSum().Size); problem != "" {
 		d.notice("%s; running it again", problem)
 		return stored{}, false, nil
 	}
-	st, problem, err := load(d.path, key, d.previous[key].resultSum())
+	st, problem, err := load(src, key, d.previous[key].resultSum())
 	if err != nil {
 		return stored{}, false, err
 	}
 	if problem != "" {
 		if e := d.previous[key]; (problem != resultMissing || e != nil && e.Result != "") && d.opts.Notices != nil {
-			fmt.Fprintf(d.opts.Notices, "fedlab: %s: %s; running it again\n", filepath.Join(d.path, resultPath(key)), problem)
+			fmt.Fprintf(d.opts.Notices, "fedlab: %s: %s; %s\n", filepath.Join(src, resultPath(key)), problem, d.rerun())
 		}
 		return stored{}, false, nil
 	}

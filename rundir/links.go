@@ -20,7 +20,7 @@ const CheckpointsDir = "checkpoints"
 // them, and a script cannot (fedlab.csv, fedlab.save_model and
 // fedlab.plot refuse them, also with --unsafe).
 func Reserved() []string {
-	return []string{ManifestFile, RecordsFile, ScriptCopyFile, LockFile, ResultsDir, ModelsDir, OptimaDir, PlotsDir, ReportFile, CheckpointsDir}
+	return []string{ManifestFile, RecordsFile, ScriptCopyFile, LockFile, ResultsDir, ModelsDir, OptimaDir, PlotsDir, ReportFile, CheckpointsDir, ClaimsFile}
 }
 
 // ownEntries are the names fedlab writes in a run directory.

@@ -84,6 +84,8 @@ type Manifest struct {
 	// resumes, and the final states of completed runs that a longer run
 	// continues (a halving rung's, see keepRungStates).
 	Checkpoints map[string]*CheckpointSum `json:"checkpoints,omitempty"`
+	// Claims are the verdicts of the script's claims (see SetClaims).
+	Claims *Claims `json:"claims,omitempty"`
 }
 
 // FileSum is what a manifest records of a file it lists: its size in

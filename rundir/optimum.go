@@ -75,7 +75,7 @@ type optimumStore struct {
 // id in the directory (nil for a directory kept in memory: every session
 // solves again).
 func (d *Dir) ReferenceStore(id experiment.ProblemID) core.ReferenceStore {
-	if d.path == "" {
+	if d.readPath() == "" {
 		return nil
 	}
 	return &optimumStore{d: d, id: id}
@@ -88,7 +88,8 @@ func (s *optimumStore) key(lambda float64, solver string, set core.SolveSettings
 
 // LoadReference reads the optimum stored for λ, the solver and the settings. A file
 // written by another fedlab build is not used (the solve may differ): the
-// optimum is solved again and replaces it. So is a file whose size and
+// optimum is solved again and replaces it; a replay (Options.Replay) uses
+// it, as it uses the stored runs of that build. So is a file whose size and
 // SHA-256 the manifest does not record as its session stored it (edited,
 // replaced, or written by a session killed before its manifest was), and
 // a link or anything but a regular file in its place, with a notice
@@ -102,8 +103,8 @@ func (s *optimumStore) LoadReference(lambda float64, solver string, set core.Sol
 	}
 	name := stem + ".json"
 	rec := s.d.optimumSum(name)
-	b, err := ReadFile(s.d.path, OptimaDir+"/"+name, rec.Size)
-	path := filepath.Join(s.d.path, OptimaDir, name)
+	b, err := ReadFile(s.d.readPath(), OptimaDir+"/"+name, rec.Size)
+	path := filepath.Join(s.d.readPath(), OptimaDir, name)
 	var refused *RefusedError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -136,7 +137,7 @@ func (s *optimumStore) LoadReference(lambda float64, solver string, set core.Sol
 	if o.Iters < 0 || len(o.W) == 0 {
 		return nil, false, fmt.Errorf("%s is not a stored optimum (iters %d, %d weights); delete it to solve again", path, o.Iters, len(o.W))
 	}
-	if o.Fedlab != Version() {
+	if o.Fedlab != Version() && s.d.path != "" { // a replay reads what the stored runs were measured against
 		return nil, false, nil
 	}
 	return &core.Reference{W: o.W, Objective: o.Objective, Lambda: lambda, Iters: o.Iters,
@@ -156,6 +157,9 @@ func (s *optimumStore) StoreReference(ref *core.Reference, set core.SolveSetting
 	stem, key, err := s.key(ref.Lambda, ref.Solver, set).hash()
 	if err != nil {
 		return err
+	}
+	if s.d.path == "" { // a replay writes nothing
+		return nil
 	}
 	if err := s.d.begin(); err != nil {
 		return err

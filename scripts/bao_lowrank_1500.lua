@@ -27,3 +27,11 @@ local runs = fedlab.compare{ problem = problem, seeds = { 1, 2 }, rounds = 1500,
 fedlab.table(runs, { rounds = { 1000, 1250, 1500 }, transpose = true,
   title = "Fig. 2 continued to 1500 rounds" })
 fedlab.csv(runs, "bao_lowrank_1500.csv")
+
+-- The paper's claims at the authors' 1500 rounds (Fig. 2 caption; docs/lua-api.md, "Claims").
+for _, label in ipairs({ "Fast-FedDA", "C-FedDA", "MC-FedDA", "FedDualAvg" }) do
+  fedlab.claim{ text = "except FedMiD, the methods all recover the true rank of W* (" .. label .. ": rank 16 at round 1500)",
+    source = "Bao et al. Fig. 2", runs = runs, label = label, metric = "rank", at_most = 16, at = 1500 }
+end
+fedlab.claim{ text = "FedMiD does not recover the true rank of W* (rank > 16 at round 1500)", source = "Bao et al. Fig. 2",
+  runs = runs, label = "FedMiD", metric = "rank", at_least = 17, at = 1500 }

@@ -92,4 +92,24 @@ for _, c in ipairs(cases) do
   for _, m in ipairs(metrics) do
     fedlab.plot(sw, { metric = m, file = c.file .. "_" .. m, log = (m == "train_loss"), title = c.name })
   end
+
+  -- the paper's claims (App. B.4, Figs. 13–15; docs/lua-api.md, "Claims"), selected step sizes, one seed
+  local R, fig = c.rounds or settings.rounds, c.name:match("^(Fig%. %d+)")
+  local function claim(t)
+    t.text, t.source, t.runs = c.name .. ": " .. t.text, "FCO " .. fig, best
+    fedlab.claim(t)
+  end
+  claim{ text = "FedDualAvg outperforms the other three (lowest training loss at round " .. R .. ")", metric = "train_loss",
+    order = { "FedDualAvg", { "FedDualAvg-OSP", "FedMiD", "FedMiD-OSP" } }, direction = "increasing", at = R }
+  claim{ text = "FedDualAvg outperforms the other three (highest test accuracy at round " .. R .. ")", metric = "test_accuracy",
+    order = { "FedDualAvg", { "FedDualAvg-OSP", "FedMiD", "FedMiD-OSP" } }, direction = "decreasing", at = R }
+  claim{ text = "FedMiD and FedMiD-OSP behave very closely (training loss within 5 % at round " .. R .. ")", label = "FedMiD",
+    metric = "train_loss", at = R, equals = { label = "FedMiD-OSP", metric = "train_loss", at = R }, tol = 0.05, relative = true }
+  if fig == "Fig. 13" then
+    claim{ text = "FedDualAvg-OSP behaves very closely to FedMiD-OSP (training loss within 5 % at round " .. R .. ")", label = "FedDualAvg-OSP",
+      metric = "train_loss", at = R, equals = { label = "FedMiD-OSP", metric = "train_loss", at = R }, tol = 0.05, relative = true }
+  elseif fig == "Fig. 14" then
+    claim{ text = "FedDualAvg-OSP is better than FedMiD and FedMiD-OSP in accuracy (test accuracy at round " .. R .. ")", metric = "test_accuracy",
+      order = { "FedDualAvg-OSP", { "FedMiD", "FedMiD-OSP" } }, direction = "decreasing", at = R }
+  end
 end

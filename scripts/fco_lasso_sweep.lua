@@ -44,3 +44,21 @@ fedlab.table(final, { rounds = { 100, 200, 500 }, title = "selected configuratio
 fedlab.plot(final, { metric = "f1", file = "fco_lasso_sweep_f1", title = "LASSO (I): support F1, selected step sizes" })
 fedlab.plot(final, { metric = "l2_error", file = "fco_lasso_sweep_l2", log = true,
                      title = "LASSO (I): ℓ2 recovery error, selected step sizes" })
+
+-- The paper's claims (App. B.2; docs/lua-api.md, "Claims"): the best learning rates of the grid.
+local function selected(label, eta_c, eta_s)
+  return function()
+    for _, b in ipairs(sweep.best) do
+      if b.label == label then
+        if b.config == nil then return nil, label .. ": " .. tostring(b.error) end
+        return b.config.eta_c == eta_c and b.config.eta_s == eta_s,
+          string.format("selected (η_c, η_s) = (%g, %g), mean F1 over the last 100 rounds %.4g", b.config.eta_c, b.config.eta_s, b.score)
+      end
+    end
+    return nil, "no selection for " .. label
+  end
+end
+fedlab.claim{ text = "the best learning rates of FedDualAvg on LASSO (I) are (η_c, η_s) = (0.01, 1)", source = "FCO App. B.2",
+  runs = sweep.runs, check = selected("FedDualAvg", 0.01, 1) }
+fedlab.claim{ text = "the best learning rates of FedMiD on LASSO (I) are (η_c, η_s) = (0.001, 0.3)", source = "FCO App. B.2",
+  runs = sweep.runs, check = selected("FedMiD", 0.001, 0.3) }

@@ -27,3 +27,15 @@ end
 fedlab.table(all, { rounds = { 100, 250, 500 }, metrics = { "train_loss", "test_accuracy" },
   title = "Fashion-MNIST, logistic, iid, I = 5, 10, 20" })
 fedlab.csv(all, "fedda_fmnist_local_steps.csv")
+
+-- the paper's claims (Figs. 7–10; docs/lua-api.md, "Claims"), training loss at round 500, mean over seeds
+for _, v in ipairs({ "FedDA-1-1", "FedDA-1-2", "FedDA-2-1", "FedDA-2-2" }) do
+  fedlab.claim{ text = "the framework benefits from more local steps (" .. v .. ": training loss falls from I = 5 to 10 to 20)", source = "FedDA Fig. 10",
+    runs = all, metric = "train_loss", order = { v .. " I=20", v .. " I=10", v .. " I=5" }, direction = "increasing", at = rounds, seeds = "mean" }
+end
+for _, I in ipairs({ 5, 10, 20 }) do
+  fedlab.claim{ text = "FedDA-2-1 beats Local-AMSGrad (I = " .. I .. ", training loss)", source = "FedDA Fig. 8", runs = all,
+    metric = "train_loss", order = { "FedDA-2-1 I=" .. I, "Local-AMSGrad I=" .. I }, direction = "increasing", at = rounds, seeds = "mean" }
+  fedlab.claim{ text = "FedDA-2-x beats FedCM (I = " .. I .. ", training loss)", source = "FedDA Fig. 7", runs = all,
+    metric = "train_loss", order = { { "FedDA-2-1 I=" .. I, "FedDA-2-2 I=" .. I }, "FedCM I=" .. I }, direction = "increasing", at = rounds, seeds = "mean" }
+end

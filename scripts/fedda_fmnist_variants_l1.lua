@@ -26,4 +26,12 @@ local runs = fedlab.compare{ problem = problem, rounds = 500, local_steps = 5, b
 fedlab.table(runs, { rounds = { 50, 100, 250, 500 }, transpose = true,
   title = "Fashion-MNIST, logistic + ℓ1 (λ = 0.001), iid, the four FedDA variants" })
 fedlab.csv(runs, "fedda_variants_l1.csv")
+
+-- the paper's claims (Fig. 4; docs/lua-api.md, "Claims"), on the mean over seeds
+for _, label in ipairs({ "FedDA-1-1 (MVR)", "FedDA-1-2", "FedDA-2-1", "FedDA-2-2" }) do
+  fedlab.claim{ text = "all variants perform well with ℓ1 (" .. label .. ": test accuracy ≥ 0.8 at round 500)", source = "FedDA Fig. 4",
+    runs = runs, label = label, metric = "test_accuracy", at_least = 0.8, at = 500, seeds = "mean" }
+end
+fedlab.claim{ text = "FedDA-MVR gives the sparsest model (lowest density at round 500)", source = "FedDA Fig. 4", runs = runs,
+  metric = "density", order = { "FedDA-1-1 (MVR)", { "FedDA-1-2", "FedDA-2-1", "FedDA-2-2" } }, direction = "increasing", at = 500, seeds = "mean" }
 fedlab.plot(runs, { metric = "density", file = "fedda_variants_l1_density" })

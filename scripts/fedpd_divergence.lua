@@ -20,13 +20,14 @@ end
 
 print("FedAvg (η_s = 1, local GD), 50 rounds from |x⁰| = 1")
 print(string.format("  %5s %3s  %-22s %-22s %-12s", "η", "K", "formula factor", "measured factor", "|x^50|"))
-local fedavg = {}
+local fedavg, settings = {}, {}
 for _, eta in ipairs({ 0.01, 0.1, 0.5 }) do
   for _, K in ipairs({ 1, 2, 8 }) do
     local run = fedlab.run{ problem = problem, rounds = 50, local_steps = K, batch = 0, eval_every = 1,
       metrics = { "l2_error", "stationarity" },
       algorithm = fedlab.algo.fedavg{ eta_c = eta, eta_s = 1, label = string.format("FedAvg η=%g K=%d", eta, K) } }
     table.insert(fedavg, run)
+    settings[run.label] = { eta = eta, K = K }
     local formula = ((1 + eta) ^ K + (1 - eta) ^ K) / 2
     local worst = 0
     for r = 1, 50 do
@@ -73,3 +74,24 @@ for _, c in ipairs(cases) do
   end
 end
 fedlab.csv(pd, "fedpd_divergence_fedpd.csv")
+
+-- The paper's claims (docs/lua-api.md, "Claims").
+fedlab.claim{ text = "FedAvg with local GD and a constant step multiplies x by ½[(1+η)^K + (1−η)^K] every round, so it diverges for every K > 1",
+  source = "FedPD Claim 2.2, App. C", runs = fedavg, check = function(runs)
+    local worst, n = 0, 0
+    for _, run in ipairs(runs) do
+      local eta, K = settings[run.label].eta, settings[run.label].K
+      local formula = ((1 + eta) ^ K + (1 - eta) ^ K) / 2
+      for r = 1, 50 do
+        worst = math.max(worst, math.abs(dist(run, r) / dist(run, r - 1) - formula) / formula)
+        n = n + 1
+      end
+    end
+    return worst <= 1e-12, string.format("largest relative deviation of the per-round factor from the formula: %.2g (%d rounds of %d runs)", worst, n, #runs)
+  end }
+fedlab.claim{ text = "diminishing steps η/√(Kr + q + 1) do not rescue FedAvg: |x| still grows",
+  source = "FedPD Claim D.2", runs = decay, label = "FedAvg η=0.5/√(8r+q+1)", metric = "l2_error", slope_at_least = 0, from = 50 }
+for _, c in ipairs({ "exact η=0.1 p=0", "exact η=0.3 p=0", "exact η=0.5 p=0", "GD η=0.3 p=0" }) do
+  fedlab.claim{ text = "FedPD with p = 0 stays bounded (" .. c .. ": |x| ≤ 2 in every round)", source = "FedPD Claim 2.2, App. C",
+    runs = pd, label = "FedPD " .. c, metric = "l2_error", at_most = 2, from = 0 }
+end

@@ -34,3 +34,27 @@ fedlab.table(runs, { rounds = { 10, 20, 40 }, transpose = true,
 fedlab.csv(runs, "fedpd_fmnist_cnn.csv")
 fedlab.plot(runs, { metric = "train_loss", log = true, file = "fedpd_cnn_train_loss" })
 fedlab.plot(runs, { metric = "test_accuracy", x = "comm_rounds", file = "fedpd_cnn_test_accuracy" })
+
+-- The paper's claims (Figs. 7–8; docs/lua-api.md, "Claims"), one seed.
+local R = runs[1].records[#runs[1].records].round
+fedlab.claim{ text = "FedAvg is slower than FedPD and FedProx (higher training loss at every evaluated round)", source = "FedPD Figs. 7–8",
+  runs = runs, metric = "train_loss", order = { { "FedProx", "FedPD p=0" }, "FedAvg 0.001" }, direction = "increasing", throughout = true }
+fedlab.claim{ text = "FedAvg is slower than FedPD and FedProx (lower test accuracy at round " .. R .. ")", source = "FedPD Figs. 7–8",
+  runs = runs, metric = "test_accuracy", order = { { "FedProx", "FedPD p=0" }, "FedAvg 0.001" }, direction = "decreasing", at = R }
+fedlab.claim{ text = "FedProx performs similarly to FedPD with p = 0 (test accuracy within 0.02 at round " .. R .. ")", source = "FedPD Figs. 7–8",
+  runs = runs, label = "FedProx", metric = "test_accuracy", at = R, equals = { label = "FedPD p=0", metric = "test_accuracy", at = R }, tol = 0.02 }
+fedlab.claim{ text = "communicating less (p = 0.5) makes FedPD better per communication (ahead of p = 0 after as many communications)",
+  source = "FedPD Figs. 7–8", runs = runs, check = function(rs)
+    local half, full
+    for _, r in ipairs(rs) do
+      if r.status ~= "done" and (r.label == "FedPD p=0.5" or r.label == "FedPD p=0") then return nil, r.label .. " " .. r.status end
+      if r.label == "FedPD p=0.5" then half = r elseif r.label == "FedPD p=0" then full = r end
+    end
+    local comms, acc = half.final.comm_rounds, half.final.test_accuracy
+    local best, at = nil, nil -- p = 0's accuracy at its last evaluation with at most as many communications
+    for _, rec in ipairs(full.records) do
+      if rec.comm_rounds <= comms then best, at = rec.test_accuracy, rec.round end
+    end
+    if best == nil then return nil, "p = 0 has no evaluation within " .. comms .. " communications" end
+    return acc > best, string.format("p = 0.5: test accuracy %.3f after %d communications; p = 0: %.3f after %d", acc, comms, best, at)
+  end }

@@ -52,3 +52,12 @@ fedlab.plot(all, { metric = "test_accuracy", x = "samples", file = "fedpd_cnn_vr
   title = "LeNet-5, 20 clients: test accuracy against samples (FedPD Fig. 6a substitute)" })
 fedlab.plot(all, { metric = "test_accuracy", x = "comm_rounds", file = "fedpd_cnn_vr_comm",
   title = "LeNet-5, 20 clients: test accuracy against communication rounds (Fig. 6b substitute)" })
+
+-- The paper's claims (Fig. 6; docs/lua-api.md, "Claims"), one seed, round 100.
+fedlab.claim{ text = "FedPD-VR reaches a given test accuracy with fewer samples than the SGD methods (higher test accuracy at round 100, with its larger sample count)",
+  source = "FedPD Fig. 6(a)", runs = all, metric = "test_accuracy", order = { "FedPD-VR", { "FedAvg-SGD", "FedPD-SGD p=0", "FedPD-SGD p=0.5" } },
+  direction = "decreasing", at = 100 }
+fedlab.claim{ text = "FedPD-SGD with p = 0.5 matches p = 0 with fewer communications (test accuracy within 0.02 at round 100)", source = "FedPD Fig. 6(b)",
+  runs = sgd, label = "FedPD-SGD p=0.5", metric = "test_accuracy", at = 100, equals = { label = "FedPD-SGD p=0", metric = "test_accuracy", at = 100 }, tol = 0.02 }
+fedlab.claim{ text = "FedPD-SGD with p = 0.5 communicates in at most 60 % of the rounds", source = "FedPD Fig. 6(b)",
+  runs = sgd, label = "FedPD-SGD p=0.5", metric = "comm_rounds", at_most = 60, at = 100 }

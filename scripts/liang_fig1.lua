@@ -78,3 +78,41 @@ fedlab.csv(winners, "liang_fig1.csv")
 for _, metric in ipairs({ "loss_gap", "l2_error", "l1_error" }) do
   fedlab.plot(winners, { metric = metric, log = true, file = "liang_fig1_" .. metric, title = "Fig. 1: " .. metric })
 end
+
+-- The paper's claims (docs/lua-api.md, "Claims"), on the winners' values at the last round: the
+-- winners' labels carry their step size, so the claims are checks over the method names.
+local function final_by_method(runs, metric)
+  local v = {}
+  for _, r in ipairs(runs) do
+    if r.status == "done" then v[r.label:match("^(%S+)")] = r.final[metric] end
+  end
+  return v
+end
+-- every method of `better` ends below every method of `worse` in each metric
+local function below(metrics, better, worse)
+  return function(runs)
+    local ok, parts = true, {}
+    for _, metric in ipairs(metrics) do
+      local v = final_by_method(runs, metric)
+      local hi, lo, text = -math.huge, math.huge, {}
+      for _, n in ipairs(better) do
+        if v[n] == nil then return nil, n .. " did not complete" end
+        hi = math.max(hi, v[n]); text[#text + 1] = string.format("%s %.3g", n, v[n])
+      end
+      text[#text + 1] = "vs"
+      for _, n in ipairs(worse) do
+        if v[n] == nil then return nil, n .. " did not complete" end
+        lo = math.min(lo, v[n]); text[#text + 1] = string.format("%s %.3g", n, v[n])
+      end
+      ok = ok and hi < lo
+      parts[#parts + 1] = metric .. " at round " .. R .. ": " .. table.concat(text, ", ")
+    end
+    return ok, table.concat(parts, "; ")
+  end
+end
+local ours = { "DFedDA-GT", "DReFedDA-GT", "MReFedDA-GT" }
+fedlab.claim{ text = "DFedDA-GT, DReFedDA-GT and MReFedDA-GT demonstrate significant advantages in terms of L1 error",
+  source = "Liang et al. Fig. 1", runs = winners, check = below({ "l1_error" }, ours, { "DFedDA", "DFedMiD", "Fast-FedDA", "C-FedDA" }) }
+fedlab.claim{ text = "except for DFedMiD and DFedDA, all other methods exhibit rapid convergence in terms of optimality gap and L2 error",
+  source = "Liang et al. Fig. 1", runs = winners,
+  check = below({ "loss_gap", "l2_error" }, { "DFedDA-GT", "DReFedDA-GT", "MReFedDA-GT", "Fast-FedDA", "C-FedDA" }, { "DFedDA", "DFedMiD" }) }

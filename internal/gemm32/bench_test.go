@@ -26,17 +26,37 @@ func shapeName(s shape) string {
 	return fmt.Sprintf("M=%d,N=%d,K=%d,tA=%v,tB=%v", s.m, s.n, s.k, s.transA, s.transB)
 }
 
-// BenchmarkGemm reports GFLOP/s (2·M·N·K per product) of Do.
+// BenchmarkGemm reports GFLOP/s (2·M·N·K per product) of Do, per second
+// of wall time and per CPU-second, with the default kernels and, as
+// sub-benchmarks kernels=NAME, with each kernel set the CPU can run.
 func BenchmarkGemm(b *testing.B) {
+	bench := func(b *testing.B, s shape) {
+		a, lda, bm, ldb, c, ldc := operands(rand.New(rand.NewPCG(1, 1)), s)
+		var g Gemm
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			g.Do(s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
+		}
+		flops := 2 * float64(s.m*s.n*s.k) * float64(b.N)
+		b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+			b.ReportMetric(flops/cpu/1e9, "GFLOP/cpu-s")
+		}
+	}
 	for _, s := range benchShapes {
-		b.Run(shapeName(s), func(b *testing.B) {
-			a, lda, bm, ldb, c, ldc := operands(rand.New(rand.NewPCG(1, 1)), s)
-			var g Gemm
-			b.ReportAllocs()
-			for b.Loop() {
-				g.Do(s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
+		b.Run(shapeName(s), func(b *testing.B) { bench(b, s) })
+	}
+	for _, name := range Available() {
+		b.Run("kernels="+name, func(b *testing.B) {
+			prev, err := SetKernels(name)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(2*float64(s.m*s.n*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			defer SetKernels(prev)
+			for _, s := range benchShapes {
+				b.Run(shapeName(s), func(b *testing.B) { bench(b, s) })
+			}
 		})
 	}
 }

@@ -4,8 +4,16 @@
 // can read them in place (A with alpha = 1 and B, when not transposed), and
 // runs a 6×16 micro-kernel,
 // written in Go assembly with AVX2/FMA on amd64 CPUs that have them and in
-// plain Go elsewhere. A Gemm value owns its packing buffers, so it does not
-// allocate after its first call.
+// plain Go elsewhere; where the CPU has AVX-512, a 6×32 kernel computes two
+// adjacent 6×16 tiles at once. A Gemm value owns its packing buffers, so it
+// does not allocate after its first call.
+//
+// Every kernel sums each output over its depth block in the same order
+// (one fused multiply-add per term, from zero) and then adds the sum to C or
+// stores it, and the depth blocks depend on k alone, so the AVX-512 and
+// AVX2 paths give bit-identical products; the plain Go kernel rounds each
+// product before adding it (the Go compiler does not fuse on amd64), so its
+// results may differ in the last bits (Kernels names the path in use).
 package gemm32
 
 import (
@@ -27,10 +35,57 @@ const (
 // Gemm computes float32 matrix products with reusable packing buffers. The
 // zero value is ready to use; a Gemm is not safe for concurrent use.
 type Gemm struct {
-	pa, pb     []float32        // packed blocks of op(A) and op(B)
-	tile       [mr * nr]float32 // a partial micro-tile at the right or bottom edge
-	kern       func(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool)
-	kernDirect func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
+	pa, pb []float32        // packed blocks of op(A) and op(B)
+	tile   [mr * nr]float32 // a partial micro-tile at the right or bottom edge
+	ks     *kernelSet       // the kernels of this call (active's, unless a test set them)
+	own    *kernelSet       // kernels fixed for this value by a test; nil = active
+}
+
+// kernelSet is a family of micro-kernels: packed (a packed mr×k panel of
+// op(A)) and direct (six rows of A read in place), each against a k×nr
+// panel of op(B) with row stride ldb, adding to (acc) or storing over an
+// mr×nr tile of C; wide and wideDirect, if not nil, do the same for an
+// mr×2nr tile whose second 16 columns of op(B) are boff floats after the
+// first.
+type kernelSet struct {
+	name       string
+	packed     func(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool)
+	direct     func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
+	wide       func(k int, a, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+	wideDirect func(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+}
+
+// goKernels are the plain Go micro-kernels, on every architecture.
+var goKernels = kernelSet{name: "go", packed: kernelGo, direct: kernelDirectGo}
+
+// active is the kernel set Do uses: the widest the CPU supports (see
+// kernelSets), or the one SetKernels chose.
+var active = &kernelSets()[0]
+
+// Kernels names the micro-kernels Do uses: "avx512" (AVX-512F 6×32 and
+// AVX2/FMA 6×16), "avx2" (AVX2/FMA 6×16) or "go" (plain Go).
+func Kernels() string { return active.name }
+
+// Available lists the kernel names this CPU can run, the default first.
+func Available() []string {
+	var names []string
+	for _, ks := range kernelSets() {
+		names = append(names, ks.name)
+	}
+	return names
+}
+
+// SetKernels makes Do use the named micro-kernels (one of Available) and
+// returns the name in use before. It is meant for tests and benchmarks that
+// compare the paths: it must not be called while products run.
+func SetKernels(name string) (previous string, err error) {
+	for _, ks := range kernelSets() {
+		if ks.name == name {
+			previous, active = active.name, &ks
+			return previous, nil
+		}
+	}
+	return "", fmt.Errorf("gemm32: kernels %q are not available on this CPU (available: %v)", name, Available())
 }
 
 // Do sets C = alpha·op(A)·op(B) + beta·C, where op(A) is m×k (A is m×k
@@ -52,8 +107,9 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 	if beta != 0 { // with beta = 0 the first depth block overwrites C
 		scale(m, n, beta, c, ldc)
 	}
-	if g.kern == nil {
-		g.kern, g.kernDirect = kernel, kernelDirect
+	g.ks = active
+	if g.own != nil {
+		g.ks = g.own
 	}
 	// With alpha = 1 and A not transposed, the micro-kernel reads full
 	// panels of six rows of A in place, and with B not transposed full
@@ -90,40 +146,67 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 // op(A) (columns pc.., read in place in full panels if direct, else packed
 // in pa) and the kb×nb block of op(B) at row pc, column jc (read in place
 // in full panels if directB, else packed in pb) to the mb×nb block of C
-// starting at c[0].
+// starting at c[0]. Where two full 16-column panels and six full rows
+// remain, the wide kernel (if any) computes both panels' tiles at once.
 func (g *Gemm) block(direct, directB, acc bool, a []float32, lda int, b []float32, ldb, ic, pc, jc, mb, nb, kb int, c []float32, ldc int) {
 	for jr := 0; jr < nb; jr += nr {
-		nt := min(nr, nb-jr)
-		bp, bs := &g.pb[jr*kb], nr
-		if directB && nt == nr {
-			bp, bs = &b[pc*ldb+jc+jr], ldb
-		}
-		for ir := 0; ir < mb; ir += mr {
-			mt := min(mr, mb-ir)
-			full := mt == mr && nt == nr && len(c) >= (ir+mr-1)*ldc+jr+nr
-			dst, ld, tacc := &g.tile[0], nr, false // a partial tile is stored in tile, then added or copied
-			if full {
-				dst, ld, tacc = &c[ir*ldc+jr], ldc, acc
+		if g.ks.wide != nil && jr+2*nr <= nb {
+			bp, bs, boff := &g.pb[jr*kb], nr, nr*kb
+			if directB {
+				bp, bs, boff = &b[pc*ldb+jc+jr], ldb, nr
 			}
-			if direct && mt == mr {
-				g.kernDirect(kb, &a[(ic+ir)*lda+pc], lda, bp, bs, dst, ld, tacc)
-			} else {
-				g.kern(kb, &g.pa[ir*kb], bp, bs, dst, ld, tacc)
-			}
-			if full {
-				continue
-			}
-			for i := range mt {
-				row := c[(ir+i)*ldc+jr:][:nt]
-				t := g.tile[i*nr : i*nr+nt]
-				if !acc {
-					copy(row, t)
+			for ir := 0; ir < mb; ir += mr {
+				if mb-ir < mr || len(c) < (ir+mr-1)*ldc+jr+2*nr {
+					g.tile16(direct, directB, acc, a, lda, b, ldb, ic, pc, jc, mb, nb, kb, c, ldc, ir, jr)
+					g.tile16(direct, directB, acc, a, lda, b, ldb, ic, pc, jc, mb, nb, kb, c, ldc, ir, jr+nr)
 					continue
 				}
-				for j, v := range t {
-					row[j] += v
+				if direct {
+					g.ks.wideDirect(kb, &a[(ic+ir)*lda+pc], lda, bp, bs, boff, &c[ir*ldc+jr], ldc, acc)
+				} else {
+					g.ks.wide(kb, &g.pa[ir*kb], bp, bs, boff, &c[ir*ldc+jr], ldc, acc)
 				}
 			}
+			jr += nr
+			continue
+		}
+		for ir := 0; ir < mb; ir += mr {
+			g.tile16(direct, directB, acc, a, lda, b, ldb, ic, pc, jc, mb, nb, kb, c, ldc, ir, jr)
+		}
+	}
+}
+
+// tile16 computes the micro-tile at rows ir.., columns jr.. of the block
+// (see block) with the mr×nr kernel: in place in C if the tile is full,
+// else in g.tile and then added or copied to C's part of it.
+func (g *Gemm) tile16(direct, directB, acc bool, a []float32, lda int, b []float32, ldb, ic, pc, jc, mb, nb, kb int, c []float32, ldc, ir, jr int) {
+	nt, mt := min(nr, nb-jr), min(mr, mb-ir)
+	bp, bs := &g.pb[jr*kb], nr
+	if directB && nt == nr {
+		bp, bs = &b[pc*ldb+jc+jr], ldb
+	}
+	full := mt == mr && nt == nr && len(c) >= (ir+mr-1)*ldc+jr+nr
+	dst, ld, tacc := &g.tile[0], nr, false // a partial tile is stored in tile, then added or copied
+	if full {
+		dst, ld, tacc = &c[ir*ldc+jr], ldc, acc
+	}
+	if direct && mt == mr {
+		g.ks.direct(kb, &a[(ic+ir)*lda+pc], lda, bp, bs, dst, ld, tacc)
+	} else {
+		g.ks.packed(kb, &g.pa[ir*kb], bp, bs, dst, ld, tacc)
+	}
+	if full {
+		return
+	}
+	for i := range mt {
+		row := c[(ir+i)*ldc+jr:][:nt]
+		t := g.tile[i*nr : i*nr+nt]
+		if !acc {
+			copy(row, t)
+			continue
+		}
+		for j, v := range t {
+			row[j] += v
 		}
 	}
 }
@@ -137,6 +220,12 @@ func packA(trans bool, mb, kb int, alpha float32, a []float32, lda, ic, pc int, 
 		rows := min(mr, mb-q)
 		r0 := ic + q
 		if trans { // op(A)'s column p is A's row pc+p: mr contiguous values
+			if rows == mr && alpha == 1 { // the common full panel, a copy (v·1 = v)
+				for p := range kb {
+					*(*[mr]float32)(panel[p*mr:]) = *(*[mr]float32)(a[(pc+p)*lda+r0:])
+				}
+				continue
+			}
 			for p := range kb {
 				dp := panel[p*mr : (p+1)*mr]
 				for i, v := range a[(pc+p)*lda+r0:][:rows] {

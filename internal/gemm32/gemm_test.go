@@ -76,17 +76,13 @@ func operands(rng *rand.Rand, s shape) (a []float32, lda int, b []float32, ldb i
 // entries past each row's width must be untouched.
 func TestGemmMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	type kernels struct {
-		packed func(int, *float32, *float32, int, *float32, int, bool)
-		direct func(int, *float32, int, *float32, int, *float32, int, bool)
-	}
-	for name, kern := range map[string]kernels{"go": {kernelGo, kernelDirectGo}, "default": {kernel, kernelDirect}} {
+	for _, ks := range kernelSets() {
 		for _, s := range shapes() {
-			t.Run(fmt.Sprintf("%s/%dx%dx%d/tA=%v,tB=%v,alpha=%g,beta=%g", name, s.m, s.n, s.k, s.transA, s.transB, s.alpha, s.beta), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%dx%dx%d/tA=%v,tB=%v,alpha=%g,beta=%g", ks.name, s.m, s.n, s.k, s.transA, s.transB, s.alpha, s.beta), func(t *testing.T) {
 				a, lda, b, ldb, c, ldc := operands(rng, s)
 				want := append([]float32(nil), c...)
 				naive(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, want, ldc)
-				g := Gemm{kern: kern.packed, kernDirect: kern.direct}
+				g := Gemm{own: &ks}
 				g.Do(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, c, ldc)
 				eps := float64(math.Nextafter32(1, 2) - 1)
 				for i := range s.m {
@@ -112,6 +108,7 @@ func TestGemmMatchesNaive(t *testing.T) {
 // add) and write only the tile.
 func TestKernelsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
+	kernel, kernelDirect := kernelSets()[0].packed, kernelSets()[0].direct
 	for _, k := range []int{1, 2, 7, 256} {
 		a, b := randSlice(rng, k*mr), randSlice(rng, k*nr)
 		// the same a panel unpacked: row i of a matrix with row stride k+3
@@ -193,5 +190,63 @@ func TestNoAllocation(t *testing.T) {
 	run()
 	if n := testing.AllocsPerRun(10, run); n != 0 {
 		t.Fatalf("%g allocations per call", n)
+	}
+}
+
+// TestKernelSetsBitIdentical forces each assembly kernel set in turn and
+// checks that Do gives bit-identical products with all of them (the wide
+// AVX-512 kernel sums each output in the AVX2 kernel's order), on odd
+// shapes with every transpose, alpha and beta, the CNN's shapes and depths
+// split into several blocks; and that SetKernels switches the path Kernels
+// reports and refuses an unknown name.
+func TestKernelSetsBitIdentical(t *testing.T) {
+	var sets []kernelSet
+	for _, ks := range kernelSets() {
+		if ks.name != "go" {
+			sets = append(sets, ks)
+		}
+	}
+	if len(sets) < 2 {
+		t.Skipf("this CPU runs only the kernel sets %v: nothing to compare", Available())
+	}
+	all := append(shapes(), benchShapes...)
+	for _, d := range [][3]int{{97, 70, 1000}, {40, 64, 5}, {13, 100, 33}, {6, 32, 1}, {12, 48, 2}} {
+		for _, t := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			all = append(all, shape{d[0], d[1], d[2], t[0], t[1], 1, 1}, shape{d[0], d[1], d[2], t[0], t[1], 0.5, 0})
+		}
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, s := range all {
+		if s.alpha == 0 {
+			s.alpha = 1
+		}
+		a, lda, b, ldb, c0, ldc := operands(rng, s)
+		var ref []float32
+		for _, ks := range sets {
+			c := append([]float32(nil), c0...)
+			g := Gemm{own: &ks}
+			g.Do(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, c, ldc)
+			if ref == nil {
+				ref = c
+				continue
+			}
+			for i := range c {
+				if math.Float32bits(c[i]) != math.Float32bits(ref[i]) {
+					t.Fatalf("%s: %s gives C[%d] = %g, %s %g", shapeName(s), ks.name, i, c[i], sets[0].name, ref[i])
+				}
+			}
+		}
+	}
+	for _, ks := range sets {
+		prev, err := SetKernels(ks.name)
+		if err != nil || Kernels() != ks.name {
+			t.Fatalf("SetKernels(%q): %v, Kernels() = %q", ks.name, err, Kernels())
+		}
+		if _, err := SetKernels(prev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := SetKernels("sse"); err == nil || err.Error() != fmt.Sprintf("gemm32: kernels \"sse\" are not available on this CPU (available: %v)", Available()) {
+		t.Fatalf("SetKernels(\"sse\"): %v", err)
 	}
 }

@@ -2,15 +2,21 @@ package gemm32
 
 import "golang.org/x/sys/cpu"
 
-// kernel and kernelDirect are the micro-kernels: the AVX2/FMA assembly when
-// the CPU has both, else kernelGo and kernelDirectGo.
-var kernel, kernelDirect = pickKernels()
-
-func pickKernels() (func(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool), func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)) {
+// kernelSets lists the kernel sets this CPU can run, widest first:
+// AVX-512F (with the AVX2/FMA kernels for single 16-column panels), AVX2/FMA,
+// plain Go.
+func kernelSets() []kernelSet {
+	avx2 := kernelSet{name: "avx2", packed: kernelAVX2, direct: kernelDirectAVX2}
+	var sets []kernelSet
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		return kernelAVX2, kernelDirectAVX2
+		if cpu.X86.HasAVX512F {
+			wide := avx2
+			wide.name, wide.wide, wide.wideDirect = "avx512", kernelWideAVX512, kernelWideDirectAVX512
+			sets = append(sets, wide)
+		}
+		sets = append(sets, avx2)
 	}
-	return kernelGo, kernelDirectGo
+	return append(sets, goKernels)
 }
 
 // kernelAVX2 is kernelGo in AVX2/FMA assembly (kernel_amd64.s).
@@ -22,3 +28,16 @@ func kernelAVX2(k int, a, b *float32, ldb int, c *float32, ldc int, acc bool)
 //
 //go:noescape
 func kernelDirectAVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
+
+// kernelWideAVX512 computes a 6×32 tile, two kernelAVX2 tiles, with
+// AVX-512F (kernel_amd64.s); the second 16 columns of b are boff floats
+// after the first.
+//
+//go:noescape
+func kernelWideAVX512(k int, a, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+
+// kernelWideDirectAVX512 is kernelWideAVX512 with the a rows read in place
+// (as kernelDirectAVX2).
+//
+//go:noescape
+func kernelWideDirectAVX512(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)

@@ -2,6 +2,6 @@
 
 package gemm32
 
-// kernel and kernelDirect are the micro-kernels; only amd64 has assembly
-// ones.
-var kernel, kernelDirect = kernelGo, kernelDirectGo
+// kernelSets lists the kernel sets this CPU can run: only amd64 has
+// assembly ones.
+func kernelSets() []kernelSet { return []kernelSet{goKernels} }

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fedlab/fedlab/claims"
+	"github.com/fedlab/fedlab/datasets"
+	"github.com/fedlab/fedlab/internal/escape"
+	"github.com/fedlab/fedlab/luaapi"
+	"github.com/fedlab/fedlab/rundir"
+)
+
+// The claims table of docs/reproductions.md lies between these markers.
+const (
+	claimsBegin = "<!-- claims: begin (generated: see the paragraph above) -->"
+	claimsEnd   = "<!-- claims: end -->"
+)
+
+// judgedHere returns the scripts whose claims TestReproductionClaims runs at
+// full scale and judges itself: fast enough for a test (fco_lasso.lua only
+// without -short: 30 s of CPU).
+func judgedHere() map[string]bool {
+	return map[string]bool{"fedpd_divergence.lua": true, "fco_lasso.lua": !testing.Short()}
+}
+
+// What the "judged" column says of a verdict's origin.
+const (
+	judgedByTest  = "full scale, by the test"
+	judgedFromDir = "full scale, `fedlab claims` on its run directory"
+	notJudged     = "not judged here"
+)
+
+// claimRow is one row of the claims table: its cells as written (Markdown
+// escaped).
+type claimRow struct{ script, claim, source, verdict, measured, judged string }
+
+func (r claimRow) key() string { return r.script + "\x00" + r.claim }
+
+func (r claimRow) String() string {
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", r.script, r.claim, r.source, r.verdict, r.measured, r.judged)
+}
+
+// rowOf is the row of a claim of script judged as judged.
+func rowOf(script string, c claims.Result, judged string) claimRow {
+	r := claimRow{script: "`" + script + "`", claim: escape.Markdown(c.Text) + " (" + escape.Markdown(c.Where) + ")",
+		source: escape.Markdown(c.Source), judged: judged}
+	switch {
+	case judged == notJudged:
+		r.verdict, r.measured = "—", "its runs were not made for this table: run the script, then `fedlab claims --strict DIR`"
+	case c.Verdict == claims.NotEvaluated:
+		r.verdict, r.measured = "not evaluated", escape.Markdown(c.Why)
+	default:
+		r.verdict, r.measured = "**"+string(c.Verdict)+"**", escape.Markdown(c.Measured)
+	}
+	return r
+}
+
+// splitRow splits a Markdown table row at its unescaped pipes.
+func splitRow(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimSuffix(strings.TrimPrefix(line, "| "), " |")
+	var cells []string
+	var cell strings.Builder
+	for i := 0; i < len(line); i++ {
+		switch {
+		case line[i] == '\\' && i+1 < len(line):
+			cell.WriteByte(line[i])
+			cell.WriteByte(line[i+1])
+			i++
+		case line[i] == '|':
+			cells = append(cells, strings.TrimSpace(cell.String()))
+			cell.Reset()
+		default:
+			cell.WriteByte(line[i])
+		}
+	}
+	return append(cells, strings.TrimSpace(cell.String()))
+}
+
+// TestReproductionClaims: docs/reproductions.md's claims table lists every
+// claim of every shipped script that declares claims, in the scripts'
+// words and places (from a dry run of each script), with verdicts that
+// come from fedlab's own evaluation: the scripts of judgedHere are run at
+// full scale here and their verdicts and measured numbers must equal the
+// table's; the others keep the verdicts written when the table was
+// generated from their run directories (FEDLAB_CLAIMS_RUNS=DIR, holding
+// DIR/SCRIPT for a run of scripts/SCRIPT.lua), or "not judged here".
+// FEDLAB_UPDATE_DOCS=1 rewrites the table. The Fashion-MNIST scripts are
+// listed from a copy reading FEDLAB_CLAIMS_FASHION_DIR when the data is
+// not installed (listing needs only the files' format), else kept as the
+// table has them.
+func TestReproductionClaims(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "reproductions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok1 := strings.Cut(string(doc), claimsBegin+"\n")
+	table, after, ok2 := strings.Cut(rest, claimsEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("docs/reproductions.md lacks the claims table's markers %q and %q", claimsBegin, claimsEnd)
+	}
+	documented := map[string]claimRow{}
+	byScript := map[string][]claimRow{}
+	for _, line := range strings.Split(table, "\n") {
+		cells := splitRow(line)
+		if len(cells) != 6 || cells[0] == "script" || strings.HasPrefix(cells[0], "---") {
+			continue
+		}
+		r := claimRow{cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]}
+		documented[r.key()] = r
+		byScript[r.script] = append(byScript[r.script], r)
+	}
+	scripts, err := filepath.Glob(filepath.Join("..", "scripts", "*.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fashionMissing := false
+	if _, err := os.Stat(filepath.Join(datasets.FashionMNISTDir, "train-images-idx3-ubyte.gz")); err != nil {
+		fashionMissing = true
+	}
+	runsDir := os.Getenv("FEDLAB_CLAIMS_RUNS")
+	var want []claimRow
+	hold, fail, notEval, unjudged, declaring := 0, 0, 0, 0, 0
+	for _, path := range scripts {
+		name := filepath.Base(path)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), "fedlab.claim") {
+			continue
+		}
+		declaring++
+		listed := path
+		if fashionMissing && strings.Contains(string(src), "fedlab.data.fashion_mnist{") {
+			dir := os.Getenv("FEDLAB_CLAIMS_FASHION_DIR")
+			if dir == "" {
+				rows := byScript["`"+name+"`"]
+				if len(rows) == 0 {
+					t.Errorf("%s declares claims but the table has none (its data is not installed here: give FEDLAB_CLAIMS_FASHION_DIR to list them)", name)
+				}
+				t.Logf("%s: Fashion-MNIST is not installed: its %d rows are kept as the table has them", name, len(rows))
+				want = append(want, rows...)
+				continue
+			}
+			copyDir := t.TempDir()
+			listed = filepath.Join(copyDir, name)
+			withDir := strings.ReplaceAll(string(src), "fedlab.data.fashion_mnist{", fmt.Sprintf("fedlab.data.fashion_mnist{ dir = %q,", dir))
+			if err := os.WriteFile(listed, []byte(withDir), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		declared, err := luaapi.ListClaims(listed, luaapi.Options{Unsafe: listed != path})
+		if err != nil {
+			t.Errorf("%s: dry run: %v", name, err)
+			continue
+		}
+		judged, how := judge(t, path, name, runsDir)
+		if judged != nil && len(judged) != len(declared) {
+			t.Errorf("%s: %d claims judged, %d declared", name, len(judged), len(declared))
+			continue
+		}
+		for i, c := range declared {
+			var r claimRow
+			switch {
+			case judged != nil:
+				if judged[i].Text != c.Text || judged[i].Where != c.Where {
+					t.Errorf("%s: claim %d judged as %q at %s, declared as %q at %s", name, i+1, judged[i].Text, judged[i].Where, c.Text, c.Where)
+				}
+				r = rowOf(name, judged[i], how)
+			default:
+				r = rowOf(name, c, notJudged)
+				_, skipped := judgedHere()[name] // judged by the test, but not in -short mode: its rows stay
+				if d, ok := documented[r.key()]; ok && (d.judged == judgedFromDir || skipped) && d.source == r.source {
+					r = d // a verdict from a run directory (or, with -short, from the test), kept
+				}
+			}
+			want = append(want, r)
+		}
+	}
+	for _, r := range want {
+		switch {
+		case r.judged == notJudged:
+			unjudged++
+		case r.verdict == "**holds**":
+			hold++
+		case r.verdict == "**fails**":
+			fail++
+		default:
+			notEval++
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| script | claim (where) | source | verdict | measured | judged |\n|---|---|---|---|---|---|\n")
+	for _, r := range want {
+		b.WriteString(r.String() + "\n")
+	}
+	fmt.Fprintf(&b, "\n%d claims of %d scripts: %d hold, %d fail, %d not evaluated, %d not judged here.\n", len(want), declaring, hold, fail, notEval, unjudged)
+	got := b.String()
+	if os.Getenv("FEDLAB_UPDATE_DOCS") != "" {
+		out := before + claimsBegin + "\n" + got + claimsEnd + after
+		if err := os.WriteFile(filepath.Join("..", "docs", "reproductions.md"), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != table {
+		t.Errorf("docs/reproductions.md's claims table differs from the scripts' claims and verdicts; regenerate it with FEDLAB_UPDATE_DOCS=1 (and FEDLAB_CLAIMS_RUNS=DIR for the run directories)\n%s", lineDiff(table, got))
+	}
+	if declaring < 20 {
+		t.Errorf("%d shipped scripts declare claims, want at least 20", declaring)
+	}
+}
+
+// judge returns the verdicts of script's claims: from a full-scale run
+// here (judgedHere), or from its run directory under runsDir; nil when it
+// is neither.
+func judge(t *testing.T, path, name, runsDir string) ([]claims.Result, string) {
+	t.Helper()
+	here, listed := judgedHere()[name]
+	if listed && !here {
+		return nil, "" // judged by the test, but not with -short: its rows stay as the table has them
+	}
+	if here {
+		dir := filepath.Join(t.TempDir(), "run")
+		if code, _, stderr := runCLI("run", path, "--out", dir, "--quiet"); code != 0 {
+			t.Fatalf("fedlab run %s: exit %d: %s", name, code, stderr)
+		}
+		_, results, err := luaapi.Claims(dir, luaapi.Options{})
+		if err != nil {
+			t.Fatalf("fedlab claims on the run of %s: %v", name, err)
+		}
+		return results, judgedByTest
+	}
+	if runsDir == "" {
+		return nil, ""
+	}
+	dir := filepath.Join(runsDir, strings.TrimSuffix(name, ".lua"))
+	m, ok, err := rundir.ReadManifest(dir)
+	switch {
+	case !ok && err == nil:
+		return nil, ""
+	case err != nil || m.Status != rundir.StatusComplete:
+		t.Logf("%s: not a complete run directory (%v): not judged here", dir, err)
+		return nil, ""
+	}
+	_, results, err := luaapi.Claims(dir, luaapi.Options{})
+	if err != nil {
+		t.Errorf("fedlab claims %s: %v", dir, err)
+		return nil, ""
+	}
+	return results, judgedFromDir
+}
+
+// lineDiff lists the lines of want missing from got and the reverse.
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	var out []string
+	for _, l := range w {
+		if !slices.Contains(g, l) {
+			out = append(out, "+ "+l)
+		}
+	}
+	for _, l := range g {
+		if !slices.Contains(w, l) {
+			out = append(out, "- "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,153 @@
+package losses
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// im2col32Ref is im2col32 without a padded copy, the reference: it tests
+// each kernel row against the image's bounds. It writes the patches of the
+// m images in (geometry g, channels last) as the rows of col: row (s·ho + y)·wo + x holds in[s][y+i−p][x+j−p][c]
+// at column (i·k + j)·cin + c, zero outside the image.
+func im2col32Ref(g convGeom, in []float32, m int, col []float32) {
+	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+	for s := range m {
+		img := in[s*g.inSize() : (s+1)*g.inSize()]
+		for y := range g.ho {
+			for x := range g.wo {
+				row := col[((s*g.ho+y)*g.wo+x)*patch:][:patch]
+				x0 := x - g.p
+				for i := range g.k {
+					dst := row[i*kc : (i+1)*kc]
+					iy := y + i - g.p
+					if iy < 0 || iy >= g.h {
+						clear(dst)
+						continue
+					}
+					src := img[iy*line : (iy+1)*line]
+					if x0 >= 0 && x0+g.k <= g.w {
+						copy32(dst, src[x0*g.cin:])
+						continue
+					}
+					for j := range g.k {
+						if ix := x0 + j; ix >= 0 && ix < g.w {
+							copy32(dst[j*g.cin:(j+1)*g.cin], src[ix*g.cin:])
+						} else {
+							clear(dst[j*g.cin : (j+1)*g.cin])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// randGeom is a random convolution geometry: 1–8 input channels, images of
+// side 1–12 (not square), kernels of side 1–5 that fit the padded image.
+func randGeom(rng *rand.Rand) convGeom {
+	g := convGeom{cin: 1 + rng.IntN(8), h: 1 + rng.IntN(12), w: 1 + rng.IntN(12), cout: 1 + rng.IntN(20), k: 1 + rng.IntN(5), p: rng.IntN(3), pool: 1}
+	for g.h+2*g.p < g.k || g.w+2*g.p < g.k {
+		g.p++
+	}
+	g.ho, g.wo = g.h+2*g.p-g.k+1, g.w+2*g.p-g.k+1
+	g.hp, g.wp = g.ho, g.wo
+	return g
+}
+
+// im2col32 through a padded image writes exactly the values of the direct
+// im2col (im2col32Ref), bit for bit, on random geometries, and leaves the
+// rest of col untouched.
+func TestIm2colPaddedMatchesDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 1))
+	for range 300 {
+		g := randGeom(rng)
+		m := 1 + rng.IntN(3)
+		in := make([]float32, m*g.inSize())
+		for i := range in {
+			in[i] = float32(rng.NormFloat64())
+		}
+		size := m * g.ho * g.wo * g.patch()
+		want, got := make([]float32, size+7), make([]float32, size+7)
+		for i := range want {
+			want[i] = float32(math.NaN())
+			got[i] = want[i]
+		}
+		pad := make([]float32, padSize(g))
+		for i := range pad {
+			pad[i] = 99 // stale values from an earlier image must not leak
+		}
+		im2col32Ref(g, in, m, want)
+		im2col32(g, in, m, got, pad)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s, %d images: col[%d] = %g, want %g", geomName(g), m, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+func geomName(g convGeom) string {
+	return fmt.Sprintf("cin %d, %d×%d, k %d, p %d", g.cin, g.h, g.w, g.k, g.p)
+}
+
+// maxPool32 with 2×2 windows (channels last or planar, few or many
+// channels) matches a direct reference: per channel the first maximum of
+// the window in row-major order (a NaN never replaces, ties keep the
+// earlier pixel), then max(0, · + bias); on values with many ties and NaNs.
+func TestMaxPool2MatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 2))
+	for range 200 {
+		g := randGeom(rng)
+		g.pool = 2
+		g.hp, g.wp = g.ho/2, g.wo/2
+		m := 1 + rng.IntN(3)
+		out := make([]float32, m*g.outSize())
+		for i := range out {
+			switch r := rng.IntN(10); {
+			case r == 0:
+				out[i] = float32(math.NaN())
+			case r < 4:
+				out[i] = float32(rng.IntN(3)) // ties
+			default:
+				out[i] = float32(rng.NormFloat64())
+			}
+		}
+		b := make([]float32, g.cout)
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		for _, planar := range []bool{false, true} {
+			n := m * g.poolSize()
+			pooled, arg := make([]float32, n), make([]int32, n)
+			maxPool32(g, out, b, m, pooled, arg, planar)
+			for s := range m {
+				for y := range g.hp {
+					for x := range g.wp {
+						for c := range g.cout {
+							o := ((s*g.hp+y)*g.wp+x)*g.cout + c
+							if planar {
+								o = s*g.poolSize() + c*g.hp*g.wp + y*g.wp + x
+							}
+							var best float32
+							at := -1
+							for i := range 2 {
+								for j := range 2 {
+									a := ((s*g.ho+2*y+i)*g.wo+2*x+j)*g.cout + c
+									if at < 0 || out[a] > best {
+										best, at = out[a], a
+									}
+								}
+							}
+							want := max(0, best+b[c])
+							if int(arg[o]) != at || math.Float32bits(pooled[o]) != math.Float32bits(want) {
+								t.Fatalf("%s, cout %d, planar %v: pooled[%d] = %g at %d, want %g at %d", geomName(g), g.cout, planar, o, pooled[o], arg[o], want, at)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
