@@ -6,7 +6,9 @@
 // run-level pool, giving each run a share of the client workers so that the
 // cores are not oversubscribed, or runs that share a problem together in
 // lockstep (Cohorts); Select picks the best configuration of a
-// sweep per algorithm by a list of rules.
+// sweep per algorithm by a list of rules. A Call is the script's call whose
+// jobs a CallExecutor (a run directory) executes; Rungs executes each rung
+// of a successive-halving sweep as one such call.
 //
 // Every job has an Identity (everything that determines its numbers, in a
 // canonical form) and a Key, a hash of the identity, so that a run can be

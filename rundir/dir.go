@@ -411,22 +411,23 @@ func (d *Dir) clear() error {
 // the call then lacks runs of other shards, Execute returns a *Stopped
 // error, and so does every later call.
 func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
-	return d.ExecuteCall(Call{Function: fn, Where: where, Select: rules}, jobs)
+	return d.ExecuteCall(experiment.Call{Function: fn, Where: where, Select: rules}, jobs)
 }
 
-// ExecuteCall is Execute of call, which may also carry the call's
+// ExecuteCall is Execute of the call c, which may also carry the call's
 // Name (the script's name key, shown by fedlab table, plot and report)
 // and its Rung in a successive-halving sweep (recorded in the manifest
-// and as records.csv's rung column); the manifest records call as given,
-// with the jobs' runs as its Runs.
-func (d *Dir) ExecuteCall(call Call, jobs []experiment.Job) ([]experiment.Run, error) {
+// and as records.csv's rung column); the manifest records c as given,
+// with the jobs' runs as its Runs. A Dir is the experiment.CallExecutor of
+// the halving sweeps in it (experiment.Rungs).
+func (d *Dir) ExecuteCall(c experiment.Call, jobs []experiment.Job) ([]experiment.Run, error) {
 	if d.stopped != nil {
 		return nil, d.stopped
 	}
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	call.Runs = nil
+	call := Call{Call: c}
 	var todo []experiment.Job
 	found, elsewhere := 0, 0
 	planned := map[string]bool{}
