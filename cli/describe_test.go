@@ -42,7 +42,7 @@ func TestDescribeReadsAtTheTerminalWidth(t *testing.T) {
 	}
 	t.Setenv("COLUMNS", "100")
 	_, stdout, _ := runCLI("describe", "fashion_mnist")
-	for _, want := range []string{"\nparameters:\n", "\n  dir: string, default \"/usr/share/datasets/fashion-mnist\"\n      directory with the four IDX files (apt-get install dataset-fashion-mnist)\n",
+	for _, want := range []string{"\nparameters:\n", "\n  dir: path, default \"/usr/share/datasets/fashion-mnist\"\n      directory with the four IDX files (apt-get install dataset-fashion-mnist)\n",
 		"\n  clients: int, default 10, range >= 1\n      number of clients\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("describe fashion_mnist at 100 columns lacks %q:\n%s", want, stdout)

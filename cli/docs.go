@@ -36,6 +36,8 @@ func componentsMarkdown() string {
 		"(see [lua-api.md](lua-api.md)), and in `fedlab list` and `fedlab describe NAME`. " +
 		"A parameter whose default is *required* must be given. A *schedule* parameter takes a number, " +
 		"a `fedlab.schedule.*` value or a Lua function of the round. " +
+		"A *path* parameter is a string naming a file, directory or glob the component reads; " +
+		"written relative in a script, it resolves against the script's directory (see [lua-api.md](lua-api.md)). " +
 		"In a Go plan, a component with parameters is written `plan.Of(func(p *pkg.TypeParams) { p.Field = ... })` " +
 		"with the params type and the fields named below (see [library.md](library.md#typed-go-plans)).\n")
 	for _, k := range registry.Kinds {
@@ -63,7 +65,7 @@ func componentsMarkdown() string {
 				if field != "" {
 					field = "`" + field + "`"
 				}
-				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", p.Name, field, p.Type, cell(p.DefaultText()), cell(p.RangeText()), cell(p.Doc))
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", p.Name, field, p.TypeText(), cell(p.DefaultText()), cell(p.RangeText()), cell(p.Doc))
 			}
 		}
 	}

@@ -131,7 +131,7 @@ func describe(w io.Writer, name string) error {
 			col := utf8.RuneCountInString(header[j])
 			for i, p := range s.Params {
 				if j == 0 {
-					rows[i] = []string{p.Name, p.Type.String(), p.DefaultText(), p.RangeText(), p.Doc}
+					rows[i] = []string{p.Name, p.TypeText(), p.DefaultText(), p.RangeText(), p.Doc}
 				}
 				col = max(col, utf8.RuneCountInString(rows[i][j]))
 			}

@@ -29,8 +29,6 @@ const defaultBenchClients = 10
 
 // benchSplit are the partition keys of the benchmark formats.
 type benchSplit struct {
-	registry.Ceiling // where the reading stops (not a parameter)
-
 	Partition       string  `param:"partition" choices:"iid|dirichlet|shards|dominant|natural" doc:"iid; dirichlet (label proportions ~ Dir(alpha)); shards (label-sorted shards); dominant (client m holds \x60dominant\x60 of class m mod classes); natural (each writer the data name is a client, its rows in file order)"`
 	Clients         int     `param:"clients" min:"0" doc:"clients of the iid, dirichlet, shards and dominant partitions (0 = 10); with natural: 0 = every writer, K = a seeded random K of the writers, kept in file order"`
 	Alpha           float64 `param:"alpha" min:"0" doc:"Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"`

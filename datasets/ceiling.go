@@ -76,8 +76,8 @@ func readMetric(name string) uint64 {
 // ended (see SetReadContext). A reader stops there as soon as the heap
 // passes the ceiling while it reads (a compressed file of a few MB can
 // expand to many GB of valid lines). The ceiling of a registered dataset
-// is the plan's (registry.Ceiling, from plan.Limits: fedlab run's
-// --max-memory); the exported readers (LoadCSV, ReadSVMLight, …) stop at
+// is the plan's (registry.BuildContext.Budget, from plan.Limits: fedlab
+// run's --max-memory); the exported readers (LoadCSV, ReadSVMLight, …) stop at
 // the default ceiling of the process's own limits (budget.Ceiling).
 func checkCeiling(read int64, b budget.Budget) error {
 	if err := readStopped(); err != nil {

@@ -50,7 +50,7 @@ func decompressionBomb(t *testing.T) (string, int64) {
 // TestThePlansCeilingReachesTheReader: the svmlight dataset built by a
 // plan whose limits hold a 48 MiB ceiling (fedlab run --max-memory 48MiB)
 // stops reading there; the ceiling travels with the plan
-// (plan.Limits → registry.Args.WithCeiling → the params' registry.Ceiling),
+// (plan.Limits → registry.Args.WithContext → the factory's BuildContext),
 // not through a variable of this package.
 func TestThePlansCeilingReachesTheReader(t *testing.T) {
 	path, size := decompressionBomb(t)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -21,7 +22,7 @@ const CIFARPixels = 3 * 32 * 32
 
 // cifarParams are the cifar reader's parameters.
 type cifarParams struct {
-	Dir     string `param:"dir,required" doc:"directory of the binary version: data_batch_N.bin and test_batch.bin (CIFAR-10), train.bin and test.bin (CIFAR-100)"`
+	Dir     string `param:"dir,required,path" doc:"directory of the binary version: data_batch_N.bin and test_batch.bin (CIFAR-10), train.bin and test.bin (CIFAR-100)"`
 	Classes int    `param:"classes" doc:"10 (CIFAR-10: a label byte per record) or 100 (CIFAR-100: coarse and fine label bytes per record)"`
 	Coarse  bool   `param:"coarse" doc:"CIFAR-100: use the 20 coarse labels instead of the 100 fine ones"`
 	benchSplit
@@ -31,10 +32,12 @@ type cifarParams struct {
 type CIFARParams struct{ cifarParams }
 
 func init() {
-	registry.Define(registry.Dataset, "cifar",
+	registry.DefineWith(registry.Dataset, "cifar",
 		"CIFAR-10/100 binary batches: 32×32 RGB images (3 planes of 1,024 bytes, scaled to [0, 1]); test_batch.bin or test.bin is dealt iid to the clients",
 		CIFARParams{cifarParams{Classes: 10, benchSplit: defaultBenchSplit}},
-		func(p CIFARParams) (*core.Federated, error) { return loadCIFAR(p.cifarParams) })
+		func(c registry.BuildContext, p CIFARParams) (*core.Federated, error) {
+			return loadCIFAR(c, p.cifarParams)
+		})
 }
 
 // Check refuses classes other than 10 and 100, and coarse labels of
@@ -119,19 +122,20 @@ func (p cifarParams) Memory() (uint64, string) {
 	return s.result()
 }
 
-// loadCIFAR reads the cifar dataset.
-func loadCIFAR(p cifarParams) (*core.Federated, error) {
+// loadCIFAR reads the cifar dataset, stopping at c's memory ceiling.
+func loadCIFAR(c registry.BuildContext, p cifarParams) (*core.Federated, error) {
+	ceiling := c.Budget()
 	trainFiles, testFile, err := p.files()
 	if err != nil {
 		return nil, err
 	}
-	train, err := p.read(trainFiles)
+	train, err := p.read(trainFiles, ceiling)
 	if err != nil {
 		return nil, err
 	}
 	var test *pooled
 	if testFile != "" {
-		if test, err = p.read([]string{testFile}); err != nil {
+		if test, err = p.read([]string{testFile}, ceiling); err != nil {
 			return nil, err
 		}
 	}
@@ -143,8 +147,9 @@ func loadCIFAR(p cifarParams) (*core.Federated, error) {
 		"CIFAR names no writers")
 }
 
-// read reads the records of the files in order.
-func (p cifarParams) read(paths []string) (*pooled, error) {
+// read reads the records of the files in order, stopping at the memory
+// ceiling b.
+func (p cifarParams) read(paths []string, b budget.Budget) (*pooled, error) {
 	record := p.labelBytes() + CIFARPixels
 	type span struct {
 		path       string
@@ -178,7 +183,7 @@ func (p cifarParams) read(paths []string) (*pooled, error) {
 		return fmt.Sprintf("record %d", i)
 	}
 	for _, s := range spans {
-		if err := p.readFile(s.path, out, s.start, s.end); err != nil {
+		if err := p.readFile(s.path, out, s.start, s.end, b); err != nil {
 			return nil, err
 		}
 	}
@@ -186,13 +191,13 @@ func (p cifarParams) read(paths []string) (*pooled, error) {
 }
 
 // readFile reads the records start..end-1 of out from one file.
-func (p cifarParams) readFile(path string, out *pooled, start, end int) error {
+func (p cifarParams) readFile(path string, out *pooled, start, end int, b budget.Budget) error {
 	fh, err := openData(path)
 	if err != nil {
 		return fmt.Errorf("cifar: %w", err)
 	}
 	defer fh.Close()
-	r := &ceilingReader{r: bufio.NewReaderSize(fh, 1<<16), ceiling: p.Budget()}
+	r := &ceilingReader{r: bufio.NewReaderSize(fh, 1<<16), ceiling: b}
 	labels := make([]byte, p.labelBytes())
 	for i := start; i < end; i++ {
 		_, err := io.ReadFull(r, labels)

@@ -13,16 +13,16 @@ import (
 
 // CSVParams are the CSV loader's parameters.
 type CSVParams struct {
-	Path   string `param:"path,required" doc:"CSV file with a header row; every other column is a numeric feature"`
+	Path   string `param:"path,required,path" doc:"CSV file with a header row; every other column is a numeric feature"`
 	Label  string `param:"label" doc:"name of the label column"`
 	Client string `param:"client" doc:"name of the client-id column (clients in order of first appearance); \"\" = partition instead"`
 	loaderParams
 }
 
 func init() {
-	registry.Define(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
-		CSVParams{Label: "label", loaderParams: defaultLoaderParams}, func(p CSVParams) (*core.Federated, error) {
-			t, err := loadCSV(p.Path, p.Label, p.Client, p.Budget())
+	registry.DefineWith(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
+		CSVParams{Label: "label", loaderParams: defaultLoaderParams}, func(c registry.BuildContext, p CSVParams) (*core.Federated, error) {
+			t, err := loadCSV(p.Path, p.Label, p.Client, c.Budget())
 			if err != nil {
 				return nil, err
 			}

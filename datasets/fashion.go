@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -32,17 +33,17 @@ var fashionMNISTFiles = [4]string{
 var fashionStreams = streams{subTrain: 1, subTest: 2, partition: 3, deal: 4, split: 5}
 
 func init() {
-	registry.Define(registry.Dataset, "fashion_mnist",
+	registry.DefineWith(registry.Dataset, "fashion_mnist",
 		"Fashion-MNIST (28×28 grey images scaled to [0, 1], 10 classes) from IDX gzip files; official test set dealt iid to the clients (a preset of idx)",
 		FashionMNISTOptions{Dir: FashionMNISTDir, Clients: 10, Partition: MethodIID, Alpha: 0.5, Dominant: 0.8, Seed: 1},
-		LoadFashionMNIST)
+		func(c registry.BuildContext, o FashionMNISTOptions) (*core.Federated, error) {
+			return loadFashionMNIST(o, c.Budget())
+		})
 }
 
 // FashionMNISTOptions configures LoadFashionMNIST.
 type FashionMNISTOptions struct {
-	registry.Ceiling // where the reading stops (not a parameter; zero: the default ceiling)
-
-	Dir          string  `param:"dir" doc:"directory with the four IDX files (apt-get install dataset-fashion-mnist)"`
+	Dir          string  `param:"dir,path" doc:"directory with the four IDX files (apt-get install dataset-fashion-mnist)"`
 	Clients      int     `param:"clients" min:"1" doc:"number of clients"`
 	Partition    string  `param:"partition" choices:"iid|dirichlet|dominant" doc:"iid; dirichlet (label proportions ~ Dir(alpha)); dominant (client m holds \x60dominant\x60 of class m mod 10)"`
 	Alpha        float64 `param:"alpha" min:"0" doc:"Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"`
@@ -81,11 +82,16 @@ func (o FashionMNISTOptions) Memory() (uint64, string) {
 // naming it and the Debian package that provides it. It is the idx reader
 // with Fashion-MNIST's file names and random streams.
 func LoadFashionMNIST(o FashionMNISTOptions) (*core.Federated, error) {
+	return loadFashionMNIST(o, budget.Ceiling(0))
+}
+
+// loadFashionMNIST is LoadFashionMNIST stopping at the memory ceiling b.
+func loadFashionMNIST(o FashionMNISTOptions, b budget.Budget) (*core.Federated, error) {
 	p := o.paths()
 	var sets [2]*pooled
 	for i := range sets {
 		var err error
-		sets[i], err = readIDXPair(p[2*i], p[2*i+1], false, o.Budget())
+		sets[i], err = readIDXPair(p[2*i], p[2*i+1], false, b)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("fashion_mnist: %s is missing: install the data with `apt-get install dataset-fashion-mnist` (or set dir to a directory holding %s)",
 				missingOf(p[2*i], p[2*i+1]), strings.Join(fashionMNISTFiles[:], ", "))

@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/fedlab/fedlab/internal/budget"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // fuzzCeiling is the memory ceiling of the fuzzed readers.
@@ -48,7 +49,7 @@ func FuzzReadCIFAR(f *testing.F) {
 		}
 		path := writeFuzzFile(t, dir, name, b)
 		p.Clients = 2
-		fed, err := loadCIFAR(p)
+		fed, err := loadCIFAR(registry.BuildContext{}, p)
 		cleanMessage(t, err)
 		if err != nil {
 			if !strings.Contains(err.Error(), dir) {
@@ -225,7 +226,7 @@ func FuzzReadParquet(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := writeFuzzFile(t, t.TempDir(), "f.parquet", b)
 		p := parquetParams{Path: path, Image: "img", Label: "label", Classes: 2, benchSplit: defaultBenchSplit}
-		pooled, err := p.readParquet(path)
+		pooled, err := p.readParquet(path, budget.Ceiling(0))
 		cleanMessage(t, err)
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {

@@ -15,19 +15,19 @@ import (
 
 // IDXParams are the idx reader's parameters.
 type IDXParams struct {
-	Dir        string `param:"dir" doc:"directory of IDX files [prefix]train-images-idx3-ubyte, [prefix]train-labels-idx1-ubyte and [prefix]t10k-… or [prefix]test-… (each optionally .gz); or give the paths"`
+	Dir        string `param:"dir,path" doc:"directory of IDX files [prefix]train-images-idx3-ubyte, [prefix]train-labels-idx1-ubyte and [prefix]t10k-… or [prefix]test-… (each optionally .gz); or give the paths"`
 	Prefix     string `param:"prefix" doc:"prefix of the file names in dir, e.g. \"emnist-byclass-\""`
-	Images     string `param:"images" doc:"training images file (instead of dir)"`
-	Labels     string `param:"labels" doc:"training labels file (instead of dir)"`
-	TestImages string `param:"test_images" doc:"test images file (optional, with test_labels)"`
-	TestLabels string `param:"test_labels" doc:"test labels file (optional, with test_images)"`
+	Images     string `param:"images,path" doc:"training images file (instead of dir)"`
+	Labels     string `param:"labels,path" doc:"training labels file (instead of dir)"`
+	TestImages string `param:"test_images,path" doc:"test images file (optional, with test_labels)"`
+	TestLabels string `param:"test_labels,path" doc:"test labels file (optional, with test_images)"`
 	Transpose  bool   `param:"transpose" doc:"the images are stored transposed, columns first (EMNIST): transpose each back"`
 	Classes    int    `param:"classes" min:"2" doc:"number of classes, labels 0..classes-1 (10 MNIST/KMNIST/EMNIST digits, 62 EMNIST byclass, 47 bymerge/balanced, 27 letters: labels 1..26)"`
 	benchSplit
 }
 
 func init() {
-	registry.Define(registry.Dataset, "idx",
+	registry.DefineWith(registry.Dataset, "idx",
 		"IDX image files (MNIST, EMNIST, KMNIST; gzip or plain): 8-bit images scaled to [0, 1]; a test pair is dealt iid to the clients",
 		IDXParams{Classes: 10, benchSplit: defaultBenchSplit}, loadIDXDataset)
 }
@@ -133,19 +133,20 @@ func idxHeader(path string) ([]int, int, error) {
 	return readIDXHeader(r, path)
 }
 
-// loadIDXDataset reads the idx dataset.
-func loadIDXDataset(p IDXParams) (*core.Federated, error) {
+// loadIDXDataset reads the idx dataset, stopping at c's memory ceiling.
+func loadIDXDataset(c registry.BuildContext, p IDXParams) (*core.Federated, error) {
+	ceiling := c.Budget()
 	f, err := p.files()
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)
 	}
-	train, err := readIDXPair(f[0], f[1], p.Transpose, p.Budget())
+	train, err := readIDXPair(f[0], f[1], p.Transpose, ceiling)
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)
 	}
 	var test *pooled
 	if f[2] != "" {
-		if test, err = readIDXPair(f[2], f[3], p.Transpose, p.Budget()); err != nil {
+		if test, err = readIDXPair(f[2], f[3], p.Transpose, ceiling); err != nil {
 			return nil, fmt.Errorf("idx: %w", err)
 		}
 	}

@@ -24,8 +24,8 @@ import (
 
 // leafParams are the LEAF reader's parameters.
 type leafParams struct {
-	Path       string    `param:"path,required" doc:"a LEAF JSON file, or a directory of them (every *.json, in name order); users in file order are the clients"`
-	Test       string    `param:"test" doc:"the test split, a file or directory like path: each test user's rows go to that user's client"`
+	Path       string    `param:"path,required,path" doc:"a LEAF JSON file, or a directory of them (every *.json, in name order); users in file order are the clients"`
+	Test       string    `param:"test,path" doc:"the test split, a file or directory like path: each test user's rows go to that user's client"`
 	Fraction   float64   `param:"fraction" min:"0" max:"1" doc:"LEAF's user sampling: keep a seeded random fraction of the users, in file order (1 = all)"`
 	MinSamples int       `param:"min_samples" min:"0" doc:"LEAF's minimum: drop the users with fewer training samples than this"`
 	Classes    int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1 (62 FEMNIST, 10 its digits); 0 = regression"`
@@ -39,10 +39,10 @@ type LEAFParams struct{ leafParams }
 func init() {
 	d := defaultBenchSplit
 	d.Partition = MethodNatural
-	registry.Define(registry.Dataset, "leaf",
+	registry.DefineWith(registry.Dataset, "leaf",
 		"LEAF JSON split (FEMNIST, Synthetic: numeric x rows): each user a client (partition = \"natural\"), LEAF's user sampling seeded; a test split pairs up by user",
 		LEAFParams{leafParams{Fraction: 1, benchSplit: d}},
-		func(p LEAFParams) (*core.Federated, error) { return loadLEAF(p.leafParams) })
+		func(c registry.BuildContext, p LEAFParams) (*core.Federated, error) { return loadLEAF(c, p.leafParams) })
 }
 
 // Check refuses an empty user sample, and a labels list that does not
@@ -901,9 +901,10 @@ func leafHead(path string) (n, width int, eightBit, ok bool) {
 	return 0, 0, false, false
 }
 
-// loadLEAF reads the leaf dataset.
-func loadLEAF(p leafParams) (*core.Federated, error) {
-	split, err := readLEAF(p.Path, p.Budget())
+// loadLEAF reads the leaf dataset, stopping at c's memory ceiling.
+func loadLEAF(c registry.BuildContext, p leafParams) (*core.Federated, error) {
+	ceiling := c.Budget()
+	split, err := readLEAF(p.Path, ceiling)
 	if err != nil {
 		return nil, fmt.Errorf("leaf: %w", err)
 	}
@@ -914,10 +915,11 @@ func loadLEAF(p leafParams) (*core.Federated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leaf: %w", err)
 	}
+	split.noteDroppedUsers(c, p.MinSamples, p.Labels)
 	train := split.pooled(users)
 	var test *pooled
 	if p.Test != "" {
-		ts, err := readLEAF(p.Test, p.Budget())
+		ts, err := readLEAF(p.Test, ceiling)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("leaf: test split: %w: leave out test to use test_fraction (each client's rows split), or give test the folder of LEAF's test split", err)
 		}

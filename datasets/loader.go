@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/registry"
 )
 
 // Table is a pooled dataset read from a file, before it is federated.
@@ -29,10 +28,8 @@ type Options struct {
 	Seed            int
 }
 
-// loaderParams are the parameters shared by the file loaders, and the
-// memory ceiling their reading stops at (not a parameter).
+// loaderParams are the parameters shared by the file loaders.
 type loaderParams struct {
-	registry.Ceiling
 	Classes         int     `param:"classes" min:"0" doc:"number of classes (labels 0..K-1, or 1..K; for 2 also -1/+1); 0 = regression"`
 	Partition       string  `param:"partition" choices:"iid|dirichlet|shards" doc:"how to split samples over clients when the file names no clients"`
 	Clients         int     `param:"clients" min:"1" doc:"number of clients to partition into (ignored when the file names clients)"`

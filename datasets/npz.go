@@ -23,7 +23,7 @@ import (
 
 // NPZParams are the npz reader's parameters.
 type NPZParams struct {
-	Path       string `param:"path,required" doc:"a NumPy .npz archive, or a directory holding the arrays as .npy files"`
+	Path       string `param:"path,required,path" doc:"a NumPy .npz archive, or a directory holding the arrays as .npy files"`
 	X          string `param:"x" doc:"features: n×d, or n×h×w grey images (flattened row-major), or n×c×h×w / n×h×w×c colour images (see layout); uint8 arrays are pixels scaled to [0, 1]; an archive member or a .npy file in path"`
 	Layout     string `param:"layout" doc:"where a four-dimensional x (and x_test) holds its channels: \"channels_first\" (n×c×h×w, PyTorch: read as stored, c planes) or \"channels_last\" (n×h×w×c, Keras and TFDS: each image's channels made planes R, G, B, as cifar and parquet give and cnn{ in_channels = c } expects); \"\" refuses four dimensions"`
 	Y          string `param:"y" doc:"labels: n integers (classes > 0) or numbers (classes = 0)"`
@@ -36,7 +36,7 @@ type NPZParams struct {
 }
 
 func init() {
-	registry.Define(registry.Dataset, "npz",
+	registry.DefineWith(registry.Dataset, "npz",
 		"NumPy arrays (.npz archive or .npy files): features or uint8 images, labels, and optionally each row's writer (partition = \"natural\")",
 		NPZParams{X: "x", Y: "y", benchSplit: defaultBenchSplit}, loadNPZ)
 }
@@ -368,7 +368,7 @@ func readNumbers[T number](r *npy.Reader, n int, a *npyArray, keepBytes bool) er
 // Memory declares the data's memory from the array headers (0 when they
 // cannot be read: loading then says why).
 func (p NPZParams) Memory() (uint64, string) {
-	src, err := openNPY(p.Path, p.Budget())
+	src, err := openNPY(p.Path, budget.Ceiling(0))
 	if err != nil {
 		return 0, ""
 	}
@@ -410,9 +410,9 @@ func (p NPZParams) Memory() (uint64, string) {
 	return s.result()
 }
 
-// loadNPZ reads the npz dataset.
-func loadNPZ(p NPZParams) (*core.Federated, error) {
-	src, err := openNPY(p.Path, p.Budget())
+// loadNPZ reads the npz dataset, stopping at c's memory ceiling.
+func loadNPZ(c registry.BuildContext, p NPZParams) (*core.Federated, error) {
+	src, err := openNPY(p.Path, c.Budget())
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)
 	}

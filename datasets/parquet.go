@@ -31,12 +31,12 @@ import (
 
 // parquetParams are the Parquet reader's parameters.
 type parquetParams struct {
-	Path     string    `param:"path,required" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
+	Path     string    `param:"path,required,path" doc:"a Parquet file, a directory (every *.parquet, in name order) or a glob"`
 	Label    string    `param:"label,required" doc:"the label column (integers for classes > 0, numbers for classes = 0)"`
 	Client   string    `param:"client" doc:"each row's writer (string or integer column), for partition = \"natural\"; \"\" = none"`
 	Image    string    `param:"image" doc:"a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct (a nested column by its dotted path): grey images (8-bit grey, grey with alpha, a palette of greys) give one byte per pixel, colour images three planes R, G, B (alpha dropped); 16-bit images are refused"`
 	Features string    `param:"features" doc:"numeric feature columns, comma-separated (\"f0,f1,f2\"), or one list-valued column"`
-	Test     string    `param:"test" doc:"the test split, a file, directory or glob like path (optional)"`
+	Test     string    `param:"test,path" doc:"the test split, a file, directory or glob like path (optional)"`
 	Mixed    bool      `param:"mixed_splits" doc:"read files of several Hugging Face splits (train-*, test-*, validation-*) as one split; without it, a path or glob whose files name two splits is refused"`
 	Classes  int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1; 0 = regression"`
 	Labels   []float64 `param:"labels" min:"0" doc:"keep only the samples whose label is listed ({0, ..., 9}: FEMNIST's digits), relabelled 0..k-1 in the listed order (classes = k), before the partition; {} = every sample"`
@@ -47,10 +47,12 @@ type parquetParams struct {
 type ParquetParams struct{ parquetParams }
 
 func init() {
-	registry.Define(registry.Dataset, "parquet",
+	registry.DefineWith(registry.Dataset, "parquet",
 		"Parquet files (Hugging Face / Flower Datasets: flwrlabs/femnist, cifar10): an image column (PNG/JPEG) or feature columns, a label column and optionally a writer column (partition = \"natural\")",
 		ParquetParams{parquetParams{benchSplit: defaultBenchSplit}},
-		func(p ParquetParams) (*core.Federated, error) { return loadParquet(p.parquetParams) })
+		func(c registry.BuildContext, p ParquetParams) (*core.Federated, error) {
+			return loadParquet(c, p.parquetParams)
+		})
 }
 
 // Check refuses a labels list that does not match classes, an image
@@ -274,13 +276,13 @@ type parquetSpan struct {
 	start, end int
 }
 
-// readParquet reads every file of a split.
-func (p parquetParams) readParquet(path string) (*pooled, error) {
+// readParquet reads every file of a split, stopping at the memory ceiling b.
+func (p parquetParams) readParquet(path string, b budget.Budget) (*pooled, error) {
 	files, err := p.files(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1, ceiling: p.Budget()}
+	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1, ceiling: b}
 	for _, f := range files { // the footers' row counts, to size the pixel array once
 		n, err := parquetRows(f)
 		if err != nil {
@@ -337,7 +339,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := checkPages(fh, pf, p.Budget()); err != nil {
+	if err := checkPages(fh, pf, s.ceiling); err != nil {
 		return fmt.Errorf("%s: damaged Parquet file: %w", path, err)
 	}
 	r := parquet.NewReader(pf)
@@ -358,7 +360,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 			return err
 		}
 		if read >= readCheckEvery {
-			if cerr := checkCeiling(read, p.Budget()); cerr != nil {
+			if cerr := checkCeiling(read, s.ceiling); cerr != nil {
 				return fmt.Errorf("%s: row %d: %w", path, row, cerr)
 			}
 			read = 0
@@ -812,7 +814,7 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := checkPages(fh, pf, p.Budget()); err != nil {
+	if err := checkPages(fh, pf, budget.Ceiling(0)); err != nil {
 		return 0, err
 	}
 	r := parquet.NewReader(pf)
@@ -821,25 +823,27 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 	if n, err := r.ReadRows(rows); n == 0 {
 		return 0, fmt.Errorf("no rows: %v", err)
 	}
-	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1, ceiling: p.Budget()}
+	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1, ceiling: budget.Ceiling(0)}
 	if err := p.addRow(s, cols, rows[0], 0); err != nil {
 		return 0, err
 	}
 	return s.p.features, nil
 }
 
-// loadParquet reads the parquet dataset.
-func loadParquet(p parquetParams) (*core.Federated, error) {
-	train, err := p.readParquet(p.Path)
+// loadParquet reads the parquet dataset, stopping at c's memory ceiling.
+func loadParquet(c registry.BuildContext, p parquetParams) (*core.Federated, error) {
+	ceiling := c.Budget()
+	train, err := p.readParquet(p.Path, ceiling)
 	if err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
 	if err := train.keepLabels(p.Labels, true); err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
+	train.noteDroppedWriters(c, "parquet", p.Labels)
 	var test *pooled
 	if p.Test != "" {
-		if test, err = p.readParquet(p.Test); err != nil {
+		if test, err = p.readParquet(p.Test, ceiling); err != nil {
 			return nil, fmt.Errorf("parquet: test split: %w", err)
 		}
 		if err := test.keepLabels(p.Labels, false); err != nil {

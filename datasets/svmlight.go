@@ -29,7 +29,7 @@ const maxDenseFloats = 1 << 28
 
 // SVMLightParams are the svmlight loader's parameters.
 type SVMLightParams struct {
-	Path      string `param:"path,required" doc:"svmlight/libsvm file \x60label [qid:N] idx:val ...\x60 per line; .gz, .bz2, .xz and .zst files are decompressed while reading"`
+	Path      string `param:"path,required,path" doc:"svmlight/libsvm file \x60label [qid:N] idx:val ...\x60 per line; .gz, .bz2, .xz and .zst files are decompressed while reading"`
 	Features  int    `param:"features" min:"0" max:"1073741824" doc:"number of features; 0 = infer from the largest index"`
 	ZeroBased bool   `param:"zero_based" doc:"feature indices start at 0 instead of 1"`
 	Format    string `param:"format" choices:"sparse|dense" doc:"storage: sparse (compressed rows, memory O(nonzeros); O(nnz) gradients) or dense (needed by mlp and quadratic)"`
@@ -38,11 +38,11 @@ type SVMLightParams struct {
 }
 
 func init() {
-	registry.Define(registry.Dataset, "svmlight",
+	registry.DefineWith(registry.Dataset, "svmlight",
 		"svmlight/libsvm text file (optionally compressed), stored sparse or dense; qid:N gives the client, else the samples are partitioned",
 		SVMLightParams{Format: FormatSparse, scaling: scaling{Scaling: ScaleNone}, loaderParams: defaultLoaderParams},
-		func(p SVMLightParams) (*core.Federated, error) {
-			t, err := loadSVMLight(p.Path, p.Features, p.ZeroBased, p.Budget())
+		func(c registry.BuildContext, p SVMLightParams) (*core.Federated, error) {
+			t, err := loadSVMLight(p.Path, p.Features, p.ZeroBased, c.Budget())
 			if err != nil {
 				return nil, err
 			}

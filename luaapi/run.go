@@ -169,7 +169,7 @@ func runSource(path string, src []byte, opts Options) (rundir.Summary, []claims.
 	}
 	in.builder.Paths = in.inputPaths()
 	in.builder.Limits = limits
-	in.builder.References, in.builder.Context = dir.ReferenceStore, g.ctx
+	in.builder.References, in.builder.Context, in.builder.Notices = dir.ReferenceStore, g.ctx, opts.Stderr
 	defer in.L.Close()
 	in.install()
 	in.confine()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 
@@ -34,6 +35,9 @@ type Builder struct {
 	// Context, if set, stops a reference solve in progress when done, and
 	// the expansion of a large sweep.
 	Context context.Context
+	// Notices, if set, receives the notices of the datasets it builds
+	// (registry.BuildContext.Note: the writers a filter dropped).
+	Notices io.Writer
 
 	datasets map[string]*core.Federated
 	problems map[string]*core.Problem
@@ -52,6 +56,17 @@ func (b *Builder) stopped() error {
 		return nil
 	}
 	return fmt.Errorf("planning stopped: %w", context.Cause(b.Context))
+}
+
+// buildContext is what a dataset's factory receives: the ceiling of
+// b.Limits (without Limits, the default ceiling of the process's own
+// limits), b.Context and b.Notices.
+func (b *Builder) buildContext() registry.BuildContext {
+	c := registry.BuildContext{Context: b.Context, Notices: b.Notices}
+	if b.Limits != nil {
+		c.Memory = b.Limits.budget
+	}
+	return c
 }
 
 // checkSettings applies the settings bounds of b.Limits, if any.
@@ -81,8 +96,10 @@ type resolved struct {
 	id   experiment.Component
 }
 
-// resolve validates c: parameters given as components (schedules,
-// topologies) are built first and identified by their specification.
+// resolve validates c once: parameters given as components (schedules,
+// topologies) are built first and identified by their specification; its
+// declared input paths are resolved in the validated arguments (b.Paths),
+// its identity keeps them as written.
 func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
 	if c.err != nil {
 		return resolved{}, c.err
@@ -118,12 +135,8 @@ func (b *Builder) resolve(c Component, kind registry.Kind) (resolved, error) {
 		vals[k] = n
 	}
 	r := resolved{args: args, id: experiment.NewComponent(c.Name, vals)}
-	if kind == registry.Dataset && c.Dir != "" && b.Paths != nil {
-		inputs, err := b.Paths.resolve(args.Spec(), raw, c.Dir)
-		if err != nil {
-			return resolved{}, err
-		}
-		if r.args, err = registry.Validate(kind, c.Name, inputs); err != nil {
+	if c.Dir != "" && b.Paths != nil {
+		if r.args, err = b.Paths.resolve(args, c.Dir); err != nil {
 			return resolved{}, err
 		}
 	}
@@ -169,11 +182,7 @@ func (b *Builder) dataset(r resolved) (*core.Federated, error) {
 			return nil, err
 		}
 	}
-	args := r.args
-	if b.Limits != nil {
-		args = args.WithCeiling(b.Limits.budget) // a file reader stops at the same ceiling (registry.Ceiling)
-	}
-	f, err := registry.BuildArgs[*core.Federated](args)
+	f, err := registry.BuildArgs[*core.Federated](r.args.WithContext(b.buildContext()))
 	if err != nil {
 		return nil, err
 	}

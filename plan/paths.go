@@ -2,17 +2,16 @@ package plan
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/fedlab/fedlab/registry"
 )
 
-// InputPaths says how a dataset's relative input paths resolve when it is
-// built (Builder.Paths): a path written in the script (or program)
+// InputPaths says how a component's relative input paths (its parameters
+// declared as paths, registry.Param.Path) resolve when it is built
+// (Builder.Paths): a path written in the script (or program)
 // resolves against the component's Dir, so that a script finds its data
 // files next to it wherever it is run from; a path typed on the command
 // line (one of Typed) resolves against WorkDir, as every command-line tool
@@ -24,21 +23,12 @@ type InputPaths struct {
 	Typed   []string // the values typed on the command line (fedlab run --set)
 }
 
-// isInput reports whether a dataset's String parameter p is an input
-// path: named path or dir, or ending in _path or _dir.
-func isInput(p registry.Param) bool {
-	return p.Name == "path" || p.Name == "dir" || strings.HasSuffix(p.Name, "_path") || strings.HasSuffix(p.Name, "_dir")
-}
-
-// resolve returns the raw arguments of a dataset of spec with its relative
-// input paths resolved (dir is the component's Dir), or raw itself when
-// none is.
-func (ip *InputPaths) resolve(spec *registry.Spec, raw map[string]any, dir string) (map[string]any, error) {
-	var out map[string]any
-	for _, p := range spec.Params {
-		s, ok := raw[p.Name].(string)
-		if !ok || !isInput(p) || s == "" || filepath.IsAbs(s) {
-			continue
+// resolve returns the validated arguments a of a component with its
+// relative input paths resolved (dir is the component's Dir).
+func (ip *InputPaths) resolve(a registry.Args, dir string) (registry.Args, error) {
+	return a.WithPaths(func(p registry.Param, s string) (string, error) {
+		if s == "" || filepath.IsAbs(s) {
+			return s, nil
 		}
 		typed := slices.Contains(ip.Typed, s)
 		base, other := dir, ip.WorkDir
@@ -47,17 +37,10 @@ func (ip *InputPaths) resolve(spec *registry.Spec, raw map[string]any, dir strin
 		}
 		path := filepath.Join(base, s)
 		if err := unambiguous(path, filepath.Join(other, s), typed); err != nil {
-			return nil, fmt.Errorf("%s: parameter %q = %q %w", spec.Title(), p.Name, s, err)
+			return "", fmt.Errorf("%s: parameter %q = %q %w", a.Spec().Title(), p.Name, s, err)
 		}
-		if out == nil {
-			out = maps.Clone(raw)
-		}
-		out[p.Name] = path
-	}
-	if out == nil {
-		return raw, nil
-	}
-	return out, nil
+		return path, nil
+	})
 }
 
 // unambiguous refuses a relative path whose resolution, chosen, and the

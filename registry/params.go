@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/sched"
 )
 
@@ -59,7 +58,20 @@ type Param struct {
 	Max     *float64 // inclusive upper bound
 	Choices []string // allowed values of a String parameter
 	Kind    Kind     // the kind of a Component parameter (its default is a registered name)
-	Doc     string   // one line
+	// Path marks a String parameter that names a file, directory or glob
+	// the component reads: the plan that builds the component resolves
+	// its relative value (plan.InputPaths).
+	Path bool
+	Doc  string // one line
+}
+
+// TypeText names the parameter's type as the docs show it: "path" for an
+// input path, else the Type.
+func (p Param) TypeText() string {
+	if p.Path {
+		return "path"
+	}
+	return p.Type.String()
 }
 
 // Bound returns a pointer to v, for Param.Min and Param.Max.
@@ -111,6 +123,9 @@ func (s *Spec) check() error {
 		if seen[p.Name] {
 			return fmt.Errorf("%s: parameter %q declared twice", s.Title(), p.Name)
 		}
+		if p.Path && p.Type != String {
+			return fmt.Errorf("%s: parameter %q: a path must be a String parameter, not %s", s.Title(), p.Name, p.Type)
+		}
 		seen[p.Name] = true
 		if p.Doc == "" {
 			return fmt.Errorf("%s: parameter %q has no doc", s.Title(), p.Name)
@@ -134,9 +149,9 @@ func (s *Spec) check() error {
 
 // Args holds validated parameter values, defaults filled in.
 type Args struct {
-	spec    *Spec
-	vals    map[string]any
-	ceiling *budget.Budget // the plan's memory ceiling (WithCeiling); nil: the default
+	spec  *Spec
+	vals  map[string]any
+	build BuildContext // what the factory receives (WithContext)
 }
 
 // Spec returns the spec the values were validated against.

@@ -19,6 +19,7 @@ import (
 // A field declares a parameter with the tags
 //
 //	param:"name"            or param:"name,required" (no default)
+//	param:"name,path"       an input path (Param.Path), or param:"name,required,path"
 //	doc:"one line"
 //	min:"0" max:"1"         inclusive bounds of numbers and schedules
 //	choices:"a|b|c"         allowed values of a string
@@ -29,15 +30,20 @@ import (
 // (Int), bool (Bool), string or a named string type (String), []float64
 // (Floats), sched.Schedule (Sched), and any other type with a kind tag
 // (Component; the built component must be assignable to the field).
-// Embedded structs contribute their fields, so families share declarations;
-// an embedded Ceiling is not a parameter but receives the plan's memory
-// ceiling when the component is built.
+// Embedded structs contribute their fields, so families share declarations.
 // A schedule default must be a sched.Constant. Declaration errors panic at
 // start-up, like Register's, and so is a params type given to Define
 // twice: P names its component in a typed plan (Typed), so each component
 // with parameters has its own params type (struct{} declares none and
 // may be shared: plan.Component{Kind, Name} names such a component).
 func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, error)) {
+	DefineWith(k, name, doc, defaults, func(_ BuildContext, p P) (T, error) { return build(p) })
+}
+
+// DefineWith is Define for a factory that needs the context of the plan
+// that builds it (BuildContext: the memory ceiling a file reader stops at,
+// the deadline, the notice channel).
+func DefineWith[T, P any](k Kind, name, doc string, defaults P, build func(BuildContext, P) (T, error)) {
 	pt := reflect.TypeFor[P]()
 	if pt.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("registry: %s %q: parameters must be a struct, not %v", k, name, pt))
@@ -71,15 +77,13 @@ func Define[T, P any](k Kind, name, doc string, defaults P, build func(P) (T, er
 			return bytes, what, nil
 		}
 	}
-	ceiling := ceilingIndex(pt)
 	Register[T](k, spec, func(a Args) (T, error) {
 		var p P
 		if err := a.fill(reflect.ValueOf(&p).Elem(), fields); err != nil {
 			var zero T
 			return zero, err
 		}
-		a.setCeiling(reflect.ValueOf(&p).Elem(), ceiling)
-		return build(p)
+		return build(a.build, p)
 	})
 	if typed {
 		declareParams(pt, k, name, reflect.ValueOf(defaults), fields)
@@ -122,9 +126,6 @@ func collect(t reflect.Type, v reflect.Value, prefix []int, fields *[]typedField
 		f := t.Field(i)
 		index := append(append([]int(nil), prefix...), i)
 		tag, tagged := f.Tag.Lookup("param")
-		if f.Anonymous && !tagged && f.Type == ceilingType {
-			continue // not a parameter: BuildArgs sets it (see Ceiling)
-		}
 		if f.Anonymous && !tagged && f.Type.Kind() == reflect.Struct {
 			ps, err := collect(f.Type, v.Field(i), index, fields)
 			if err != nil {
@@ -136,8 +137,20 @@ func collect(t reflect.Type, v reflect.Value, prefix []int, fields *[]typedField
 		if !tagged {
 			return nil, fmt.Errorf("field %s has no param tag", f.Name)
 		}
-		name, opt, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(tag, ",")
 		p := Param{Name: name, Doc: f.Tag.Get("doc"), Kind: Kind(f.Tag.Get("kind"))}
+		required := false
+		for _, opt := range strings.Split(opts, ",") {
+			switch opt {
+			case "":
+			case "required":
+				required = true
+			case "path":
+				p.Path = true
+			default:
+				return nil, fmt.Errorf("parameter %q: unknown option %q", name, opt)
+			}
+		}
 		for _, b := range []struct {
 			tag string
 			dst **float64
@@ -158,10 +171,11 @@ func collect(t reflect.Type, v reflect.Value, prefix []int, fields *[]typedField
 		if err != nil {
 			return nil, fmt.Errorf("parameter %q: %w", name, err)
 		}
+		if p.Path && p.Type != String {
+			return nil, fmt.Errorf("parameter %q: the path option needs a string field, not %v", name, f.Type)
+		}
 		switch {
-		case opt == "required":
-		case opt != "":
-			return nil, fmt.Errorf("parameter %q: unknown option %q", name, opt)
+		case required:
 		case p.Type == Component:
 			if d := f.Tag.Get("default"); d != "" {
 				p.Default = d

@@ -2,7 +2,9 @@ package registry_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,6 +135,9 @@ func TestDefinePanics(t *testing.T) {
 			X float64 `param:"x"`
 		}{})},
 		{"not a struct", "must be a struct", define("scalar", 1.0)},
+		{"path", `parameter "n": the path option needs a string field, not int`, define("path", struct {
+			N int `param:"n,path" doc:"n"`
+		}{})},
 	} {
 		if msg := mustPanic(t, c.name, c.define); !strings.Contains(msg, c.want) {
 			t.Errorf("%s: panic %q, want %q", c.name, msg, c.want)
@@ -166,4 +171,31 @@ func TestDefineRunsCheckAtValidation(t *testing.T) {
 	}
 	_, err := registry.Validate(typedKind, "checked", map[string]any{"lo": 2})
 	wantAll(t, err, `test_typed_kind "checked"`, "lo must not exceed hi")
+}
+
+// pathParams declare input paths with the path option.
+type pathParams struct {
+	Train string `param:"train,required,path" doc:"training file"`
+	Test  string `param:"test,path" doc:"test file"`
+	Name  string `param:"name" doc:"a name, not a path"`
+}
+
+func init() {
+	registry.Define(typedKind, "paths", "a component that reads files", pathParams{},
+		func(pathParams) (widget, error) { return widget{}, nil })
+}
+
+// The path option declares a String parameter as an input path
+// (Param.Path, shown as "path"), required or not; other strings are not
+// paths whatever their name.
+func TestDefineDeclaresPaths(t *testing.T) {
+	spec, _ := registry.Lookup(typedKind, "paths")
+	var got []string
+	for _, p := range spec.Params {
+		got = append(got, fmt.Sprintf("%s %s %v required=%v", p.Name, p.TypeText(), p.Type, p.Required()))
+	}
+	want := []string{"train path string required=true", "test path string required=false", "name string string required=false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("params %q, want %q", got, want)
+	}
 }

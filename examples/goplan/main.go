@@ -111,6 +111,7 @@ func execPlans(x experiments, out string, stdout, progress io.Writer) (rundir.Su
 	// data, settings and run state over the process's memory limits are refused before anything
 	// is allocated, with fedlab run's messages (2 runs at once, as executed below)
 	b.Limits = plan.NewLimits(0, 2)
+	b.Notices = progress // what a dataset says it did (writers a filter dropped)
 	compare, err := b.Compare(x.Compare)
 	if err != nil {
 		return rundir.Summary{}, err
