@@ -224,7 +224,7 @@ func readHalving(f *fields, s core.Settings) (experiment.Halving, bool) {
 
 // halvingSweep runs sw by successive halving (plan.Builder.Halve), each
 // rung one call of the run directory, named after it and marked with it
-// (rundir.Dir.Rungs). The planner's notes (survivors that are recomputed
+// (experiment.Rungs). The planner's notes (survivors that are recomputed
 // rather than continued) go to the standard error.
 func (in *interp) halvingSweep(c *call, sw plan.Sweep, h experiment.Halving, rules []experiment.Rule) (*sweep, error) {
 	if err := in.checkArgsRead("before its first run"); err != nil {
