@@ -87,7 +87,7 @@ func unrecordedMetrics(dir string, calls [][]experiment.Run, callNo int, metrics
 	if len(missing) == 0 {
 		return nil
 	}
-	have := metricNames(runs)
+	have := experiment.MetricNames(runs)
 	where := dir
 	if callNo > 0 {
 		where = fmt.Sprintf("call %d of %s", callNo, dir)

@@ -86,20 +86,3 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
-// metricNames lists the metrics of the completed runs in order of first
-// appearance.
-func metricNames(runs []experiment.Run) []string {
-	var names []string
-	for _, r := range runs {
-		if r.Result == nil {
-			continue
-		}
-		for _, m := range r.Result.Metrics {
-			if !slices.Contains(names, m) {
-				names = append(names, m)
-			}
-		}
-	}
-	return names
-}

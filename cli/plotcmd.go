@@ -120,7 +120,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		names := metrics
 		if len(names) == 0 {
-			names = metricNames(runs)
+			names = experiment.MetricNames(runs)
 		} else if missing := missingMetrics(runs, names); len(missing) > 0 && *callNo == 0 {
 			skipped = append(skipped, fmt.Sprintf("call %d (%s) does not record %s", i+1, escape.Line(titles[i]), strings.Join(missing, ", ")))
 			continue
@@ -159,7 +159,7 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if drawn == 0 && len(skipped) > 0 {
 		return fmt.Errorf("no call of %s records %s (the runs record: %s)", dirs[0], strings.Join(missingMetrics(slices.Concat(l.Calls...), metrics), ", "),
-			strings.Join(metricNames(slices.Concat(l.Calls...)), ", "))
+			strings.Join(experiment.MetricNames(slices.Concat(l.Calls...)), ", "))
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "fedlab: %s: not drawn\n", s)
@@ -194,7 +194,7 @@ func unfinishedRuns(stderr io.Writer, i int, title string, runs []experiment.Run
 
 // missingMetrics lists the metrics of want that none of the runs records.
 func missingMetrics(runs []experiment.Run, want []string) []string {
-	have := metricNames(runs)
+	have := experiment.MetricNames(runs)
 	var out []string
 	for _, m := range want {
 		if !slices.Contains(have, m) {

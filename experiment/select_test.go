@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
@@ -100,5 +101,18 @@ func TestRuleCheckAndString(t *testing.T) {
 	}
 	if s := (Rule{Metric: "f1", Mode: "max", Last: 100}).String(); s != "max f1 (mean over the last 100 rounds)" {
 		t.Errorf("%q", s)
+	}
+}
+
+// MetricNames lists each metric once, in the order the runs first record
+// it, and passes over a run not run yet.
+func TestMetricNames(t *testing.T) {
+	runs := []Run{
+		{Result: &core.Result{Metrics: []string{"loss", "acc"}}},
+		{},
+		{Result: &core.Result{Metrics: []string{"acc", "gap", "loss"}}},
+	}
+	if got := MetricNames(runs); !slices.Equal(got, []string{"loss", "acc", "gap"}) {
+		t.Errorf("MetricNames = %v, want [loss acc gap]", got)
 	}
 }

@@ -6,7 +6,9 @@
 // run-level pool, giving each run a share of the client workers so that the
 // cores are not oversubscribed, or runs that share a problem together in
 // lockstep (Cohorts); Select picks the best configuration of a
-// sweep per algorithm by a list of rules.
+// sweep per algorithm by a list of rules. A Call is the script's call whose
+// jobs a CallExecutor (a run directory) executes; Rungs executes each rung
+// of a successive-halving sweep as one such call.
 //
 // Every job has an Identity (everything that determines its numbers, in a
 // canonical form) and a Key, a hash of the identity, so that a run can be
@@ -21,6 +23,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -112,6 +115,23 @@ func (r Run) Name() string {
 		return r.Label
 	}
 	return r.Label + " " + r.Config.String()
+}
+
+// MetricNames is the union of the runs' metric names in order of first
+// appearance; runs not run yet (no result) have none.
+func MetricNames(runs []Run) []string {
+	var names []string
+	for _, r := range runs {
+		if r.Result == nil {
+			continue
+		}
+		for _, m := range r.Result.Metrics {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	return names
 }
 
 // Run returns the run of job j with result res.

@@ -27,6 +27,7 @@ import (
 	"github.com/fedlab/fedlab/plot"
 	"github.com/fedlab/fedlab/report"
 	"github.com/fedlab/fedlab/rundir"
+	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
 // page is what the template renders.
@@ -198,7 +199,7 @@ func (cv *callView) fill(runs []experiment.Run, c rundir.Call, sels []experiment
 		return err
 	}
 	cv.Tables = grids
-	for _, metric := range metricNames(runs) {
+	for _, metric := range experiment.MetricNames(runs) {
 		fig, err := plot.NewFigure(runs, plot.Options{Metric: metric, X: opts.X, Width: 16, Height: 9, SkipRound0: opts.SkipRound0,
 			Notes: plot.PendingNotes(cv.Pending, cv.Progress)})
 		if err != nil {
@@ -302,7 +303,7 @@ func paramsOf(runs []experiment.Run) []paramRow {
 			sort.Strings(keys)
 			var ps []string
 			for _, k := range keys {
-				ps = append(ps, k+"="+report.ParamText(r.Params[k]))
+				ps = append(ps, k+"="+runfile.ParamText(r.Params[k]))
 			}
 			i = len(rows)
 			index[r.Name()] = i
@@ -314,19 +315,6 @@ func paramsOf(runs []experiment.Run) []paramRow {
 		rows[i].Seeds += fmt.Sprint(r.Seed)
 	}
 	return rows
-}
-
-// metricNames lists the metrics of the runs in order of first appearance.
-func metricNames(runs []experiment.Run) []string {
-	var names []string
-	for _, r := range runs {
-		for _, m := range r.Result.Metrics {
-			if !slices.Contains(names, m) {
-				names = append(names, m)
-			}
-		}
-	}
-	return names
 }
 
 // Save writes the report of dir to path, atomically.

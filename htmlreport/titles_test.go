@@ -28,7 +28,7 @@ func TestTitlesTellCallsInALoopApart(t *testing.T) {
 		if i == 2 {
 			where = "f.lua:38"
 		}
-		m.Calls = append(m.Calls, rundir.Call{Function: "fedlab.compare", Where: where, Runs: []rundir.CallRun{{Key: k}}})
+		m.Calls = append(m.Calls, rundir.Call{Call: experiment.Call{Function: "fedlab.compare", Where: where}, Runs: []rundir.CallRun{{Key: k}}})
 	}
 	m.Calls[2].Name = "the named call"
 	want := []string{

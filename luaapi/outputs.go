@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir/runfile"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -54,7 +55,7 @@ func (in *interp) fnCSV(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return in.writeOutput(L, "fedlab.csv", path, func(path string) error { return report.WriteCSV(path, runs) })
+	return in.writeOutput(L, "fedlab.csv", path, func(path string) error { return runfile.WriteCSV(path, runs) })
 }
 
 // fnSaveModel is fedlab.save_model(run, path): writes the final model and
@@ -68,7 +69,7 @@ func (in *interp) fnSaveModel(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return in.writeOutput(L, "fedlab.save_model", path, func(path string) error { return report.SaveModel(path, run) })
+	return in.writeOutput(L, "fedlab.save_model", path, func(path string) error { return runfile.SaveModel(path, run) })
 }
 
 // fnModel is fedlab.model(run): the final model as a Lua list.

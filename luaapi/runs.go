@@ -180,12 +180,12 @@ func (in *interp) compare(c *call, algos []*component, seeds []uint64) ([]experi
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.fn, err)
 	}
-	return in.execute(rundir.Call{Function: c.fn, Where: c.where, Name: c.name}, jobs)
+	return in.execute(experiment.Call{Function: c.fn, Where: c.where, Name: c.name}, jobs)
 }
 
 // execute runs the jobs of a call in the run directory: c names its
 // function, place, name (if not ""), selection rules and halving rung.
-func (in *interp) execute(c rundir.Call, jobs []experiment.Job) ([]experiment.Run, error) {
+func (in *interp) execute(c experiment.Call, jobs []experiment.Job) ([]experiment.Run, error) {
 	if err := in.checkArgsRead("before its first run"); err != nil {
 		return nil, err
 	}

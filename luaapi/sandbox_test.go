@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
 const runSrc = problemSrc + `local r = fedlab.run{ problem = problem, algorithm = fedlab.algo.test_gd{ label = LABEL }, rounds = 2, local_steps = 1, metrics = {"test_objective"} }
@@ -126,7 +126,7 @@ func TestFreeTextStaysOnItsLineInTheModelFile(t *testing.T) {
 	if !strings.Contains(string(b), `# fedlab model: "x\nexport PATH=/tmp/evil:$PATH\n#"`) {
 		t.Errorf("label not quoted in the header:\n%s", b)
 	}
-	w, err := report.ReadModel(filepath.Join(dir, "out", "m.txt"))
+	w, err := runfile.ReadModel(filepath.Join(dir, "out", "m.txt"))
 	if err != nil || len(w) == 0 {
 		t.Errorf("model does not read back: %v %v", w, err)
 	}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/pipeline"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -79,7 +79,7 @@ func (in *interp) fnStages(L *lua.LState) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", fn, err)
 	}
-	runs, err := in.execute(rundir.Call{Function: fn, Where: in.where(), Name: name}, jobs)
+	runs, err := in.execute(experiment.Call{Function: fn, Where: in.where(), Name: name}, jobs)
 	if err != nil {
 		return 0, err
 	}

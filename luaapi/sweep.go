@@ -13,7 +13,6 @@ import (
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/report"
-	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -74,7 +73,7 @@ func (in *interp) fnSweep(L *lua.LState) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("fedlab.sweep: %w", err)
 		}
-		runs, err := in.execute(rundir.Call{Function: c.fn, Where: c.where, Name: c.name, Select: rules}, jobs)
+		runs, err := in.execute(experiment.Call{Function: c.fn, Where: c.where, Name: c.name, Select: rules}, jobs)
 		if err != nil {
 			return 0, err
 		}
@@ -225,13 +224,13 @@ func readHalving(f *fields, s core.Settings) (experiment.Halving, bool) {
 
 // halvingSweep runs sw by successive halving (plan.Builder.Halve), each
 // rung one call of the run directory, named after it and marked with it
-// (rundir.Dir.Rungs). The planner's notes (survivors that are recomputed
+// (experiment.Rungs). The planner's notes (survivors that are recomputed
 // rather than continued) go to the standard error.
 func (in *interp) halvingSweep(c *call, sw plan.Sweep, h experiment.Halving, rules []experiment.Rule) (*sweep, error) {
 	if err := in.checkArgsRead("before its first run"); err != nil {
 		return nil, err
 	}
-	res, err := in.builder.Halve(sw, h, in.dir.Rungs(rundir.Call{Function: c.fn, Where: c.where, Name: c.name, Select: rules}))
+	res, err := in.builder.Halve(sw, h, experiment.Rungs(in.dir, experiment.Call{Function: c.fn, Where: c.where, Name: c.name, Select: rules}))
 	if in.dry != nil && res != nil {
 		for _, r := range res.Rungs {
 			in.planned(c.fn, c.where, r.Rung.Name(c.name), r.Jobs)

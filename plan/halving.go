@@ -11,9 +11,9 @@ import (
 )
 
 // RungExecutor executes the jobs of one rung of a halving sweep and
-// returns their runs in the jobs' order. A run directory's
-// (rundir.Dir.Rungs) runs each rung as one call of the directory, named
-// after the rung and marked with it.
+// returns their runs in the jobs' order. experiment.Rungs on a run
+// directory runs each rung as one call of the directory, named after the
+// rung and marked with it.
 type RungExecutor interface {
 	ExecuteRung(rung experiment.Rung, jobs []experiment.Job) ([]experiment.Run, error)
 }

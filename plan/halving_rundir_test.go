@@ -40,7 +40,7 @@ func rungSession(t *testing.T, dir string, stop, cut int, opts rundir.Options) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := sessionRungs{RungCalls: d.Rungs(rundir.Call{Function: "fedlab.sweep", Where: "halving.lua:1", Select: halvingSweep("fedmid").Select}),
+	exec := sessionRungs{RungCalls: experiment.Rungs(d, experiment.Call{Function: "fedlab.sweep", Where: "halving.lua:1", Select: halvingSweep("fedmid").Select}),
 		zeros: roundZero{&mu, &zeros}, computed: &computed, stop: stop, cut: cut, cancel: cancel}
 	_, err = NewBuilder().Halve(halvingSweep("fedmid"), experiment.Halving{Eta: 3, First: 3}, exec)
 	var serr error
@@ -60,7 +60,7 @@ func rungSession(t *testing.T, dir string, stop, cut int, opts rundir.Options) (
 
 // sessionRungs executes the rungs of rungSession in its run directory.
 type sessionRungs struct {
-	rundir.RungCalls
+	experiment.RungCalls
 	zeros     roundZero
 	computed  *atomic.Int64
 	stop, cut int

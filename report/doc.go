@@ -1,6 +1,6 @@
-// Package report renders runs: a terminal table of metrics (mean ± standard
-// deviation across seeds), the grid of a sweep with the selected
-// configuration marked, CSV files with every evaluated round of every run,
-// and the final model of a run as text. Files are written atomically (a
-// temporary file renamed into place).
+// Package report renders runs for reading: a table of metrics (mean ±
+// standard deviation across seeds) as text, Markdown, LaTeX or CSV, the
+// grid of a sweep with the selected configuration marked, and the number
+// formats they share. The files that store runs (records CSV, models) are
+// package rundir/runfile's.
 package report

@@ -94,23 +94,6 @@ func render2(t *testing.T) string {
 	return buf.String()
 }
 
-// TestModelWithAHugeLabelReadsBack: a model file whose header holds a
-// label longer than 64 KiB reads back (bufio.Scanner's default token
-// limit made it unreadable, so resume ran the run again and table and plot
-// printed nothing).
-func TestModelWithAHugeLabelReadsBack(t *testing.T) {
-	run := experiment.Run{Label: strings.Repeat("λ", 70_000), Algorithm: "algo", Seed: 1,
-		Result: &core.Result{Status: core.Done, Model: []float64{1.5, -2, 0.25}}}
-	path := filepath.Join(t.TempDir(), "m.txt")
-	if err := SaveModel(path, run); err != nil {
-		t.Fatal(err)
-	}
-	w, err := ReadModel(path)
-	if err != nil || len(w) != 3 || w[0] != 1.5 || w[1] != -2 || w[2] != 0.25 {
-		t.Fatalf("read back %v, %v", w, err)
-	}
-}
-
 // TestMissingLaTeXFile: the skip names the package pdflatex lacks, and
 // only a missing file is a reason to skip.
 func TestMissingLaTeXFile(t *testing.T) {

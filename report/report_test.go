@@ -2,9 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/csv"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,71 +97,11 @@ func TestDefaultRounds(t *testing.T) {
 	}
 }
 
-func TestWriteCSV(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "sub", "out.csv")
-	runs := testRuns()
-	if err := WriteCSV(path, runs); err != nil {
-		t.Fatal(err)
-	}
-	rows := readCSV(t, path)
-	// 3 records × 3 full runs + 2 for the diverged run + 1 for the failed run, plus the header
-	if len(rows) != 1+9+2+1 {
-		t.Fatalf("got %d rows, want 13", len(rows))
-	}
-	head := strings.Join(rows[0], ",")
-	if head != "label,algorithm,seed,status,round,comm_up,comm_down,samples,acc,loss" {
-		t.Errorf("header %q", head)
-	}
-	if got := rows[1][9]; got != "0.3333333333333333" {
-		t.Errorf("loss written as %q, want full precision", got)
-	}
-	if got := strings.Join(rows[3], ","); got != "a,algo,1,done,20,200,400,20,0.7,0.3333333333333333" {
-		t.Errorf("row 3 = %q", got)
-	}
-	if got := strings.Join(rows[12], ","); got != "c,algo,1,failed,,,,,," {
-		t.Errorf("failed run row = %q", got)
-	}
-	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp")); len(left) > 0 {
-		t.Errorf("temporary files left: %v", left)
-	}
-}
-
-func TestSaveModel(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "w.txt")
-	runs := testRuns()
-	if err := SaveModel(path, runs[0]); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "# fedlab model: a (algorithm algo, seed 1, status done)\n" +
-		"# layout: kernel 2x1 (reg), row-major blocks in this order\n# dim: 2\n0.1\n0.3333333333333333\n"
-	if string(b) != want {
-		t.Errorf("model file:\n%s\nwant:\n%s", b, want)
-	}
-	if err := SaveModel(path, runs[4]); err == nil {
-		t.Errorf("saving a failed run's model succeeded")
-	}
-}
-
-// A label is free text: in a CSV file it must not become a spreadsheet
-// formula, and in Markdown and LaTeX it must not break the table.
+// A label is free text: in Markdown and LaTeX it must not break the table
+// (in a records file, see runfile's test of the same name).
 func TestFreeTextCannotEscapeItsCell(t *testing.T) {
 	label := "=HYPERLINK(\"http://x\")|a\nb & c"
 	runs := []experiment.Run{run(label, 1, 0.5, core.Done, 0)}
-	path := filepath.Join(t.TempDir(), "out.csv")
-	if err := WriteCSV(path, runs); err != nil {
-		t.Fatal(err)
-	}
-	rows := readCSV(t, path)
-	if got := rows[1][0]; got != "'"+label {
-		t.Errorf("label cell %q, want the label behind an apostrophe", got)
-	}
-	if got := rows[1][8]; got != "0.5" {
-		t.Errorf("metric cell %q changed", got)
-	}
 	for _, format := range []string{"md", "latex"} {
 		var b bytes.Buffer
 		if err := Table(&b, runs, TableOptions{Metrics: []string{"acc"}, Format: format}); err != nil {
@@ -179,21 +116,6 @@ func TestFreeTextCannotEscapeItsCell(t *testing.T) {
 			t.Errorf("markdown: pipe or newline not escaped:\n%s", b.String())
 		}
 	}
-}
-
-// readCSV reads the CSV file at path.
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
 }
 
 // TestTableNeverShowsAnotherRound: a requested round that no run evaluated

@@ -2,11 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/fedlab/fedlab/internal/stats"
+	"slices"
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/stats"
 )
 
 // cell gathers one metric at one round across the seeds of one label.
@@ -43,7 +44,7 @@ func gather(runs []experiment.Run, metric string, round int) cell {
 			c.unevaluated++
 			continue
 		}
-		if i := columnsOf(r, []string{metric})[0]; i >= 0 {
+		if i := slices.Index(res.Metrics, metric); i >= 0 {
 			c.vals = append(c.vals, rec.Values[i])
 		} else {
 			c.unrecorded++

@@ -2,9 +2,6 @@ package report
 
 import (
 	"bytes"
-	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -51,79 +48,6 @@ func TestSweepTable(t *testing.T) {
 	}
 	if err := SweepTable(&buf, experiment.Select(runs, rules), rules, SweepOptions{Cols: "c"}); err == nil {
 		t.Errorf("an unknown cols key passed")
-	}
-}
-
-func TestCSVConfigColumnsAndRecords(t *testing.T) {
-	dir := t.TempDir()
-	runs := []experiment.Run{sweepRun("X", 1, 10, 0.5, false), sweepRun("X", 2, 10, 0, true)}
-	plain := run("p", 3, 0.5, core.Done, 0)
-	plain.Key = "kp"
-	pending := experiment.Run{Label: "later"}
-	path := filepath.Join(dir, "records.csv")
-	if err := WriteRecords(path, [][]experiment.Run{runs, {plain, pending}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	rows := readCSV(t, path)
-	if got := strings.Join(rows[0], ","); got != "call,run,label,algorithm,seed,a,b,status,round,comm_up,comm_down,samples,acc,loss" {
-		t.Errorf("header %q", got)
-	}
-	if len(rows) != 1+2+1+3 {
-		t.Fatalf("got %d rows, want 7", len(rows))
-	}
-	if got := strings.Join(rows[2], ","); got != "1,kX,X,algo,1,1,10,done,10,0,0,0,0.5," {
-		t.Errorf("row 2 = %q", got)
-	}
-	if got := strings.Join(rows[4], ","); got != "2,kp,p,algo,3,,,done,0,0,0,0,0.5,0.3333333333333333" {
-		t.Errorf("row 4 = %q", got)
-	}
-}
-
-func TestReadModelRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.txt")
-	r := run("a", 1, 0.5, core.Diverged, 15)
-	r.Config = experiment.NewConfig(experiment.NewSetting("eta", 0.1))
-	r.Result.Model = []float64{0.1, math.NaN(), math.Inf(-1), 1.0 / 3}
-	if err := SaveModel(path, r); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	if !strings.Contains(string(b), "# config: eta=0.1\n") {
-		t.Errorf("model header lacks the config:\n%s", b)
-	}
-	w, err := ReadModel(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(w) != 4 || w[0] != 0.1 || !math.IsNaN(w[1]) || !math.IsInf(w[2], -1) || w[3] != 1.0/3 {
-		t.Errorf("read back %v", w)
-	}
-	os.WriteFile(path, []byte("# x\n1\nnope\n"), 0o644)
-	if _, err := ReadModel(path); err == nil || !strings.Contains(err.Error(), ":3: not a number") {
-		t.Errorf("bad model: %v", err)
-	}
-}
-
-func TestCSVHasTheResolvedParameters(t *testing.T) {
-	a := run("a", 1, 0.5, core.Done, 0)
-	a.Params = map[string]any{"eta_c": 0.1, "eta_s": 1.0, "samples": 3, "schedule": []any{1.0, 0.5, 0.25, 0.125, 0.0625}}
-	a.Params["a"] = 7.0 // not swept for this run: its value fills the sweep's column
-	b := sweepRun("X", 1, 10, 0.5, false)
-	b.Params = map[string]any{"a": 1.0, "b": 10.0, "mu": 0.01}
-	path := filepath.Join(t.TempDir(), "p.csv")
-	if err := WriteCSV(path, []experiment.Run{a, b}); err != nil {
-		t.Fatal(err)
-	}
-	rows := readCSV(t, path)
-	want := "label,algorithm,seed,a,b,eta_c,eta_s,mu,algo.samples,schedule,status,round,comm_up,comm_down,samples,acc,loss"
-	if got := strings.Join(rows[0], ","); got != want {
-		t.Errorf("header %q\nwant   %q", got, want)
-	}
-	if got := strings.Join(rows[1][:11], ","); got != "a,algo,1,7,,0.1,1,,3,[1 0.5 0.25 0.125 … (5 values)],done" {
-		t.Errorf("row 1 = %q", got)
-	}
-	if got := strings.Join(rows[4][:11], ","); got != "X,algo,1,1,10,,,0.01,,,done" {
-		t.Errorf("row 4 = %q", got)
 	}
 }
 

@@ -194,7 +194,7 @@ func markBest(cells [][]Cell, better metricsPkg.Better) {
 
 // chooseMetrics checks the requested metrics against those of the runs.
 func chooseMetrics(runs []experiment.Run, want []string) ([]string, error) {
-	have := metricNames(runs)
+	have := experiment.MetricNames(runs)
 	if len(want) == 0 {
 		if len(have) == 0 {
 			return nil, fmt.Errorf("the runs measured no metrics")

@@ -18,7 +18,7 @@ import (
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
 // Options configure a session on a run directory.
@@ -411,22 +411,23 @@ func (d *Dir) clear() error {
 // the call then lacks runs of other shards, Execute returns a *Stopped
 // error, and so does every later call.
 func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
-	return d.ExecuteCall(Call{Function: fn, Where: where, Select: rules}, jobs)
+	return d.ExecuteCall(experiment.Call{Function: fn, Where: where, Select: rules}, jobs)
 }
 
 // ExecuteCall is Execute of the call c, which may also carry the call's
 // Name (the script's name key, shown by fedlab table, plot and report)
 // and its Rung in a successive-halving sweep (recorded in the manifest
-// and as records.csv's rung column); its Runs are the jobs'.
-func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, error) {
-	fn, where, rules := c.Function, c.Where, c.Select
+// and as records.csv's rung column); the manifest records c as given,
+// with the jobs' runs as its Runs. A Dir is the experiment.CallExecutor of
+// the halving sweeps in it (experiment.Rungs).
+func (d *Dir) ExecuteCall(c experiment.Call, jobs []experiment.Job) ([]experiment.Run, error) {
 	if d.stopped != nil {
 		return nil, d.stopped
 	}
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	call := Call{Function: fn, Where: where, Select: rules, Name: c.Name, Rung: c.Rung}
+	call := Call{Call: c}
 	var todo []experiment.Job
 	found, elsewhere := 0, 0
 	planned := map[string]bool{}
@@ -476,7 +477,7 @@ func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, erro
 		if werr := d.writeManifest(); werr != nil {
 			return nil, werr
 		}
-		return nil, &Interrupted{Where: where, Cause: context.Cause(d.opts.Context)}
+		return nil, &Interrupted{Where: call.Where, Cause: context.Cause(d.opts.Context)}
 	}
 	if err == nil && d.dirty {
 		err = d.writeManifest()
@@ -498,7 +499,7 @@ func (d *Dir) ExecuteCall(c Call, jobs []experiment.Job) ([]experiment.Run, erro
 		return nil, err
 	}
 	if elsewhere > 0 {
-		d.stopped = &Stopped{Shard: d.opts.Shard, Where: where, Elsewhere: elsewhere}
+		d.stopped = &Stopped{Shard: d.opts.Shard, Where: call.Where, Elsewhere: elsewhere}
 		return nil, d.stopped
 	}
 	return runs, nil
@@ -752,7 +753,7 @@ func (d *Dir) writeRecords() error {
 	if d.path == "" {
 		return nil
 	}
-	return report.WriteRecords(filepath.Join(d.path, RecordsFile), d.calls, rungColumn(d.m.Calls[:len(d.calls)]))
+	return runfile.WriteRecords(filepath.Join(d.path, RecordsFile), d.calls, rungColumn(d.m.Calls[:len(d.calls)]))
 }
 
 // Summary counts the runs of a session.

@@ -11,9 +11,9 @@
 //	                     invocations (other --set values) whose runs are kept, and per run
 //	                     its fully resolved identity (algorithm and parameters, problem,
 //	                     settings, metrics, seed) and status (done, diverged, failed, pending)
-//	records.csv          every evaluated round of every run, call by call (report.WriteRecords)
+//	records.csv          every evaluated round of every run, call by call (runfile.WriteRecords)
 //	results/KEY.json     one completed run: status, metric names, records
-//	models/KEY.txt       the run's final model (report.SaveModel)
+//	models/KEY.txt       the run's final model (runfile.SaveModel)
 //	optima/NAME.json     stored reference optima, by what they solve (size and SHA-256 in the manifest)
 //	...                  files the script writes (fedlab.csv, fedlab.plot, ...)
 //

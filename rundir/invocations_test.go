@@ -3,6 +3,8 @@ package rundir
 import (
 	"strings"
 	"testing"
+
+	"github.com/fedlab/fedlab/experiment"
 )
 
 // TestAnEarlierInvocationsKeysAreChecked: a manifest whose earlier
@@ -14,7 +16,7 @@ func TestAnEarlierInvocationsKeysAreChecked(t *testing.T) {
 		earlier []*EarlierInvocation
 		want    string
 	}{
-		{[]*EarlierInvocation{{Status: StatusComplete, Calls: []Call{{Function: "fedlab.run", Where: "s.lua:1", Runs: []CallRun{{Key: "../../x"}}}}}},
+		{[]*EarlierInvocation{{Status: StatusComplete, Calls: []Call{{Call: experiment.Call{Function: "fedlab.run", Where: "s.lua:1"}, Runs: []CallRun{{Key: "../../x"}}}}}},
 			`earlier invocation 1: run key "../../x" contains a path separator`},
 		{[]*EarlierInvocation{nil}, "earlier invocation 1 is null"},
 	} {
@@ -36,9 +38,9 @@ func TestAnEarlierInvocationsKeysAreChecked(t *testing.T) {
 func TestInvocationsAreNumberedOldestFirst(t *testing.T) {
 	m := newManifest(Script{Path: "/x/s.lua", SHA256: "b"}, StatusComplete)
 	m.Invocation = &Invocation{CommandLine: []string{"fedlab", "run", "s.lua", "--out", "d"}}
-	m.Calls = []Call{{Function: "fedlab.run", Where: "s.lua:1", Runs: []CallRun{{Key: "bb"}}}}
+	m.Calls = []Call{{Call: experiment.Call{Function: "fedlab.run", Where: "s.lua:1"}, Runs: []CallRun{{Key: "bb"}}}}
 	m.Earlier = []*EarlierInvocation{{Invocation: &Invocation{CommandLine: []string{"fedlab", "run", "s.lua", "--out", "d", "--set", "rounds=40"}, Set: map[string]string{"rounds": "40"}},
-		Script: Script{Path: "/x/s.lua", SHA256: "a"}, Status: StatusInterrupted, Calls: []Call{{Function: "fedlab.run", Where: "s.lua:1", Runs: []CallRun{{Key: "aa"}}}}}}
+		Script: Script{Path: "/x/s.lua", SHA256: "a"}, Status: StatusInterrupted, Calls: []Call{{Call: experiment.Call{Function: "fedlab.run", Where: "s.lua:1"}, Runs: []CallRun{{Key: "aa"}}}}}}
 	first, err := m.Select(1)
 	if err != nil || first.Calls[0].Runs[0].Key != "aa" || first.Status != StatusInterrupted || first.Script.SHA256 != "a" || first.Invocation.Set["rounds"] != "40" {
 		t.Errorf("Select(1) = %+v, %v", first, err)

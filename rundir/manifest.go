@@ -123,18 +123,16 @@ type Invocation struct {
 	ScriptCopy  string            `json:"script_copy,omitempty"` // the script's copy in the directory (ScriptCopyFile), if kept
 }
 
-// Call is one fedlab.run, fedlab.compare or fedlab.sweep call of the script.
+// Call is one fedlab.run, fedlab.compare or fedlab.sweep call of the
+// script, as the manifest records it: the call's fields (function, name,
+// where, select, rung) followed by its runs.
 type Call struct {
-	Function string            `json:"function"`         // e.g. "fedlab.sweep"
-	Name     string            `json:"name,omitempty"`   // the call's name given by the script, if any
-	Where    string            `json:"where"`            // e.g. "sweep.lua:12"
-	Select   []experiment.Rule `json:"select,omitempty"` // a sweep's selection rules
-	Rung     *experiment.Rung  `json:"rung,omitempty"`   // the rung of a successive-halving sweep the call is
-	Runs     []CallRun         `json:"runs"`
+	experiment.Call
+	Runs []CallRun `json:"runs"`
 }
 
 // rungColumn is the rung of each call as records.csv shows it (see
-// report.WriteRecords).
+// runfile.WriteRecords).
 func rungColumn(calls []Call) []string {
 	out := make([]string, len(calls))
 	for i, c := range calls {

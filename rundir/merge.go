@@ -13,7 +13,7 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/internal/escape"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
 // Merge combines run directories of one script — typically the shards of
@@ -131,7 +131,7 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return merged, report.WriteRecords(filepath.Join(out, RecordsFile), l.Calls, rungColumn(l.Manifest.Calls[:len(l.Calls)]))
+	return merged, runfile.WriteRecords(filepath.Join(out, RecordsFile), l.Calls, rungColumn(l.Manifest.Calls[:len(l.Calls)]))
 }
 
 // MergeNotice is what Merge has to tell the user about the merged

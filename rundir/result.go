@@ -16,7 +16,7 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/escape"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
 // resultFormat identifies the format of result files.
@@ -124,7 +124,7 @@ func save(dir string, run experiment.Run, st stored) (FileSum, error) {
 	}
 	if res.Model != nil {
 		f.Model = modelPath(run.Key)
-		if err := report.SaveModel(filepath.Join(dir, filepath.FromSlash(f.Model)), run); err != nil {
+		if err := runfile.SaveModel(filepath.Join(dir, filepath.FromSlash(f.Model)), run); err != nil {
 			return FileSum{}, err
 		}
 		m, err := OpenFile(dir, f.Model, 0)
@@ -240,7 +240,7 @@ func readModel(dir string, f resultFile) (w []float64, problem string) {
 			return nil, fmt.Sprintf("its model file %s does not read (%v)", f.Model, err)
 		}
 	}
-	if w, err = report.ParseModel(m, filepath.Join(dir, filepath.FromSlash(f.Model))); err != nil {
+	if w, err = runfile.ParseModel(m, filepath.Join(dir, filepath.FromSlash(f.Model))); err != nil {
 		return nil, fmt.Sprintf("its model file %s does not read (%v)", f.Model, err)
 	}
 	return w, ""

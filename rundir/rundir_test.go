@@ -337,3 +337,47 @@ func withoutTimes(t *testing.T, b []byte, rel string) []byte {
 	out, _ := json.MarshalIndent(v, "", " ")
 	return out
 }
+
+// TestExecuteCallRecordsTheCallAsGiven: the manifest records the call
+// ExecuteCall is given, every field of it (a field left out when the call
+// was rebuilt field by field would be lost), followed by the jobs' runs;
+// experiment.Rungs executes a halving rung as such a call, named after
+// the rung and marked with it.
+func TestExecuteCallRecordsTheCallAsGiven(t *testing.T) {
+	jobs := sweepJobs(t)[:2]
+	dir := t.TempDir()
+	d, err := Open(dir, Options{Script: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := experiment.Call{Function: "fedlab.sweep", Name: "grid, rung 1 of 2 (12 rounds)", Where: "sweep.lua:7", Select: rules,
+		Rung: &experiment.Rung{Index: 1, Of: 2, Rounds: 12}}
+	if _, err := d.ExecuteCall(call, jobs); err != nil {
+		t.Fatal(err)
+	}
+	rung := experiment.Rung{Index: 2, Of: 2, Rounds: 12}
+	if _, err := experiment.Rungs(d, experiment.Call{Function: "fedlab.sweep", Name: "grid", Where: "sweep.lua:7"}).ExecuteRung(rung, jobs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Finish(nil); err != nil {
+		t.Fatal(err)
+	}
+	m, ok, err := ReadManifest(dir)
+	if err != nil || !ok {
+		t.Fatalf("manifest: %v, %v", ok, err)
+	}
+	runs := []CallRun{{Key: jobs[0].Key, Label: jobs[0].Label, Seed: 1, Config: jobs[0].Config},
+		{Key: jobs[1].Key, Label: jobs[1].Label, Seed: 2, Config: jobs[1].Config}}
+	want := []Call{{Call: call, Runs: runs},
+		{Call: experiment.Call{Function: "fedlab.sweep", Name: "grid, rung 2 of 2 (12 rounds)", Where: "sweep.lua:7", Rung: &rung}, Runs: runs[:1]}}
+	got, _ := json.Marshal(m.Calls)
+	wantJSON, _ := json.Marshal(want)
+	if string(got) != string(wantJSON) {
+		t.Errorf("manifest calls:\n%s\nwant:\n%s", got, wantJSON)
+	}
+	// The manifest's form of a call: its fields, then its runs.
+	if s := string(got); !strings.HasPrefix(s, `[{"function":"fedlab.sweep","name":"grid, rung 1 of 2 (12 rounds)","where":"sweep.lua:7","select":[`) ||
+		!strings.Contains(s, `,"rung":{"index":1,"of":2,"rounds":12},"runs":[{"key":"`) {
+		t.Errorf("manifest calls' JSON:\n%s", s)
+	}
+}

@@ -58,7 +58,7 @@ func TestHalvingFromGoLikeLua(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the rungs are the calls of the sweep, at the Lua call's place
-	res, err := plan.NewBuilder().Halve(sw, experiment.Halving{}, dir.Rungs(rundir.Call{Function: "fedlab.sweep", Where: lm.Calls[0].Where, Select: sw.Select}))
+	res, err := plan.NewBuilder().Halve(sw, experiment.Halving{}, experiment.Rungs(dir, experiment.Call{Function: "fedlab.sweep", Where: lm.Calls[0].Where, Select: sw.Select}))
 	if _, ferr := dir.Finish(err); err != nil || ferr != nil {
 		t.Fatal(err, ferr)
 	}
@@ -121,7 +121,7 @@ func TestHalvingFromGoWithEta1IsTheFullGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.Halve(sw, experiment.Halving{Eta: 1}, dir.Rungs(rundir.Call{Function: "sweep", Where: "goplan:halving", Select: sw.Select}))
+	res, err := b.Halve(sw, experiment.Halving{Eta: 1}, experiment.Rungs(dir, experiment.Call{Function: "sweep", Where: "goplan:halving", Select: sw.Select}))
 	if err != nil {
 		t.Fatal(err)
 	}

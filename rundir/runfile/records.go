@@ -1,4 +1,4 @@
-package report
+package runfile
 
 import (
 	"encoding/csv"
@@ -56,7 +56,7 @@ func writeCSV(path string, calls [][]experiment.Run, ids bool, rungs []string) e
 	}
 	keys := configKeys(all)
 	var metrics []string
-	for _, m := range metricNames(all) {
+	for _, m := range experiment.MetricNames(all) {
 		if !slices.Contains(fixedColumns, m) && !slices.Contains(id, m) && !slices.Contains(keys, m) {
 			metrics = append(metrics, m)
 		}
@@ -167,25 +167,6 @@ func paramNames(runs []experiment.Run, swept []string) []string {
 		}
 	}
 	slices.Sort(names)
-	return names
-}
-
-// metricNames is the union of the runs' metric names in order of first
-// appearance.
-func metricNames(runs []experiment.Run) []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		if r.Result == nil {
-			continue
-		}
-		for _, m := range r.Result.Metrics {
-			if !seen[m] {
-				seen[m] = true
-				names = append(names, m)
-			}
-		}
-	}
 	return names
 }
 
