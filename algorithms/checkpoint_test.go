@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/fedlab/fedlab/availability"
-	_ "github.com/fedlab/fedlab/compress"
 	"github.com/fedlab/fedlab/core"
+	_ "github.com/fedlab/fedlab/effects/availability"
+	_ "github.com/fedlab/fedlab/effects/compress"
+	_ "github.com/fedlab/fedlab/effects/privacy"
 	"github.com/fedlab/fedlab/experiment"
 	_ "github.com/fedlab/fedlab/metrics"
 	"github.com/fedlab/fedlab/plan"
-	_ "github.com/fedlab/fedlab/privacy"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/schedules"
 )

@@ -11,7 +11,7 @@
 package algorithms
 
 import (
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // clientStep is the client step-size schedule.

@@ -1,9 +1,9 @@
 package algorithms
 
 import (
+	"github.com/fedlab/fedlab/algorithms/serveropt"
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/serveropt"
 )
 
 // adamCoefficients are the Adam coefficients shared by FedAdam,

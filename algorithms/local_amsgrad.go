@@ -5,7 +5,7 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // amsgradEps is the ε of the clients' AMSGrad step x −= η·m/(√v̂ + ε).

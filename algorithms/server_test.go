@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedlab/fedlab/algorithms/serveropt"
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/schedules"
-	"github.com/fedlab/fedlab/serveropt"
 )
 
 // oldFedAvg and oldFedMiD are FedAvg and FedMiD with the server steps

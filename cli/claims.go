@@ -5,7 +5,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/fedlab/fedlab/claims"
+	"github.com/fedlab/fedlab/experiment/claims"
 	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/rundir"
 )

@@ -6,7 +6,7 @@
 //	package main
 //
 //	import (
-//		_ "github.com/fedlab/fedlab/all" // fedlab's components
+//		_ "github.com/fedlab/fedlab/registry/all" // fedlab's components
 //		"github.com/fedlab/fedlab/cli"
 //
 //		_ "example.com/myexp/myalgo" // the program's own

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/present/report"
 	"github.com/fedlab/fedlab/rundir"
 )
 

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/htmlreport"
 	"github.com/fedlab/fedlab/internal/escape"
-	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/present/htmlreport"
+	"github.com/fedlab/fedlab/present/plot"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/rundir"
 )

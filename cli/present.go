@@ -14,13 +14,13 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/htmlreport"
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/internal/scriptfile"
-	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/present/htmlreport"
+	"github.com/fedlab/fedlab/present/plot"
+	"github.com/fedlab/fedlab/present/report"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/report"
 	"github.com/fedlab/fedlab/rundir"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedlab/fedlab/claims"
 	"github.com/fedlab/fedlab/datasets"
+	"github.com/fedlab/fedlab/experiment/claims"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/rundir"

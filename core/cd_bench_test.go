@@ -12,7 +12,7 @@ import (
 	"github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/regularizers"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // BenchmarkReferenceLasso solves the reference optimum of the four

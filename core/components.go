@@ -3,7 +3,7 @@ package core
 import (
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // Loss is a per-sample loss f(w; x, y) averaged over samples. It decides the

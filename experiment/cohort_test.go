@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/fedlab/fedlab/all"
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
+	_ "github.com/fedlab/fedlab/registry/all"
 )
 
 // cohortJobs plans, on one small LASSO problem, the paper algorithms and

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/pipeline"
+	"github.com/fedlab/fedlab/experiment/pipeline"
 )
 
 // TestCohortGrouping checks which jobs Execute runs together: compatible

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/pipeline"
+	"github.com/fedlab/fedlab/experiment/pipeline"
 	"github.com/fedlab/fedlab/registry"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // identityFormat versions the identity; changing what a key covers must

@@ -28,7 +28,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/pipeline"
+	"github.com/fedlab/fedlab/experiment/pipeline"
 	"github.com/fedlab/fedlab/registry"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/regularizers"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // imagesLike builds a Fashion-MNIST-like dataset in 8-bit storage: M

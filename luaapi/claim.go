@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fedlab/fedlab/claims"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/experiment/claims"
 	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"

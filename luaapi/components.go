@@ -9,7 +9,7 @@ import (
 
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 	lua "github.com/yuin/gopher-lua"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/present/plot"
 	"github.com/fedlab/fedlab/registry"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 
 	"github.com/fedlab/fedlab/internal/atomicfile"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/present/report"
 	"github.com/fedlab/fedlab/rundir/runfile"
 	lua "github.com/yuin/gopher-lua"
 )

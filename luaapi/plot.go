@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/present/plot"
 	lua "github.com/yuin/gopher-lua"
 )
 

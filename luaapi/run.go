@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/fedlab/fedlab/claims"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/experiment/claims"
 	"github.com/fedlab/fedlab/internal/scriptfile"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/rundir"

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/fedlab/fedlab/internal/budget"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 	lua "github.com/yuin/gopher-lua"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/pipeline"
+	"github.com/fedlab/fedlab/experiment/pipeline"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
 	lua "github.com/yuin/gopher-lua"

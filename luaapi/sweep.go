@@ -12,7 +12,7 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/plan"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/present/report"
 	lua "github.com/yuin/gopher-lua"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/present/plot"
 	lua "github.com/yuin/gopher-lua"
 )
 

@@ -12,7 +12,7 @@ import (
 	_ "github.com/fedlab/fedlab/metrics"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/regularizers"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 const lambda = 0.5

@@ -13,7 +13,7 @@ import (
 	"github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/regularizers"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 	"github.com/fedlab/fedlab/topology"
 )
 

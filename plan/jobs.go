@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/pipeline"
+	"github.com/fedlab/fedlab/experiment/pipeline"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // seedsOr1 returns seeds, or seed 1 if there are none.

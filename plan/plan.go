@@ -22,7 +22,7 @@ package plan
 import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/pipeline"
+	"github.com/fedlab/fedlab/experiment/pipeline"
 	"github.com/fedlab/fedlab/registry"
 )
 

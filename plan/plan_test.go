@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/fedlab/fedlab/all"
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/registry"
+	_ "github.com/fedlab/fedlab/registry/all"
 )
 
 func comp(kind registry.Kind, name string, params map[string]any) Component {

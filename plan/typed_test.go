@@ -7,14 +7,14 @@ import (
 	"unicode"
 
 	"github.com/fedlab/fedlab/algorithms"
+	"github.com/fedlab/fedlab/algorithms/serveropt"
 	"github.com/fedlab/fedlab/datasets"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/regularizers"
-	"github.com/fedlab/fedlab/sched"
 	"github.com/fedlab/fedlab/schedules"
-	"github.com/fedlab/fedlab/serveropt"
+	"github.com/fedlab/fedlab/schedules/sched"
 	"github.com/fedlab/fedlab/topology"
 )
 

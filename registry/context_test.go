@@ -8,7 +8,7 @@ import (
 
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // contextProbe is the params struct of a component built with its context.

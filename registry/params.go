@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // Type is the declared type of a parameter.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // testKind is private to these tests so that nothing clashes with the real

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 const typedKind = registry.Kind("test_typed_kind")

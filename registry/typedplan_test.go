@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // The typed form starts from the registered defaults, takes every field as

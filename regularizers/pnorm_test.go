@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 func pnormOf(x []float64, p float64) float64 {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/fedlab/fedlab/claims"
+	"github.com/fedlab/fedlab/experiment/claims"
 	"github.com/fedlab/fedlab/internal/atomicfile"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/regularizers"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // countingStore counts what the problem asked of the directory's store: a

@@ -7,7 +7,7 @@ import (
 	"math"
 
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // ConstantParams are the parameters of the schedule "constant".

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
 	_ "github.com/fedlab/fedlab/schedules"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 func build(t *testing.T, name string, raw map[string]any) sched.Schedule {

@@ -5,8 +5,8 @@
 package main
 
 import (
-	_ "github.com/fedlab/fedlab/all"
 	"github.com/fedlab/fedlab/cli"
+	_ "github.com/fedlab/fedlab/registry/all"
 )
 
 func main() { cli.Main() }

@@ -12,7 +12,7 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/plan"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/present/report"
 	"github.com/fedlab/fedlab/rundir"
 )
 

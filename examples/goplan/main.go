@@ -21,19 +21,19 @@ import (
 	"path/filepath"
 
 	"github.com/fedlab/fedlab/algorithms"
-	_ "github.com/fedlab/fedlab/all"
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/datasets"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/experiment/pipeline"
 	"github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/metrics"
-	"github.com/fedlab/fedlab/pipeline"
 	"github.com/fedlab/fedlab/plan"
+	"github.com/fedlab/fedlab/present/report"
 	"github.com/fedlab/fedlab/registry"
+	_ "github.com/fedlab/fedlab/registry/all"
 	"github.com/fedlab/fedlab/regularizers"
-	"github.com/fedlab/fedlab/report"
 	"github.com/fedlab/fedlab/rundir"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 func main() {

@@ -5,7 +5,7 @@ package proxsgdavg
 import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // params declares the parameters once, as tagged fields; the factory gets them typed.

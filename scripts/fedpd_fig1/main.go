@@ -20,7 +20,7 @@ import (
 	"math"
 	"path/filepath"
 
-	"github.com/fedlab/fedlab/plot"
+	"github.com/fedlab/fedlab/present/plot"
 )
 
 const L = 1.0

@@ -3,7 +3,7 @@ package htmlreport
 import (
 	"html/template"
 
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/present/report"
 )
 
 // tmpl is the page; html/template escapes every value it inserts.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // Compile-time checks of which schedules are bounded.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/sched"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // checkpointPipeline has stages of four algorithms, a stage λ, a restart

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/fedlab/fedlab/all"
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/sched"
+	_ "github.com/fedlab/fedlab/registry/all"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // probeLog records what the probe algorithm saw.

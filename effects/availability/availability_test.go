@@ -12,11 +12,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedlab/fedlab/availability"
-	"github.com/fedlab/fedlab/compress"
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/effects/availability"
+	"github.com/fedlab/fedlab/effects/compress"
+	"github.com/fedlab/fedlab/effects/privacy"
 	"github.com/fedlab/fedlab/luaapi"
-	"github.com/fedlab/fedlab/privacy"
 	"github.com/fedlab/fedlab/registry"
 
 	_ "github.com/fedlab/fedlab/algorithms"

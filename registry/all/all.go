@@ -3,19 +3,19 @@
 // datasets, metrics, schedules, topologies, server optimizers, availability
 // models, compressors and privacy mechanisms. Import it for its side effects:
 //
-//	import _ "github.com/fedlab/fedlab/all"
+//	import _ "github.com/fedlab/fedlab/registry/all"
 package all
 
 import (
 	_ "github.com/fedlab/fedlab/algorithms"
-	_ "github.com/fedlab/fedlab/availability"
-	_ "github.com/fedlab/fedlab/compress"
+	_ "github.com/fedlab/fedlab/algorithms/serveropt"
 	_ "github.com/fedlab/fedlab/datasets"
+	_ "github.com/fedlab/fedlab/effects/availability"
+	_ "github.com/fedlab/fedlab/effects/compress"
+	_ "github.com/fedlab/fedlab/effects/privacy"
 	_ "github.com/fedlab/fedlab/losses"
 	_ "github.com/fedlab/fedlab/metrics"
-	_ "github.com/fedlab/fedlab/privacy"
 	_ "github.com/fedlab/fedlab/regularizers"
 	_ "github.com/fedlab/fedlab/schedules"
-	_ "github.com/fedlab/fedlab/serveropt"
 	_ "github.com/fedlab/fedlab/topology"
 )

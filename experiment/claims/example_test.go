@@ -4,8 +4,8 @@ import (
 	"math"
 	"os"
 
-	"github.com/fedlab/fedlab/claims"
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/experiment/claims"
 )
 
 // A Go plan states a claim about its runs (here two hand-built ones; in a

@@ -24,8 +24,8 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/atomicfile"
 	"github.com/fedlab/fedlab/internal/scriptfile"
-	"github.com/fedlab/fedlab/plot"
-	"github.com/fedlab/fedlab/report"
+	"github.com/fedlab/fedlab/present/plot"
+	"github.com/fedlab/fedlab/present/report"
 	"github.com/fedlab/fedlab/rundir"
 	"github.com/fedlab/fedlab/rundir/runfile"
 )
