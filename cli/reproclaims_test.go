@@ -387,3 +387,36 @@ func lineDiff(got, want string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestClaimRefs: a verdict referring to the claims table is rewritten from
+// the rows at its places (all of them, or those whose claim has the given
+// words), a reference to a place no row has is an error, and a hand claim
+// table's verdict must be a reference or say "by hand: ".
+func TestClaimRefs(t *testing.T) {
+	rows := []claimRow{
+		{script: "`s.lua`", claim: "(I) fast (s.lua:5 via line 9)", verdict: "**holds**", judged: judgedFromDir},
+		{script: "`s.lua`", claim: "(II) fast (s.lua:5 via line 9)", verdict: "**fails**", judged: judgedFromDir},
+		{script: "`s.lua`", claim: "sparse\\_est (s\\_x.lua:7)", verdict: "—", judged: notJudged},
+	}
+	for _, c := range []struct{ in, want, err string }{
+		{"| a | b | **?** (generated: `s.lua:5 via line 9`) |", "| a | b | **holds 1, fails 1** (generated: `s.lua:5 via line 9`) |", ""},
+		{"x **holds** (generated: `s.lua:5 via line 9 ~ (II)`) y", "x **fails** (generated: `s.lua:5 via line 9 ~ (II)`) y", ""},
+		{"**?** (generated: `s_x.lua:7`, `s.lua:5 via line 9 ~ (I)`)", "**holds 1, not judged here 1** (generated: `s_x.lua:7`, `s.lua:5 via line 9 ~ (I)`)", ""},
+		{"**holds** (generated: `s.lua:6`)", "**holds** (generated: `s.lua:6`)", `claims at "s.lua:6" containing ""`},
+	} {
+		got, errs := linkClaims(c.in, rows)
+		if got != c.want {
+			t.Errorf("linkClaims(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if c.err == "" && len(errs) > 0 || c.err != "" && (len(errs) != 1 || !strings.Contains(errs[0], c.err)) {
+			t.Errorf("linkClaims(%q): errors %q, want one containing %q", c.in, errs, c.err)
+		}
+	}
+	doc := "| paper | figure | verdict |\n|---|---|---|\n| FCO | Fig. 3 | reproduced |\n\n" +
+		"| paper's claim | measured | verdict |\n|---|---|---|\n" +
+		"| fast | 1 | **holds** (generated: `s.lua:5 via line 9`) |\n| slow | 2 | by hand: no script declares it |\n| dense | 3 | holds |\n"
+	errs := handVerdicts(doc)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], `docs/reproductions.md:9: the verdict "holds" is neither`) {
+		t.Errorf("handVerdicts: %q, want one error for line 9", errs)
+	}
+}
