@@ -91,7 +91,10 @@ func splitRow(line string) []string {
 // table's; the others keep the verdicts written when the table was
 // generated from their run directories (FEDLAB_CLAIMS_RUNS=DIR, holding
 // DIR/SCRIPT for a run of scripts/SCRIPT.lua), or "not judged here".
-// FEDLAB_UPDATE_DOCS=1 rewrites the table. The Fashion-MNIST scripts are
+// The verdicts the rest of the document takes from the table (claimRef)
+// must say what the table says, and its hand-written claim tables must
+// take every verdict from it or say "by hand: " (handVerdicts).
+// FEDLAB_UPDATE_DOCS=1 rewrites the table and those verdicts. The Fashion-MNIST scripts are
 // listed from a copy reading FEDLAB_CLAIMS_FASHION_DIR when the data is
 // not installed (listing needs only the files' format), else kept as the
 // table has them.
