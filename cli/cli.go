@@ -48,7 +48,8 @@ type command struct {
 // exitStatus documents the exit statuses (README.md, "The command line").
 const exitStatus = "exit status: 0 success; 1 an error in the script, its data or a run directory; " +
 	"2 a command-line mistake (also a --set key or value the script refuses); " +
-	"fedlab run also: 3 the script completed but some runs failed, 124 --timeout, 130 Ctrl-C, 143 SIGTERM"
+	"fedlab run also: 3 the script completed but some runs failed, 124 --timeout, 130 Ctrl-C, 143 SIGTERM; " +
+	"fedlab claims --strict also: 4 a claim fails or is not evaluated"
 
 // commands are fedlab's commands in the order of the help.
 var commands []command

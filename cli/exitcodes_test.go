@@ -12,15 +12,17 @@ import (
 )
 
 // documentedCodes are the exit statuses README.md and docs/reliability.md
-// document: success, an error, a command-line mistake, failed runs,
-// --timeout, Ctrl-C and SIGTERM.
-var documentedCodes = []int{0, 1, 2, 3, 124, 130, 143}
+// document: success, an error, a command-line mistake, failed runs, a claim
+// that fails or is not evaluated (claims --strict), --timeout, Ctrl-C and
+// SIGTERM.
+var documentedCodes = []int{0, 1, 2, 3, 4, 124, 130, 143}
 
 // TestDocumentedExitCodes walks the documented exit statuses: for each
 // command the command-line mistakes (each exits 2 with its message and a
 // line pointing to the command's help; a --set key or value the script
 // refuses exits 2 with the script's message, it exited 1), errors that
-// exit 1, successes, failed runs (3), --timeout (124), and SIGINT (130) and
+// exit 1, successes, failed runs (3), a false claim under claims --strict
+// (4), --timeout (124), and SIGINT (130) and
 // SIGTERM (143) in a child process.
 func TestDocumentedExitCodes(t *testing.T) {
 	for _, doc := range []string{"../README.md", "../docs/reliability.md"} {
@@ -50,6 +52,9 @@ func TestDocumentedExitCodes(t *testing.T) {
 	failing := write("failing.lua", strings.Replace(tinyProblem, "fedlab.reg.l1{", "fedlab.reg.l2sq{", 1)+ // cfedda's radius needs l1 or nuclear
 		"fedlab.compare{ problem = p, algorithms = { fedlab.algo.cfedda{ L = 1, radius = 1 } }, rounds = 2, local_steps = 1 }\n")
 	loop := write("loop.lua", "while true do\nend\n")
+	claimed := write("claimed.lua", tinyProblem+"local rs = fedlab.compare{ problem = p, algorithms = { fedlab.algo.fedavg{ label = \"FedAvg\" } }, rounds = 2, local_steps = 1, metrics = { \"objective\" } }\n"+
+		"fedlab.claim{ text = \"the objective is negative\", runs = rs, label = \"FedAvg\", metric = \"objective\", at_most = -1, at = 2 }\n")
+	claimedOut := filepath.Join(dir, "claimed")
 	out := filepath.Join(dir, "out")
 	notRun := t.TempDir()
 	if code, _, stderr := runCLI("run", ok, "--out", out, "--quiet"); code != 0 {
@@ -73,6 +78,8 @@ func TestDocumentedExitCodes(t *testing.T) {
 		{[]string{"version"}, 0, ""},
 		{[]string{"help", "run"}, 0, ""},
 		{[]string{"run", reads, "--out", filepath.Join(dir, "o2"), "--set", "rounds=5"}, 0, ""},
+		{[]string{"run", claimed, "--out", claimedOut, "--quiet"}, 0, ""}, // a claim that fails is a finding
+		{[]string{"claims", claimedOut}, 0, ""},
 		// 1: errors in a script or a directory
 		{[]string{"run", bad, "--out", filepath.Join(dir, "o3")}, 1, `bad.lua:1: regularizer "l1": unknown parameter "lamda"`},
 		{[]string{"run", filepath.Join(dir, "missing.lua")}, 1, "script " + filepath.Join(dir, "missing.lua") + ": no such file"},
@@ -131,8 +138,9 @@ func TestDocumentedExitCodes(t *testing.T) {
 		{[]string{"version", "x"}, 2, "version takes no arguments"},
 		{[]string{"help", "run", "plot"}, 2, "help takes at most one command"},
 		{[]string{"help", "nope"}, 2, `unknown command "nope"`},
-		// 3 and 124
+		// 3, 4 and 124
 		{[]string{"run", failing, "--out", filepath.Join(dir, "o7"), "--quiet"}, 3, "1 runs (1 ran, 1 failed) in "},
+		{[]string{"claims", "--strict", claimedOut}, 4, "of 1 claims, 1 fail and 0 not evaluated (--strict: exit status 4)"},
 		{[]string{"run", loop, "--out", filepath.Join(dir, "o8"), "--timeout", "300ms"}, 124, "loop.lua:"},
 	}
 	walked := map[int]bool{130: true, 143: true} // below, in child processes
@@ -172,7 +180,7 @@ func TestDocumentedExitCodes(t *testing.T) {
 			t.Errorf("no case exits with the documented status %d", code)
 		}
 	}
-	if !slices.Equal(documentedCodes, []int{0, 1, 2, exitRunsFailed, 124, 130, 143}) {
+	if !slices.Equal(documentedCodes, []int{0, 1, 2, exitRunsFailed, exitClaims, 124, 130, 143}) {
 		t.Errorf("the documented codes %v are not those of the command", documentedCodes)
 	}
 }

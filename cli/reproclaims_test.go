@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -90,7 +91,10 @@ func splitRow(line string) []string {
 // table's; the others keep the verdicts written when the table was
 // generated from their run directories (FEDLAB_CLAIMS_RUNS=DIR, holding
 // DIR/SCRIPT for a run of scripts/SCRIPT.lua), or "not judged here".
-// FEDLAB_UPDATE_DOCS=1 rewrites the table. The Fashion-MNIST scripts are
+// The verdicts the rest of the document takes from the table (claimRef)
+// must say what the table says, and its hand-written claim tables must
+// take every verdict from it or say "by hand: " (handVerdicts).
+// FEDLAB_UPDATE_DOCS=1 rewrites the table and those verdicts. The Fashion-MNIST scripts are
 // listed from a copy reading FEDLAB_CLAIMS_FASHION_DIR when the data is
 // not installed (listing needs only the files' format), else kept as the
 // table has them.
@@ -202,12 +206,20 @@ func TestReproductionClaims(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "\n%d claims of %d scripts: %d hold, %d fail, %d not evaluated, %d not judged here.\n", len(want), declaring, hold, fail, notEval, unjudged)
 	got := b.String()
+	linkedBefore, errs1 := linkClaims(before, want)
+	linkedAfter, errs2 := linkClaims(after, want)
+	for _, e := range append(append(errs1, errs2...), handVerdicts(string(doc))...) {
+		t.Error(e)
+	}
 	if os.Getenv("FEDLAB_UPDATE_DOCS") != "" {
-		out := before + claimsBegin + "\n" + got + claimsEnd + after
+		out := linkedBefore + claimsBegin + "\n" + got + claimsEnd + linkedAfter
 		if err := os.WriteFile(filepath.Join("..", "docs", "reproductions.md"), []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
+	}
+	if linkedBefore != before || linkedAfter != after {
+		t.Errorf("docs/reproductions.md's verdicts that refer to the claims table differ from it; regenerate them with FEDLAB_UPDATE_DOCS=1\n%s", lineDiff(before+after, linkedBefore+linkedAfter))
 	}
 	if got != table {
 		t.Errorf("docs/reproductions.md's claims table differs from the scripts' claims and verdicts; regenerate it with FEDLAB_UPDATE_DOCS=1 (and FEDLAB_CLAIMS_RUNS=DIR for the run directories)\n%s", lineDiff(table, got))
@@ -257,6 +269,111 @@ func judge(t *testing.T, path, name, runsDir string) ([]claims.Result, string) {
 	return results, judgedFromDir
 }
 
+// claimRef is a verdict that docs/reproductions.md takes from its claims
+// table: "**SUMMARY** (generated: `PLACE`, `PLACE ~ WORDS`)", where each
+// PLACE is the "(where)" of claims in the table (those whose claim contains
+// WORDS, when given) and SUMMARY what the table says of them (linkClaims
+// writes it).
+var claimRef = regexp.MustCompile("\\*\\*([^*|]+)\\*\\* \\(generated: ((?:`[^`|]+`(?:, )?)+)\\)")
+
+// placeOf is the place a claims-table row names at the end of its claim
+// cell (Markdown-escaped, as the cell has it).
+func placeOf(r claimRow) string {
+	i := strings.LastIndex(r.claim, " (")
+	return strings.TrimSuffix(r.claim[i+2:], ")")
+}
+
+// verdictWord is a claims-table row's verdict as one phrase.
+func verdictWord(r claimRow) string {
+	switch {
+	case r.judged == notJudged:
+		return "not judged here"
+	case r.verdict == "**holds**":
+		return "holds"
+	case r.verdict == "**fails**":
+		return "fails"
+	}
+	return "not evaluated"
+}
+
+// summarize says what rows say: their common verdict, or how many rows
+// have each ("holds 2, fails 1").
+func summarize(rows []claimRow) string {
+	count := map[string]int{}
+	for _, r := range rows {
+		count[verdictWord(r)]++
+	}
+	if len(count) == 1 {
+		return verdictWord(rows[0])
+	}
+	var parts []string
+	for _, w := range []string{"holds", "fails", "not evaluated", "not judged here"} {
+		if count[w] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", w, count[w]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// linkClaims rewrites the summary of every claimRef in text from rows, and
+// names the references to places no row has.
+func linkClaims(text string, rows []claimRow) (string, []string) {
+	var errs []string
+	out := claimRef.ReplaceAllStringFunc(text, func(ref string) string {
+		m := claimRef.FindStringSubmatch(ref)
+		var matched []claimRow
+		for _, place := range strings.Split(m[2], ", ") {
+			place, words, _ := strings.Cut(strings.Trim(place, "`"), " ~ ")
+			n := 0
+			for _, r := range rows {
+				if placeOf(r) == escape.Markdown(place) && strings.Contains(r.claim, escape.Markdown(words)) {
+					matched = append(matched, r)
+					n++
+				}
+			}
+			if n == 0 {
+				errs = append(errs, fmt.Sprintf("docs/reproductions.md refers to claims at %q containing %q, which the claims table does not have (a script's lines or words changed?): %s", place, words, ref))
+			}
+		}
+		if len(matched) == 0 {
+			return ref
+		}
+		return "**" + summarize(matched) + "** (generated: " + m[2] + ")"
+	})
+	return out, errs
+}
+
+// handVerdicts checks docs/reproductions.md's claim tables written by hand
+// (a last column "verdict", outside the Coverage table): each verdict is
+// taken from the claims table (a claimRef) or says it is judged by hand
+// ("by hand: " and why).
+func handVerdicts(text string) []string {
+	var errs []string
+	inTable := false
+	for i, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			inTable = false
+			continue
+		}
+		cells := splitRow(line)
+		if strings.HasPrefix(cells[0], "---") {
+			continue
+		}
+		if !inTable && strings.HasPrefix(line, "|") && cells[len(cells)-1] == "verdict" && cells[0] != "paper" {
+			inTable = true
+			continue
+		}
+		if !inTable {
+			continue
+		}
+		v := cells[len(cells)-1]
+		if ref := claimRef.FindString(v); ref != v && !strings.HasPrefix(v, "by hand: ") {
+			errs = append(errs, fmt.Sprintf("docs/reproductions.md:%d: the verdict %q is neither taken from the claims table (**…** (generated: `script.lua:N`)) nor marked \"by hand: \" with why", i+1, v))
+		}
+	}
+	return errs
+}
+
 // lineDiff lists the lines of want missing from got and the reverse.
 func lineDiff(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
@@ -272,4 +389,37 @@ func lineDiff(got, want string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestClaimRefs: a verdict referring to the claims table is rewritten from
+// the rows at its places (all of them, or those whose claim has the given
+// words), a reference to a place no row has is an error, and a hand claim
+// table's verdict must be a reference or say "by hand: ".
+func TestClaimRefs(t *testing.T) {
+	rows := []claimRow{
+		{script: "`s.lua`", claim: "(I) fast (s.lua:5 via line 9)", verdict: "**holds**", judged: judgedFromDir},
+		{script: "`s.lua`", claim: "(II) fast (s.lua:5 via line 9)", verdict: "**fails**", judged: judgedFromDir},
+		{script: "`s.lua`", claim: "sparse\\_est (s\\_x.lua:7)", verdict: "—", judged: notJudged},
+	}
+	for _, c := range []struct{ in, want, err string }{
+		{"| a | b | **?** (generated: `s.lua:5 via line 9`) |", "| a | b | **holds 1, fails 1** (generated: `s.lua:5 via line 9`) |", ""},
+		{"x **holds** (generated: `s.lua:5 via line 9 ~ (II)`) y", "x **fails** (generated: `s.lua:5 via line 9 ~ (II)`) y", ""},
+		{"**?** (generated: `s_x.lua:7`, `s.lua:5 via line 9 ~ (I)`)", "**holds 1, not judged here 1** (generated: `s_x.lua:7`, `s.lua:5 via line 9 ~ (I)`)", ""},
+		{"**holds** (generated: `s.lua:6`)", "**holds** (generated: `s.lua:6`)", `claims at "s.lua:6" containing ""`},
+	} {
+		got, errs := linkClaims(c.in, rows)
+		if got != c.want {
+			t.Errorf("linkClaims(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if c.err == "" && len(errs) > 0 || c.err != "" && (len(errs) != 1 || !strings.Contains(errs[0], c.err)) {
+			t.Errorf("linkClaims(%q): errors %q, want one containing %q", c.in, errs, c.err)
+		}
+	}
+	doc := "| paper | figure | verdict |\n|---|---|---|\n| FCO | Fig. 3 | reproduced |\n\n" +
+		"| paper's claim | measured | verdict |\n|---|---|---|\n" +
+		"| fast | 1 | **holds** (generated: `s.lua:5 via line 9`) |\n| slow | 2 | by hand: no script declares it |\n| dense | 3 | holds |\n"
+	errs := handVerdicts(doc)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], `docs/reproductions.md:9: the verdict "holds" is neither`) {
+		t.Errorf("handVerdicts: %q, want one error for line 9", errs)
+	}
 }
