@@ -57,7 +57,11 @@ func TestReadNGrowsUnderTheCeiling(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("%v, want the ceiling's error", err)
 	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+	// TotalAlloc sums every buffer of the doubling growth (less than twice
+	// the last one) and whatever else the process allocates meanwhile (the
+	// race detector's shadow bookkeeping): a bound of twice the ceiling and
+	// some slack still tells a stop at the ceiling from a read of 2 GiB.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 2*(64<<20)+(16<<20) {
 		t.Errorf("%d bytes allocated under a ceiling of 64 MiB", grew)
 	}
 }
