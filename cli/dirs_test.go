@@ -3,13 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestMain lets a test run the command line in a child process (to kill
@@ -148,22 +145,7 @@ func TestAKilledRunLeavesNothingThatPassesForComplete(t *testing.T) {
 	dir := t.TempDir()
 	script := writeScript(t, dir, interruptedRounds())
 	out := filepath.Join(dir, "out")
-	args, _ := json.Marshal([]string{"run", script, "--out", out, "--jobs", "1", "--workers", "1", "--quiet"})
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "FEDLAB_TEST_ARGS="+string(args))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		results, _ := os.ReadDir(filepath.Join(out, "results"))
-		if len(results) >= 2 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	killAfterTwoRuns(t, script, out)
 
 	m := manifest(t, out)
 	if m.Status != "running" {

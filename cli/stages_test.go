@@ -39,7 +39,7 @@ func TestKilledStagesResumeByteIdentical(t *testing.T) {
 	var out string
 	for attempt := 1; ; attempt++ {
 		out = filepath.Join(dir, fmt.Sprintf("out%d", attempt))
-		status, complete := killStagesAfterTwoRuns(t, script, out)
+		status, complete := killAfterTwoRuns(t, script, out)
 		if status != "running" && !(status == "complete" && attempt < 4) {
 			t.Fatalf("the killed session's manifest says %q (attempt %d)", status, attempt)
 		}
@@ -113,10 +113,10 @@ print("comm_up " .. run.records[#run.records].comm_up)
 	}
 }
 
-// killStagesAfterTwoRuns starts stagesKillScript in a child process, kills
-// it (SIGKILL) once two runs are stored, and returns the manifest's status
-// and the number of stored runs.
-func killStagesAfterTwoRuns(t *testing.T, script, out string) (status string, complete int) {
+// killAfterTwoRuns runs script into out in a child process, kills it
+// (SIGKILL) once two runs are stored, and returns the manifest's status and
+// the number of stored runs.
+func killAfterTwoRuns(t *testing.T, script, out string) (status string, complete int) {
 	t.Helper()
 	args, _ := json.Marshal([]string{"run", script, "--out", out, "--jobs", "1", "--workers", "1", "--quiet"})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
