@@ -19,6 +19,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "", "write the merged run directory `DIR` (required)")
+	invocation := fs.Int("invocation", 0, "merge the runs of invocation `N` of each directory, counted from 1 in the order they were run (0: the last)")
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -26,9 +27,12 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if len(dirs) == 0 || *out == "" {
 		return usageError{"merge takes run directories and --out DIR"}
 	}
-	m, err := rundir.Merge(*out, dirs)
+	m, err := rundir.MergeInvocation(*out, dirs, *invocation)
 	var into *rundir.MergeIntoInput
 	if errors.As(err, &into) {
+		return usageError{err.Error()}
+	}
+	if err != nil && strings.Contains(err.Error(), ": --invocation ") {
 		return usageError{err.Error()}
 	}
 	if err != nil {
@@ -72,8 +76,8 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, " (run the script with --out "+*out+" to complete them)")
 	}
 	fmt.Fprintln(stderr)
-	if note := m.MergeNotice(); note != "" {
-		fmt.Fprintf(stderr, "fedlab: notice: %s\n", note)
+	for note := range strings.Lines(m.MergeNotice()) {
+		fmt.Fprintf(stderr, "fedlab: notice: %s\n", strings.TrimSuffix(note, "\n"))
 	}
 	if progress := slices.Concat(l.InProgress...); len(progress) > 0 {
 		fmt.Fprintf(stderr, "fedlab: %d pending runs continue from their checkpoints, kept in %s: %s\n", len(progress), *out, strings.Join(progress, "; "))

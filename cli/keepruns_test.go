@@ -324,3 +324,46 @@ func TestAScriptRunEarlierInTheDirectoryNeedsNoUpdate(t *testing.T) {
 		t.Errorf("manifest: last %s, earlier %+v", m.Script.Path, m.Earlier)
 	}
 }
+
+func TestMergeTakesTheInvocationItIsGiven(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeRoundsScript(t, dir, "10")
+	mustCLI(t, 0, "run", "s.lua", "--out", "d", "--set", "rounds=40", "--quiet")
+	mustCLI(t, 0, "run", "s.lua", "--out", "d", "--quiet")
+	lastRounds := func(table string) []string {
+		var r []string
+		for _, m := range regexp.MustCompile(`(?m)^(?:fedmid)?\s+(\d+)\s+[0-9.]+$`).FindAllStringSubmatch(table, -1) {
+			r = append(r, m[1])
+		}
+		return r
+	}
+
+	_, stderr := mustCLI(t, 0, "merge", "d", "--out", "m")
+	wantIn(t, "merge's stderr", stderr, "fedlab: notice: some directories store the runs of several invocations (other --set values): d (2); "+
+		"merge took the last invocation of each and left the runs of the others out (they stay in the inputs); "+
+		"merge another into a new directory with --invocation N (1 to 2, in the order they were run)\n")
+	stdout, _ := mustCLI(t, 0, "table", "m")
+	if got := lastRounds(stdout); !slices.Equal(got, []string{"0", "10", "20"}) {
+		t.Errorf("the merge of the last invocation shows rounds %v, want 0 10 20:\n%s", got, stdout)
+	}
+	if got := resultFiles(t, "m"); len(got) != 1 {
+		t.Errorf("the merge of the last invocation holds %v, want its one run", got)
+	}
+
+	_, stderr = mustCLI(t, 0, "merge", "d", "--out", "m1", "--invocation", "1")
+	wantIn(t, "merge --invocation 1's stderr", stderr, "merge took invocation 1 of each")
+	stdout, _ = mustCLI(t, 0, "table", "m1")
+	if got := lastRounds(stdout); !slices.Equal(got, []string{"0", "10", "20", "30", "40"}) {
+		t.Errorf("the merge of invocation 1 shows rounds %v, want 0 to 40:\n%s", got, stdout)
+	}
+	if read(t, "m1", filepath.Join("results", resultFiles(t, "m1")[0])) != read(t, "d", filepath.Join("results", resultFiles(t, "m1")[0])) {
+		t.Errorf("the merged result of invocation 1 differs from the input's")
+	}
+
+	_, stderr = mustCLI(t, 2, "merge", "d", "--out", "m3", "--invocation", "3")
+	wantIn(t, "merge --invocation 3's stderr", stderr, "d: --invocation 3: the directory holds the runs of 2 invocations (1 to 2; 2, the last, is the default)")
+	if _, err := os.Stat("m3"); err == nil {
+		t.Errorf("a refused merge created its output m3")
+	}
+}

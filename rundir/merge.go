@@ -28,8 +28,16 @@ import (
 // pending, to be run by running the script into out. The manifest of out
 // has the status "merged" and lists the directories merged; records.csv
 // is rewritten. Merge holds the lock of out and of every input it can
-// lock: a directory in use by a session is refused (*Busy).
+// lock: a directory in use by a session is refused (*Busy). Merge merges
+// each input's last invocation (see MergeInvocation).
 func Merge(out string, inputs []string) (*Manifest, error) {
+	return MergeInvocation(out, inputs, 0)
+}
+
+// MergeInvocation is Merge of invocation n (1-based, as Manifest.Select
+// takes it; 0: the last) of every input. Runs of the inputs' other
+// invocations are not merged; MergeNotice names the inputs that hold some.
+func MergeInvocation(out string, inputs []string, n int) (*Manifest, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("nothing to merge")
 	}
@@ -57,6 +65,7 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 		return nil, &MergeIntoInput{Out: out}
 	}
 	var ms []*Manifest
+	var all []int // the number of invocations of each input
 	for _, in := range inputs {
 		m, ok, err := ReadManifest(in)
 		if err != nil {
@@ -64,6 +73,10 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 		}
 		if !ok {
 			return nil, fmt.Errorf("%s is not a run directory: it has no %s", in, ManifestFile)
+		}
+		all = append(all, len(m.Invocations()))
+		if m, err = m.Select(n); err != nil {
+			return nil, fmt.Errorf("%s: %v", in, err)
 		}
 		ms = append(ms, m)
 	}
@@ -81,6 +94,9 @@ func Merge(out string, inputs []string) (*Manifest, error) {
 	merged.Fedlab, merged.Go, merged.Calls = ms[0].Fedlab, ms[0].Go, calls
 	merged.MergedFrom = inputs
 	merged.Float32Kernels, merged.notice = kernelClasses(inputs, ms)
+	if note := otherInvocations(inputs, all, n); note != "" {
+		merged.notice = strings.TrimPrefix(merged.notice+"\n"+note, "\n")
+	}
 	for _, m := range ms {
 		if m.Started.Before(merged.Started) {
 			merged.Started = m.Started
@@ -173,6 +189,31 @@ func kernelClasses(inputs []string, ms []*Manifest) (class, notice string) {
 	return strings.Join(classes, "+"), fmt.Sprintf("the directories computed with float32 kernels of different classes (%s): "+
 		"their float32 runs may differ in the last bits from the same runs computed with the other class, so the merged records are not one machine's; "+
 		"to get one machine's records, run every shard on CPUs of one class (\"fma\": x86-64 with AVX2 and FMA)", strings.Join(parts, "; "))
+}
+
+// otherInvocations says which inputs hold the runs of invocations other
+// than the merged one (n, 0: the last), "" if none: merge leaves those
+// runs out, and --invocation N merges another.
+func otherInvocations(inputs []string, all []int, n int) string {
+	var with []string
+	most := 0
+	for i, k := range all {
+		if k > 1 {
+			with = append(with, fmt.Sprintf("%s (%d)", inputs[i], k))
+			most = max(most, k)
+		}
+	}
+	if len(with) == 0 {
+		return ""
+	}
+	which := "the last invocation"
+	if n > 0 {
+		which = fmt.Sprintf("invocation %d", n)
+	}
+	return fmt.Sprintf("some directories store the runs of several invocations (other --set values): %s; "+
+		"merge took %s of each and left the runs of the others out (they stay in the inputs); "+
+		"merge another into a new directory with --invocation N (1 to %d, in the order they were run)",
+		escape.Line(strings.Join(with, ", ")), which, most)
 }
 
 // MergeIntoInput is Merge's refusal of an output that is a run directory
