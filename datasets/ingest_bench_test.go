@@ -137,8 +137,8 @@ func BenchmarkReadLEAF(b *testing.B) {
 	}
 }
 
-// BenchmarkReadLEAFSerial parses it with the serial float64 reader of
-// commit 71c4e80 (the figure before).
+// BenchmarkReadLEAFSerial parses it with the tests' serial float64 reader
+// (leaf_serial_test.go), the simple alternative.
 func BenchmarkReadLEAFSerial(b *testing.B) {
 	path := leafBenchFile(b)
 	for b.Loop() {

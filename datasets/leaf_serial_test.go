@@ -22,7 +22,8 @@ type leafSerial struct {
 	x, y  []float64
 }
 
-// readLEAFSerial is readLEAF as it was.
+// readLEAFSerial reads a LEAF file serially into float64 values: the
+// oracle of the parallel reader and its simple alternative.
 func readLEAFSerial(path string) (*leafSerial, error) {
 	files, err := leafFiles(path)
 	if err != nil {
