@@ -1,8 +1,7 @@
 package datasets
 
-// The LEAF reader of commit 71c4e80, before parallel parsing and 8-bit
-// storage: every file decoded whole, users one after another, x as
-// float64s. The oracle of TestParallelLEAFIsSerial and FuzzParallelLEAF.
+// A serial LEAF reader without parallel parsing or 8-bit storage: every
+// file decoded whole, users one after another, x as float64s. The oracle of TestParallelLEAFIsSerial and FuzzParallelLEAF.
 
 import (
 	"bufio"
