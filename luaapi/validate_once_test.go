@@ -14,14 +14,14 @@ import (
 // of its parameters (Spec.Validate runs it once every parameter is valid).
 var countedChecks atomic.Int64
 
-// countedParams are test_counted's parameters.
-type countedParams struct {
+// CountedParams are test_counted's parameters.
+type CountedParams struct {
 	Clients int `param:"clients" min:"1" doc:"number of clients"`
 	Samples int `param:"samples" min:"1" doc:"samples per client"`
 }
 
 // Check counts its calls and refuses fewer samples than clients.
-func (p countedParams) Check() error {
+func (p CountedParams) Check() error {
 	countedChecks.Add(1)
 	if p.Samples < p.Clients {
 		return fmt.Errorf("samples = %d is fewer than clients = %d", p.Samples, p.Clients)
@@ -31,8 +31,8 @@ func (p countedParams) Check() error {
 
 func init() {
 	registry.Define(registry.Dataset, "test_counted", "test_data whose validation counts itself",
-		countedParams{Clients: 2, Samples: 4},
-		func(p countedParams) (*core.Federated, error) {
+		CountedParams{Clients: 2, Samples: 4},
+		func(p CountedParams) (*core.Federated, error) {
 			return registry.Build[*core.Federated](registry.Dataset, "test_data", map[string]any{"clients": p.Clients, "samples": p.Samples})
 		})
 }
