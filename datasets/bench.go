@@ -320,19 +320,19 @@ func (e echo) quoted() string { return fmt.Sprintf("%q", e) }
 // *CeilingError while it fills memory.
 type ceilingReader struct {
 	r             io.Reader
-	ceiling       budget.Budget
+	limits        readLimits
 	read, checked int64
 }
 
 func (c *ceilingReader) Read(p []byte) (int, error) {
-	if err := readStopped(); err != nil {
+	if err := c.limits.stopped(); err != nil {
 		return 0, err
 	}
 	n, err := c.r.Read(p)
 	c.read += int64(n)
 	if c.read-c.checked >= readCheckEvery {
 		c.checked = c.read
-		if cerr := checkCeiling(c.read, c.ceiling); cerr != nil {
+		if cerr := checkCeiling(c.read, c.limits); cerr != nil {
 			return n, cerr
 		}
 	}

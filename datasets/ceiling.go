@@ -5,43 +5,45 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
-	"sync"
 
 	"github.com/fedlab/fedlab/internal/budget"
+	"github.com/fedlab/fedlab/registry"
 )
 
 // readCheckEvery is how many bytes of text a reader passes between two
-// checks of the memory in use (the read context is checked at every read;
-// see readStopped).
+// checks of the memory in use (the build's context is checked at every
+// read; see readLimits.stopped).
 const readCheckEvery = 8 << 20
 
-var (
-	readMu  sync.Mutex
-	readCtx context.Context // nil: readers are not stopped (see SetReadContext)
-)
-
-// SetReadContext sets the context that stops the file readers: once it
-// ends (a signal, a time limit, the memory ceiling seen by fedlab run's
-// guard), a reader stops at its next read of the file with the context's
-// cause, wherever it is in the file (a compressed file of a few MB can
-// take minutes to read). fedlab run sets it to its script's context while
-// the script runs, and nil (readers not stopped) after.
-func SetReadContext(ctx context.Context) {
-	readMu.Lock()
-	defer readMu.Unlock()
-	readCtx = ctx
+// readLimits is what stops a file reader: the memory ceiling, and the
+// context of the build whose end (fedlab run's --timeout, Ctrl-C, the
+// memory ceiling seen by its guard) stops it at its next read, wherever it
+// is in the file (a compressed file of a few MB can take minutes to read).
+// A factory passes its registry.BuildContext's (limitsOf) down to the
+// functions that read; each reading has its own, so readers of different
+// builds in one process do not stop one another.
+type readLimits struct {
+	ceiling budget.Budget
+	ctx     context.Context // nil: the reader is not stopped
 }
 
-// readStopped returns the cause of the read context's end, if it has
-// ended (see SetReadContext).
-func readStopped() error {
-	readMu.Lock()
-	ctx := readCtx
-	readMu.Unlock()
-	if ctx == nil || ctx.Err() == nil {
+// limitsOf returns the limits of a build: its memory ceiling (the plan's,
+// from plan.Limits, or the default) and its context.
+func limitsOf(c registry.BuildContext) readLimits {
+	return readLimits{ceiling: c.Budget(), ctx: c.Context}
+}
+
+// defaultLimits are the exported readers' (LoadCSV, ReadSVMLight, …): the
+// default ceiling of the process's own limits (budget.Ceiling), no context.
+func defaultLimits() readLimits { return readLimits{ceiling: budget.Ceiling(0)} }
+
+// stopped returns the cause of the end of the limits' context, if it has
+// ended.
+func (l readLimits) stopped() error {
+	if l.ctx == nil || l.ctx.Err() == nil {
 		return nil
 	}
-	return fmt.Errorf("reading stopped: %w", context.Cause(ctx))
+	return fmt.Errorf("reading stopped: %w", context.Cause(l.ctx))
 }
 
 // CeilingError is the error of a reader stopped by the memory ceiling.
@@ -68,21 +70,22 @@ func readMetric(name string) uint64 {
 	return sample[0].Value.Uint64()
 }
 
-// checkCeiling returns a *CeilingError when the live heap passes the
-// ceiling b (collecting first, so that only live data count), or, under a
+// checkCeiling returns the cause of the end of l's context once it has
+// ended (see readLimits), or a *CeilingError when the live heap passes
+// l's ceiling (collecting first, so that only live data count), or, under a
 // limit on the address space (ulimit -v), when all the memory the Go
 // runtime has mapped does, which a collection does not give back (the
-// measure of fedlab run's guard); or the read context's cause once it has
-// ended (see SetReadContext). A reader stops there as soon as the heap
+// measure of fedlab run's guard). A reader stops there as soon as the heap
 // passes the ceiling while it reads (a compressed file of a few MB can
 // expand to many GB of valid lines). The ceiling of a registered dataset
 // is the plan's (registry.BuildContext.Budget, from plan.Limits: fedlab
 // run's --max-memory); the exported readers (LoadCSV, ReadSVMLight, …) stop at
 // the default ceiling of the process's own limits (budget.Ceiling).
-func checkCeiling(read int64, b budget.Budget) error {
-	if err := readStopped(); err != nil {
+func checkCeiling(read int64, l readLimits) error {
+	if err := l.stopped(); err != nil {
 		return err
 	}
+	b := l.ceiling
 	if b.Limit == 0 {
 		return nil
 	}
@@ -103,12 +106,14 @@ func checkCeiling(read int64, b budget.Budget) error {
 }
 
 // checkGrowth returns a *CeilingError when allocating extra bytes more
-// would take the memory in use past the ceiling b (collecting first), read
-// bytes of text into the reading: the check before a buffer grows.
-func checkGrowth(read int64, extra uint64, b budget.Budget) error {
-	if err := readStopped(); err != nil {
+// would take the memory in use past l's ceiling (collecting first), read
+// bytes of text into the reading, or the cause of the end of l's context:
+// the check before a buffer grows.
+func checkGrowth(read int64, extra uint64, l readLimits) error {
+	if err := l.stopped(); err != nil {
 		return err
 	}
+	b := l.ceiling
 	if b.Limit == 0 {
 		return nil
 	}

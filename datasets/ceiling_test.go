@@ -20,7 +20,7 @@ import (
 // memory was checked only after the file was read).
 func TestDecompressionBombStopsAtTheCeiling(t *testing.T) {
 	path, size := decompressionBomb(t)
-	_, err := loadSVMLight(path, 0, false, budget.Budget{Limit: 48 << 20, Source: "--max-memory"})
+	_, err := loadSVMLight(path, 0, false, readLimits{ceiling: budget.Budget{Limit: 48 << 20, Source: "--max-memory"}})
 	var ce *CeilingError
 	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), "more than the ceiling of 48.0 MiB (--max-memory)") {
 		t.Fatalf("got %v", err)

@@ -77,7 +77,7 @@ type item struct {
 // (reading no further), or, once every chunk before it is joined, a read
 // error as a *readError naming the line being read. The text read ahead
 // of join is bounded (a few chunks per goroutine), so the reader's checks
-// (the memory ceiling, the read context) see the memory of what is parsed.
+// (the memory ceiling, the build's context) see the memory of what is parsed.
 func readChunks(sp splitter, parse func(chunk) any, join func(chunk, any) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan item)

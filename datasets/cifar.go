@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -122,20 +121,20 @@ func (p cifarParams) Memory() (uint64, string) {
 	return s.result()
 }
 
-// loadCIFAR reads the cifar dataset, stopping at c's memory ceiling.
+// loadCIFAR reads the cifar dataset, stopping at c's memory ceiling or when c's context ends.
 func loadCIFAR(c registry.BuildContext, p cifarParams) (*core.Federated, error) {
-	ceiling := c.Budget()
+	limits := limitsOf(c)
 	trainFiles, testFile, err := p.files()
 	if err != nil {
 		return nil, err
 	}
-	train, err := p.read(trainFiles, ceiling)
+	train, err := p.read(trainFiles, limits)
 	if err != nil {
 		return nil, err
 	}
 	var test *pooled
 	if testFile != "" {
-		if test, err = p.read([]string{testFile}, ceiling); err != nil {
+		if test, err = p.read([]string{testFile}, limits); err != nil {
 			return nil, err
 		}
 	}
@@ -147,9 +146,9 @@ func loadCIFAR(c registry.BuildContext, p cifarParams) (*core.Federated, error) 
 		"CIFAR names no writers")
 }
 
-// read reads the records of the files in order, stopping at the memory
-// ceiling b.
-func (p cifarParams) read(paths []string, b budget.Budget) (*pooled, error) {
+// read reads the records of the files in order, stopping at the limits b
+// (ceiling, context).
+func (p cifarParams) read(paths []string, b readLimits) (*pooled, error) {
 	record := p.labelBytes() + CIFARPixels
 	type span struct {
 		path       string
@@ -191,13 +190,13 @@ func (p cifarParams) read(paths []string, b budget.Budget) (*pooled, error) {
 }
 
 // readFile reads the records start..end-1 of out from one file.
-func (p cifarParams) readFile(path string, out *pooled, start, end int, b budget.Budget) error {
+func (p cifarParams) readFile(path string, out *pooled, start, end int, b readLimits) error {
 	fh, err := openData(path)
 	if err != nil {
 		return fmt.Errorf("cifar: %w", err)
 	}
 	defer fh.Close()
-	r := &ceilingReader{r: bufio.NewReaderSize(fh, 1<<16), ceiling: b}
+	r := &ceilingReader{r: bufio.NewReaderSize(fh, 1<<16), limits: b}
 	labels := make([]byte, p.labelBytes())
 	for i := start; i < end; i++ {
 		_, err := io.ReadFull(r, labels)

@@ -13,13 +13,12 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 )
 
 // readCSVSerial is ReadCSV as it was, record by record.
 func readCSVSerial(r io.Reader, name, label, client string) (*Table, error) {
-	cr := csv.NewReader(bufio.NewReader(boundedLines(r, budget.Ceiling(0))))
+	cr := csv.NewReader(bufio.NewReader(boundedLines(r, defaultLimits())))
 	cr.TrimLeadingSpace = true
 	wrap := func(err error) error {
 		var pe *csv.ParseError

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 )
@@ -22,7 +21,7 @@ type CSVParams struct {
 func init() {
 	registry.DefineWith(registry.Dataset, "csv", "CSV file with a header; a client column gives the client, else the samples are partitioned",
 		CSVParams{Label: "label", loaderParams: defaultLoaderParams}, func(c registry.BuildContext, p CSVParams) (*core.Federated, error) {
-			t, err := loadCSV(p.Path, p.Label, p.Client, c.Budget())
+			t, err := loadCSV(p.Path, p.Label, p.Client, limitsOf(c))
 			if err != nil {
 				return nil, err
 			}
@@ -39,27 +38,27 @@ const maxEcho = 40
 const MaxLine = 64 << 20
 
 // boundedLines returns r, failing once MaxLine bytes pass without a line
-// break, or when the memory in use passes the ceiling b (see checkCeiling)
-// while it is read.
-func boundedLines(r io.Reader, b budget.Budget) io.Reader { return &lineBound{r: r, ceiling: b} }
+// break, when the memory in use passes b's ceiling while it is read, or
+// when b's context ends (see checkCeiling).
+func boundedLines(r io.Reader, b readLimits) io.Reader { return &lineBound{r: r, limits: b} }
 
 type lineBound struct {
 	r       io.Reader
-	ceiling budget.Budget
+	limits  readLimits
 	run     int   // bytes since the last line break
 	read    int64 // bytes read
 	checked int64 // bytes read at the last memory check
 }
 
 func (l *lineBound) Read(p []byte) (int, error) {
-	if err := readStopped(); err != nil {
+	if err := l.limits.stopped(); err != nil {
 		return 0, err
 	}
 	n, err := l.r.Read(p)
 	l.read += int64(n)
 	if l.read-l.checked >= readCheckEvery {
 		l.checked = l.read
-		if cerr := checkCeiling(l.read, l.ceiling); cerr != nil {
+		if cerr := checkCeiling(l.read, l.limits); cerr != nil {
 			return n, cerr
 		}
 	}
@@ -101,11 +100,11 @@ func echoed(a []any) []any {
 // LoadCSV reads a CSV file, plain or compressed like svmlight files (see
 // Decompress and ReadCSV).
 func LoadCSV(path, label, client string) (*Table, error) {
-	return loadCSV(path, label, client, budget.Ceiling(0))
+	return loadCSV(path, label, client, defaultLimits())
 }
 
-// loadCSV is LoadCSV stopping at the memory ceiling b.
-func loadCSV(path, label, client string, b budget.Budget) (*Table, error) {
+// loadCSV is LoadCSV stopping at the limits b (ceiling, context).
+func loadCSV(path, label, client string, b readLimits) (*Table, error) {
 	fh, err := openData(path)
 	if err != nil {
 		return nil, err
@@ -127,5 +126,5 @@ func loadCSV(path, label, client string, b budget.Budget) (*Table, error) {
 // chunks on every core and joined in order (see readCSV): the values and
 // the errors are those of parsing them one by one.
 func ReadCSV(r io.Reader, name, label, client string) (*Table, error) {
-	return readCSV(r, name, label, client, textChunk, budget.Ceiling(0))
+	return readCSV(r, name, label, client, textChunk, defaultLimits())
 }

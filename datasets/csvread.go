@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 )
 
@@ -19,7 +18,7 @@ import (
 // line by line, then the records in chunks of whole records on every core
 // (readChunks), each chunk with its own encoding/csv reader whose line
 // numbers are offset by the chunk's first line.
-func readCSV(r io.Reader, name, label, client string, size int, b budget.Budget) (*Table, error) {
+func readCSV(r io.Reader, name, label, client string, size int, b readLimits) (*Table, error) {
 	lr := &lineReader{br: bufio.NewReader(boundedLines(r, b))}
 	h, err := readCSVHeader(csv.NewReader(lr), name, label, client)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -37,7 +36,7 @@ func init() {
 		"Fashion-MNIST (28×28 grey images scaled to [0, 1], 10 classes) from IDX gzip files; official test set dealt iid to the clients (a preset of idx)",
 		FashionMNISTOptions{Dir: FashionMNISTDir, Clients: 10, Partition: MethodIID, Alpha: 0.5, Dominant: 0.8, Seed: 1},
 		func(c registry.BuildContext, o FashionMNISTOptions) (*core.Federated, error) {
-			return loadFashionMNIST(o, c.Budget())
+			return loadFashionMNIST(o, limitsOf(c))
 		})
 }
 
@@ -82,11 +81,11 @@ func (o FashionMNISTOptions) Memory() (uint64, string) {
 // naming it and the Debian package that provides it. It is the idx reader
 // with Fashion-MNIST's file names and random streams.
 func LoadFashionMNIST(o FashionMNISTOptions) (*core.Federated, error) {
-	return loadFashionMNIST(o, budget.Ceiling(0))
+	return loadFashionMNIST(o, defaultLimits())
 }
 
-// loadFashionMNIST is LoadFashionMNIST stopping at the memory ceiling b.
-func loadFashionMNIST(o FashionMNISTOptions, b budget.Budget) (*core.Federated, error) {
+// loadFashionMNIST is LoadFashionMNIST stopping at the limits b (ceiling, context).
+func loadFashionMNIST(o FashionMNISTOptions, b readLimits) (*core.Federated, error) {
 	p := o.paths()
 	var sets [2]*pooled
 	for i := range sets {

@@ -19,7 +19,7 @@ import (
 )
 
 // fuzzCeiling is the memory ceiling of the fuzzed readers.
-var fuzzCeiling = budget.Budget{Limit: 256 << 20, Source: "the fuzz test"}
+var fuzzCeiling = readLimits{ceiling: budget.Budget{Limit: 256 << 20, Source: "the fuzz test"}}
 
 // writeFuzzFile writes b to a fresh file name in dir.
 func writeFuzzFile(t *testing.T, dir, name string, b []byte) string {
@@ -226,7 +226,7 @@ func FuzzReadParquet(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := writeFuzzFile(t, t.TempDir(), "f.parquet", b)
 		p := parquetParams{Path: path, Image: "img", Label: "label", Classes: 2, benchSplit: defaultBenchSplit}
-		pooled, err := p.readParquet(path, budget.Ceiling(0))
+		pooled, err := p.readParquet(path, defaultLimits())
 		cleanMessage(t, err)
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {

@@ -51,7 +51,7 @@ func TestReadNGrowsUnderTheCeiling(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err := readN(endless(0), 1<<31-1, b)
+	_, err := readN(endless(0), 1<<31-1, readLimits{ceiling: b})
 	runtime.ReadMemStats(&after)
 	var ce *CeilingError
 	if !errors.As(err, &ce) {

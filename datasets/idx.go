@@ -11,8 +11,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-
-	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // MethodDominant is the partition of the FedDA paper's heterogeneous
@@ -113,16 +111,16 @@ type IDX struct {
 
 // LoadIDX reads an IDX file, gunzipping it if the name ends in ".gz",
 // checking the default memory ceiling (budget.Ceiling) while it reads.
-func LoadIDX(path string) (*IDX, error) { return loadIDX(path, budget.Ceiling(0)) }
+func LoadIDX(path string) (*IDX, error) { return loadIDX(path, defaultLimits()) }
 
-// loadIDX is LoadIDX stopping at the memory ceiling b.
-func loadIDX(path string, b budget.Budget) (*IDX, error) {
+// loadIDX is LoadIDX stopping at the limits b (ceiling, context).
+func loadIDX(path string, b readLimits) (*IDX, error) {
 	r, closeFile, err := openIDX(path)
 	if err != nil {
 		return nil, err
 	}
 	defer closeFile()
-	return readIDX(&ceilingReader{r: r, ceiling: b}, path, b)
+	return readIDX(&ceilingReader{r: r, limits: b}, path, b)
 }
 
 // openIDX opens an IDX file, through gzip if its name ends in ".gz".
@@ -146,10 +144,10 @@ func openIDX(path string) (io.Reader, func(), error) {
 // ReadIDX decodes the IDX format (LeCun's MNIST files): two zero bytes, a
 // type byte (only 0x08, unsigned byte, is supported), the number of
 // dimensions, each dimension as a big-endian uint32, then the values.
-func ReadIDX(r io.Reader, name string) (*IDX, error) { return readIDX(r, name, budget.Budget{}) }
+func ReadIDX(r io.Reader, name string) (*IDX, error) { return readIDX(r, name, readLimits{}) }
 
-// readIDX is ReadIDX stopping at the memory ceiling b.
-func readIDX(r io.Reader, name string, b budget.Budget) (*IDX, error) {
+// readIDX is ReadIDX stopping at the limits b (ceiling, context).
+func readIDX(r io.Reader, name string, b readLimits) (*IDX, error) {
 	dims, size, err := readIDXHeader(r, name)
 	if err != nil {
 		return nil, err
@@ -158,8 +156,8 @@ func readIDX(r io.Reader, name string, b budget.Budget) (*IDX, error) {
 }
 
 // readIDXData reads the size values that follow a header of dimensions
-// dims, stopping at the memory ceiling b.
-func readIDXData(r io.Reader, name string, dims []int, size int, b budget.Budget) (*IDX, error) {
+// dims, stopping at the limits b (ceiling, context).
+func readIDXData(r io.Reader, name string, dims []int, size int, b readLimits) (*IDX, error) {
 	t := &IDX{Dims: dims}
 	var err error
 	if t.Data, err = readN(r, size, b); err != nil {
@@ -206,9 +204,9 @@ func readIDXHeader(r io.Reader, name string) ([]int, int, error) {
 // readN reads exactly n bytes, growing the buffer as data arrive: a header
 // that declares more values than the file holds costs no more memory than
 // the file (a 9-byte file cannot make it allocate 2 GiB), and each growth
-// is checked against the memory ceiling b before it is made (a gzip file
+// is checked against the limits b (ceiling, context) before it is made (a gzip file
 // of zeros cannot double a 1 GiB buffer past the ceiling in one step).
-func readN(r io.Reader, n int, b budget.Budget) ([]byte, error) {
+func readN(r io.Reader, n int, b readLimits) ([]byte, error) {
 	buf := make([]byte, 0, min(n, 1<<20))
 	for len(buf) < n {
 		if len(buf) == cap(buf) {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -133,20 +132,20 @@ func idxHeader(path string) ([]int, int, error) {
 	return readIDXHeader(r, path)
 }
 
-// loadIDXDataset reads the idx dataset, stopping at c's memory ceiling.
+// loadIDXDataset reads the idx dataset, stopping at c's memory ceiling or when c's context ends.
 func loadIDXDataset(c registry.BuildContext, p IDXParams) (*core.Federated, error) {
-	ceiling := c.Budget()
+	limits := limitsOf(c)
 	f, err := p.files()
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)
 	}
-	train, err := readIDXPair(f[0], f[1], p.Transpose, ceiling)
+	train, err := readIDXPair(f[0], f[1], p.Transpose, limits)
 	if err != nil {
 		return nil, fmt.Errorf("idx: %w", err)
 	}
 	var test *pooled
 	if f[2] != "" {
-		if test, err = readIDXPair(f[2], f[3], p.Transpose, ceiling); err != nil {
+		if test, err = readIDXPair(f[2], f[3], p.Transpose, limits); err != nil {
 			return nil, fmt.Errorf("idx: %w", err)
 		}
 	}
@@ -158,7 +157,7 @@ func loadIDXDataset(c registry.BuildContext, p IDXParams) (*core.Federated, erro
 // file (n), transposing each rows × cols image if asked, stopping at the
 // memory ceiling b. The labels file's header is checked against the
 // images before its data are read.
-func readIDXPair(imagesPath, labelsPath string, transpose bool, b budget.Budget) (*pooled, error) {
+func readIDXPair(imagesPath, labelsPath string, transpose bool, b readLimits) (*pooled, error) {
 	images, err := loadIDX(imagesPath, b)
 	if err != nil {
 		return nil, err
@@ -171,7 +170,7 @@ func readIDXPair(imagesPath, labelsPath string, transpose bool, b budget.Budget)
 		return nil, err
 	}
 	defer closeLabels()
-	lr := &ceilingReader{r: rl, ceiling: b}
+	lr := &ceilingReader{r: rl, limits: b}
 	labelDims, labelSize, err := readIDXHeader(lr, labelsPath)
 	if err != nil {
 		return nil, err

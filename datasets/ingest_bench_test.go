@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // svmlightText generates rows of an svmlight file shaped like the issue's
@@ -131,7 +129,7 @@ func leafBenchFile(b *testing.B) string {
 func BenchmarkReadLEAF(b *testing.B) {
 	path := leafBenchFile(b)
 	for b.Loop() {
-		if _, err := readLEAF(path, budget.Ceiling(0)); err != nil {
+		if _, err := readLEAF(path, defaultLimits()); err != nil {
 			b.Fatal(err)
 		}
 	}

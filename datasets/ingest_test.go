@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // TestIsDecimalIsTheGrammar: the byte scan accepts exactly the strings of
@@ -258,7 +256,7 @@ func TestParallelSVMLightIsSerial(t *testing.T) {
 		features := []int{0, 0, 200}[rng.IntN(3)]
 		zero := rng.IntN(4) == 0
 		what := fmt.Sprintf("trial %d (chunk %d, features %d, zero_based %v)", trial, size, features, zero)
-		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", features, zero, size, budget.Ceiling(0))
+		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", features, zero, size, defaultLimits())
 		want, werr := readSVMLightSerial(strings.NewReader(text), "f.svm", features, zero)
 		sameTable(t, what, got, gerr, want, werr)
 		if werr != nil {
@@ -266,7 +264,7 @@ func TestParallelSVMLightIsSerial(t *testing.T) {
 		}
 		cut := rng.IntN(len(text) + 1)
 		boom := errors.New("unexpected EOF")
-		got, gerr = readSVMLight(&failingReader{text[:cut], boom}, "f.svm", features, zero, size, budget.Ceiling(0))
+		got, gerr = readSVMLight(&failingReader{text[:cut], boom}, "f.svm", features, zero, size, defaultLimits())
 		want, werr = readSVMLightSerial(&failingReader{text[:cut], boom}, "f.svm", features, zero)
 		sameTable(t, what+fmt.Sprintf(", failing after %d bytes", cut), got, gerr, want, werr)
 	}
@@ -282,7 +280,7 @@ func FuzzParallelSVMLight(f *testing.F) {
 	f.Add("1 1:1\n2 3:1 2:1\n", uint16(3))
 	f.Add("1 1:1\r\n0 qid:2 5:1\n\n", uint16(1))
 	f.Fuzz(func(t *testing.T, text string, size uint16) {
-		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", 0, false, 1+int(size), budget.Ceiling(0))
+		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", 0, false, 1+int(size), defaultLimits())
 		want, werr := readSVMLightSerial(strings.NewReader(text), "f.svm", 0, false)
 		sameTable(t, "fuzz", got, gerr, want, werr)
 	})
@@ -400,7 +398,7 @@ func TestParallelCSVIsSerial(t *testing.T) {
 		size := 1 + rng.IntN(4096)
 		client := []string{"", "client"}[rng.IntN(2)]
 		what := fmt.Sprintf("trial %d (chunk %d, client %q)", trial, size, client)
-		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", client, size, budget.Ceiling(0))
+		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", client, size, defaultLimits())
 		want, werr := readCSVSerial(strings.NewReader(text), "f.csv", "label", client)
 		sameTable(t, what, got, gerr, want, werr)
 		if werr != nil {
@@ -408,7 +406,7 @@ func TestParallelCSVIsSerial(t *testing.T) {
 		}
 		cut := rng.IntN(len(text) + 1)
 		boom := errors.New("unexpected EOF")
-		got, gerr = readCSV(&failingReader{text[:cut], boom}, "f.csv", "label", client, size, budget.Ceiling(0))
+		got, gerr = readCSV(&failingReader{text[:cut], boom}, "f.csv", "label", client, size, defaultLimits())
 		want, werr = readCSVSerial(&failingReader{text[:cut], boom}, "f.csv", "label", client)
 		sameTable(t, what+fmt.Sprintf(", failing after %d bytes", cut), got, gerr, want, werr)
 	}
@@ -423,7 +421,7 @@ func FuzzParallelCSV(f *testing.F) {
 	f.Add("label,x\n1,2\n0,\"3\"\n", uint16(5))
 	f.Add("x,label,client\n1,2,a\n\"4\n\",1,b\n", uint16(2))
 	f.Fuzz(func(t *testing.T, text string, size uint16) {
-		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", "", 1+int(size), budget.Ceiling(0))
+		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", "", 1+int(size), defaultLimits())
 		want, werr := readCSVSerial(strings.NewReader(text), "f.csv", "label", "")
 		sameTable(t, "fuzz", got, gerr, want, werr)
 	})

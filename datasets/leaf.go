@@ -151,7 +151,7 @@ type leafDoc struct {
 
 // readLEAF reads every file of a split with GOMAXPROCS goroutines (see
 // readLEAFWith).
-func readLEAF(path string, b budget.Budget) (*leafSplit, error) {
+func readLEAF(path string, b readLimits) (*leafSplit, error) {
 	return readLEAFWith(path, runtime.GOMAXPROCS(0), b)
 }
 
@@ -159,8 +159,8 @@ func readLEAF(path string, b budget.Budget) (*leafSplit, error) {
 // at once, each user's rows parsed by encoding/json on workers
 // goroutines, and the users joined in file order on the calling
 // goroutine, so the split does not depend on workers (1: one file and
-// one user at a time). The reading stops at the memory ceiling b.
-func readLEAFWith(path string, workers int, b budget.Budget) (*leafSplit, error) {
+// one user at a time). The reading stops at the limits b (ceiling, context).
+func readLEAFWith(path string, workers int, b readLimits) (*leafSplit, error) {
 	files, err := leafFiles(path)
 	if err != nil {
 		return nil, err
@@ -241,8 +241,8 @@ func (s *leafSplit) reserve(files []string) {
 
 // decodeLEAFFile reads a LEAF file's object, handing each user's object
 // to the parsing goroutines as it is read (so that the file's text is
-// not held whole), stopping at the memory ceiling b.
-func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob, b budget.Budget) *leafDoc {
+// not held whole), stopping at the limits b (ceiling, context).
+func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob, b readLimits) *leafDoc {
 	doc := &leafDoc{path: path, data: map[string]*leafJob{}}
 	fh, err := openData(path)
 	if err != nil {
@@ -250,7 +250,7 @@ func decodeLEAFFile(ctx context.Context, path string, jobs chan<- *leafJob, b bu
 		return doc
 	}
 	defer fh.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(&ceilingReader{r: fh, ceiling: b}, 1<<16))
+	dec := json.NewDecoder(bufio.NewReaderSize(&ceilingReader{r: fh, limits: b}, 1<<16))
 	doc.err = doc.decode(ctx, dec, jobs)
 	if doc.err != nil {
 		doc.err = leafError(path, dec, doc.err)
@@ -901,10 +901,10 @@ func leafHead(path string) (n, width int, eightBit, ok bool) {
 	return 0, 0, false, false
 }
 
-// loadLEAF reads the leaf dataset, stopping at c's memory ceiling.
+// loadLEAF reads the leaf dataset, stopping at c's memory ceiling or when c's context ends.
 func loadLEAF(c registry.BuildContext, p leafParams) (*core.Federated, error) {
-	ceiling := c.Budget()
-	split, err := readLEAF(p.Path, ceiling)
+	limits := limitsOf(c)
+	split, err := readLEAF(p.Path, limits)
 	if err != nil {
 		return nil, fmt.Errorf("leaf: %w", err)
 	}
@@ -919,7 +919,7 @@ func loadLEAF(c registry.BuildContext, p leafParams) (*core.Federated, error) {
 	train := split.pooled(users)
 	var test *pooled
 	if p.Test != "" {
-		ts, err := readLEAF(p.Test, ceiling)
+		ts, err := readLEAF(p.Test, limits)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("leaf: test split: %w: leave out test to use test_fraction (each client's rows split), or give test the folder of LEAF's test split", err)
 		}

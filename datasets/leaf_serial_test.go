@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-
-	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // leafSerial is a split as the serial reader held it.
@@ -60,7 +58,7 @@ func (s *leafSerial) readFile(path string, seen map[string]string) error {
 	}
 	defer fh.Close()
 	var doc leafSerialJSON
-	dec := json.NewDecoder(bufio.NewReaderSize(&ceilingReader{r: fh, ceiling: budget.Ceiling(0)}, 1<<16))
+	dec := json.NewDecoder(bufio.NewReaderSize(&ceilingReader{r: fh, limits: defaultLimits()}, 1<<16))
 	if err := dec.Decode(&doc); err != nil {
 		return leafError(path, dec, err)
 	}

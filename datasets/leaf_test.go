@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // writeLEAF writes the table's writers as LEAF users, the writers
@@ -221,7 +220,7 @@ func TestLEAFStorage(t *testing.T) {
 		dir := t.TempDir()
 		writeLEAFText(t, filepath.Join(dir, "a.json"), []string{"u0"}, c.rows[:1])
 		writeLEAFText(t, filepath.Join(dir, "b.json"), []string{"u1"}, c.rows[1:])
-		s, err := readLEAF(dir, budget.Ceiling(0))
+		s, err := readLEAF(dir, defaultLimits())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,7 +331,7 @@ func TestParallelLEAFIsSerial(t *testing.T) {
 		}
 		oracle, oerr := readLEAFSerial(dir)
 		for _, workers := range []int{1, 2, 7} {
-			s, err := readLEAFWith(dir, workers, budget.Ceiling(0))
+			s, err := readLEAFWith(dir, workers, defaultLimits())
 			if (err == nil) != (oerr == nil) {
 				t.Fatalf("trial %d, %d goroutines: error %v, serial %v", trial, workers, err, oerr)
 			}

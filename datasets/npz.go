@@ -95,21 +95,21 @@ func (a *npyArray) rows() (int, int) {
 
 // npySource opens the arrays of an archive or a directory.
 type npySource struct {
-	path    string
-	zip     *zip.Reader   // nil: a directory of .npy files
-	file    *os.File      // the archive
-	ceiling budget.Budget // where reading an array stops
+	path   string
+	zip    *zip.Reader // nil: a directory of .npy files
+	file   *os.File    // the archive
+	limits readLimits  // where reading an array stops
 }
 
 // openNPY opens path: a directory of .npy files, or an .npz archive,
-// whose arrays are read up to the memory ceiling b.
-func openNPY(path string, b budget.Budget) (*npySource, error) {
+// whose arrays are read up to the limits b (ceiling, context).
+func openNPY(path string, b readLimits) (*npySource, error) {
 	st, err := statData(path)
 	if err != nil {
 		return nil, err
 	}
 	if st.IsDir() {
-		return &npySource{path: path, ceiling: b}, nil
+		return &npySource{path: path, limits: b}, nil
 	}
 	fh, err := openData(path)
 	if err != nil {
@@ -124,7 +124,7 @@ func openNPY(path string, b budget.Budget) (*npySource, error) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: not a .npz archive (a zip file of .npy arrays): %s", path, libError(err))
 	}
-	return &npySource{path: path, zip: z, file: fh, ceiling: b}, nil
+	return &npySource{path: path, zip: z, file: fh, limits: b}, nil
 }
 
 // Close closes the archive (a directory holds nothing open).
@@ -175,7 +175,7 @@ func (s *npySource) header(name string) (*npy.Reader, io.Closer, string, reflect
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	buffered := bufio.NewReaderSize(&ceilingReader{r: rc, ceiling: s.ceiling}, 1<<16)
+	buffered := bufio.NewReaderSize(&ceilingReader{r: rc, limits: s.limits}, 1<<16)
 	if err := npyHeaderLength(buffered, size); err != nil {
 		rc.Close()
 		return nil, nil, "", nil, fmt.Errorf("%s: not a NumPy array: %w", display, err)
@@ -368,7 +368,7 @@ func readNumbers[T number](r *npy.Reader, n int, a *npyArray, keepBytes bool) er
 // Memory declares the data's memory from the array headers (0 when they
 // cannot be read: loading then says why).
 func (p NPZParams) Memory() (uint64, string) {
-	src, err := openNPY(p.Path, budget.Ceiling(0))
+	src, err := openNPY(p.Path, defaultLimits())
 	if err != nil {
 		return 0, ""
 	}
@@ -410,9 +410,9 @@ func (p NPZParams) Memory() (uint64, string) {
 	return s.result()
 }
 
-// loadNPZ reads the npz dataset, stopping at c's memory ceiling.
+// loadNPZ reads the npz dataset, stopping at c's memory ceiling or when c's context ends.
 func loadNPZ(c registry.BuildContext, p NPZParams) (*core.Federated, error) {
-	src, err := openNPY(p.Path, c.Budget())
+	src, err := openNPY(p.Path, limitsOf(c))
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)
 	}

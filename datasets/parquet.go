@@ -267,7 +267,7 @@ type parquetSet struct {
 	rows                     int      // the rows the footers declare (capacity of the pixel array)
 	bytes                    int64    // the files' size
 	featuresPerSample        int      // fixed by the first row of features; -1 before it
-	ceiling                  budget.Budget
+	limits                   readLimits
 }
 
 // parquetSpan is the rows of one file.
@@ -276,13 +276,13 @@ type parquetSpan struct {
 	start, end int
 }
 
-// readParquet reads every file of a split, stopping at the memory ceiling b.
-func (p parquetParams) readParquet(path string, b budget.Budget) (*pooled, error) {
+// readParquet reads every file of a split, stopping at the limits b (ceiling, context).
+func (p parquetParams) readParquet(path string, b readLimits) (*pooled, error) {
 	files, err := p.files(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1, ceiling: b}
+	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1, limits: b}
 	for _, f := range files { // the footers' row counts, to size the pixel array once
 		n, err := parquetRows(f)
 		if err != nil {
@@ -331,7 +331,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	if err != nil {
 		return err
 	}
-	pf, err := openParquet(stopReaderAt{fh}, st.Size())
+	pf, err := openParquet(stopReaderAt{fh, s.limits}, st.Size())
 	if err != nil {
 		return fmt.Errorf("%s: not a Parquet file, or truncated: %s", path, libError(err))
 	}
@@ -339,7 +339,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := checkPages(fh, pf, s.ceiling); err != nil {
+	if err := checkPages(fh, pf, s.limits); err != nil {
 		return fmt.Errorf("%s: damaged Parquet file: %w", path, err)
 	}
 	r := parquet.NewReader(pf)
@@ -360,12 +360,12 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 			return err
 		}
 		if read >= readCheckEvery {
-			if cerr := checkCeiling(read, s.ceiling); cerr != nil {
+			if cerr := checkCeiling(read, s.limits); cerr != nil {
 				return fmt.Errorf("%s: row %d: %w", path, row, cerr)
 			}
 			read = 0
 		}
-		if serr := readStopped(); serr != nil {
+		if serr := s.limits.stopped(); serr != nil {
 			return fmt.Errorf("%s: row %d: %w", path, row, serr)
 		}
 		if errors.Is(err, io.EOF) {
@@ -402,8 +402,8 @@ func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
 // (and the whole address space under a limit). Each header is decoded
 // with parquet-go's Thrift decoder from the bytes of its chunk: a page
 // must fit in what is left of its chunk, and its uncompressed size under
-// the memory ceiling b.
-func checkPages(r io.ReaderAt, pf *parquet.File, b budget.Budget) error {
+// b's ceiling (the check stops too when b's context ends).
+func checkPages(r io.ReaderAt, pf *parquet.File, b readLimits) error {
 	size := pf.Size()
 	for g, rg := range pf.Metadata().RowGroups {
 		for c, chunk := range rg.Columns {
@@ -456,12 +456,15 @@ func pageHeader(r io.ReaderAt, pos, end int64) (*format.PageHeader, int64, error
 	}
 }
 
-// stopReaderAt stops the Parquet reader's reads once the read context
-// ends (see SetReadContext).
-type stopReaderAt struct{ r io.ReaderAt }
+// stopReaderAt stops the Parquet reader's reads once the build's context
+// ends (see readLimits).
+type stopReaderAt struct {
+	r      io.ReaderAt
+	limits readLimits
+}
 
 func (s stopReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if err := readStopped(); err != nil {
+	if err := s.limits.stopped(); err != nil {
 		return 0, err
 	}
 	return s.r.ReadAt(p, off)
@@ -592,7 +595,7 @@ func (s *parquetSet) addImage(b []byte, row int) error {
 	if cfg.Width*cfg.Height > maxImagePixels {
 		return fmt.Errorf("the %s image declares %d×%d pixels, more than fedlab decodes (%d pixels: 8192×8192)", format, cfg.Width, cfg.Height, maxImagePixels)
 	}
-	if err := checkGrowth(0, uint64(cfg.Width)*uint64(cfg.Height)*8, s.ceiling); err != nil {
+	if err := checkGrowth(0, uint64(cfg.Width)*uint64(cfg.Height)*8, s.limits); err != nil {
 		return fmt.Errorf("the %s image declares %d×%d pixels: %w", format, cfg.Width, cfg.Height, err)
 	}
 	img, _, err := image.Decode(bytes.NewReader(b))
@@ -814,7 +817,7 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := checkPages(fh, pf, budget.Ceiling(0)); err != nil {
+	if err := checkPages(fh, pf, defaultLimits()); err != nil {
 		return 0, err
 	}
 	r := parquet.NewReader(pf)
@@ -823,17 +826,17 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 	if n, err := r.ReadRows(rows); n == 0 {
 		return 0, fmt.Errorf("no rows: %v", err)
 	}
-	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1, ceiling: budget.Ceiling(0)}
+	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1, limits: defaultLimits()}
 	if err := p.addRow(s, cols, rows[0], 0); err != nil {
 		return 0, err
 	}
 	return s.p.features, nil
 }
 
-// loadParquet reads the parquet dataset, stopping at c's memory ceiling.
+// loadParquet reads the parquet dataset, stopping at c's memory ceiling or when c's context ends.
 func loadParquet(c registry.BuildContext, p parquetParams) (*core.Federated, error) {
-	ceiling := c.Budget()
-	train, err := p.readParquet(p.Path, ceiling)
+	limits := limitsOf(c)
+	train, err := p.readParquet(p.Path, limits)
 	if err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
@@ -843,7 +846,7 @@ func loadParquet(c registry.BuildContext, p parquetParams) (*core.Federated, err
 	train.noteDroppedWriters(c, "parquet", p.Labels)
 	var test *pooled
 	if p.Test != "" {
-		if test, err = p.readParquet(p.Test, ceiling); err != nil {
+		if test, err = p.readParquet(p.Test, limits); err != nil {
 			return nil, fmt.Errorf("parquet: test split: %w", err)
 		}
 		if err := test.keepLabels(p.Labels, false); err != nil {

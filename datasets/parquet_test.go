@@ -212,7 +212,7 @@ func TestParquetFooterLengthIsChecked(t *testing.T) {
 	}
 }
 
-// TestParquetStopsWithTheReadContext: a read context that has ended
+// TestParquetStopsWithTheReadContext: a build context that has ended
 // stops the Parquet reader with its cause.
 func TestParquetStopsWithTheReadContext(t *testing.T) {
 	tb, pix := byteTable(6, 6, 3, 2)
@@ -220,9 +220,7 @@ func TestParquetStopsWithTheReadContext(t *testing.T) {
 	parquet.WriteFile(path, femnistRows(t, tb, pix))
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errors.New("the script's time limit"))
-	SetReadContext(ctx)
-	defer SetReadContext(nil)
-	err := buildErr(t, "parquet", map[string]any{"path": path, "image": "image", "label": "character", "classes": 3, "clients": 2})
+	_, err := buildIn(t, ctx, "parquet", map[string]any{"path": path, "image": "image", "label": "character", "classes": 3, "clients": 2})
 	if !strings.Contains(err.Error(), path+": ") || !strings.Contains(err.Error(), "reading stopped: the script's time limit") {
 		t.Errorf("error %v", err)
 	}

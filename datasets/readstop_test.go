@@ -5,12 +5,15 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/registry"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 )
@@ -49,13 +52,23 @@ func bomb(t *testing.T, format, line string, copies int) string {
 	return path
 }
 
+// buildIn builds the dataset name from raw with ctx as its build context's
+// Context (as plan.Builder does with the script's context).
+func buildIn(t *testing.T, ctx context.Context, name string, raw map[string]any) (*core.Federated, error) {
+	t.Helper()
+	a, err := registry.Validate(registry.Dataset, name, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return registry.BuildArgs[*core.Federated](a.WithContext(registry.BuildContext{Context: ctx}))
+}
+
 // TestCompressedBombStopsAtTheDeadline: a few MB of gzip, xz or zstd
 // expanding to 4 GiB of valid svmlight or CSV lines stops within a second
-// of the read context's end, with its cause (the readers checked only the
-// memory ceiling, every 8 MB of live data: --timeout 5s stopped such a
-// file after 22.7 s).
+// of the end of its build context, with its cause (the readers checked
+// only the memory ceiling, every 8 MB of live data: --timeout 5s stopped
+// such a file after 22.7 s).
 func TestCompressedBombStopsAtTheDeadline(t *testing.T) {
-	defer SetReadContext(nil)
 	cases := []struct{ format, kind string }{{"gz", "svm"}, {"gz", "csv"}, {"xz", "svm"}, {"zst", "svm"}}
 	if testing.Short() {
 		cases = cases[:2] // both readers; the xz and zstd decoders in the full suite
@@ -75,13 +88,13 @@ func TestCompressedBombStopsAtTheDeadline(t *testing.T) {
 			os.WriteFile(path, append(head.Bytes(), data...), 0o644)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		SetReadContext(ctx)
 		start := time.Now()
 		var err error
+		limits := limitsOf(registry.BuildContext{Context: ctx}) // what the svmlight and csv factories pass
 		if c.kind == "svm" {
-			_, err = LoadSVMLight(path, 0, false)
+			_, err = loadSVMLight(path, 0, false, limits)
 		} else {
-			_, err = LoadCSV(path, "label", "")
+			_, err = loadCSV(path, "label", "", limits)
 		}
 		took := time.Since(start)
 		cancel()
@@ -91,5 +104,110 @@ func TestCompressedBombStopsAtTheDeadline(t *testing.T) {
 		if took > 15*time.Second { // generous: the machine is shared (and -race); before, the read went on past 300 s
 			t.Errorf("%s %s: stopped after %v, 0.3 s after it began", c.format, c.kind, took)
 		}
+	}
+}
+
+// lines is an endless reader of one svmlight line repeated; first is
+// closed at its first read.
+type lines struct {
+	first chan struct{}
+	once  bool
+}
+
+func (l *lines) Read(p []byte) (int, error) {
+	if !l.once {
+		l.once = true
+		close(l.first)
+	}
+	const line = "1 1:0.5 2:0.25\n"
+	n := 0
+	for n+len(line) <= len(p) {
+		n += copy(p[n:], line)
+	}
+	return n, nil
+}
+
+// gated is a reader of rows svmlight lines that gives the first half,
+// closes started, and waits for open to be closed before it gives the
+// rest.
+type gated struct {
+	rows          int
+	given         int
+	started, open chan struct{}
+}
+
+func (g *gated) Read(p []byte) (int, error) {
+	if g.given == g.rows {
+		return 0, io.EOF
+	}
+	if g.given == g.rows/2 {
+		close(g.started)
+		<-g.open
+	}
+	n := 0
+	for line := "0 3:1\n"; n+len(line) <= len(p) && g.given < g.rows && (g.given != g.rows/2 || n == 0); g.given++ {
+		n += copy(p[n:], line)
+	}
+	return n, nil
+}
+
+// TestReadersStopOnlyWithTheirOwnContext: two readers read at once in one
+// process, each with the context of its own build; cancelling one's stops
+// it with its cause, mid-file, while the other, paused in the middle of its
+// file at that moment, reads on to the end and loses no row (a
+// process-wide read context stopped both, or neither).
+func TestReadersStopOnlyWithTheirOwnContext(t *testing.T) {
+	ctxA, cancelA := context.WithCancelCause(context.Background())
+	defer cancelA(nil)
+	ctxB, cancelB := context.WithCancel(context.Background())
+	defer cancelB()
+	a := &lines{first: make(chan struct{})}
+	b := &gated{rows: 1000, started: make(chan struct{}), open: make(chan struct{})}
+	errA := make(chan error, 1)
+	type result struct {
+		t   *Table
+		err error
+	}
+	resB := make(chan result, 1)
+	go func() {
+		_, err := readSVMLight(a, "a.svm", 0, false, 1<<16, limitsOf(registry.BuildContext{Context: ctxA}))
+		errA <- err
+	}()
+	go func() {
+		tb, err := readSVMLight(b, "b.svm", 0, false, 1<<16, limitsOf(registry.BuildContext{Context: ctxB}))
+		resB <- result{tb, err}
+	}()
+	wait := func(c <-chan struct{}, what string) {
+		select {
+		case <-c:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: not after a minute", what)
+		}
+	}
+	wait(a.first, "reader a started")
+	wait(b.started, "reader b halfway")
+	cancelA(errors.New("the script's time limit"))
+	select {
+	case err := <-errA:
+		if err == nil || !strings.HasPrefix(err.Error(), "a.svm:") || !strings.Contains(err.Error(), "reading stopped: the script's time limit") {
+			t.Errorf("reader a: %v, want it stopped with its context's cause", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("reader a: not stopped a minute after its context ended")
+	}
+	close(b.open)
+	select {
+	case r := <-resB:
+		if r.err != nil {
+			t.Fatalf("reader b, whose context runs: %v", r.err)
+		}
+		if r.t.Data.N != b.rows || r.t.Data.Features != 3 {
+			t.Errorf("reader b read %d rows of %d features, want %d of 3", r.t.Data.N, r.t.Data.Features, b.rows)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("reader b: not done a minute after it was let on")
+	}
+	if ctxB.Err() != nil {
+		t.Fatal("b's context ended")
 	}
 }

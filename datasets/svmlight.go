@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/registry"
 )
@@ -42,7 +41,7 @@ func init() {
 		"svmlight/libsvm text file (optionally compressed), stored sparse or dense; qid:N gives the client, else the samples are partitioned",
 		SVMLightParams{Format: FormatSparse, scaling: scaling{Scaling: ScaleNone}, loaderParams: defaultLoaderParams},
 		func(c registry.BuildContext, p SVMLightParams) (*core.Federated, error) {
-			t, err := loadSVMLight(p.Path, p.Features, p.ZeroBased, c.Budget())
+			t, err := loadSVMLight(p.Path, p.Features, p.ZeroBased, limitsOf(c))
 			if err != nil {
 				return nil, err
 			}
@@ -75,11 +74,11 @@ func (t *Table) densify() error {
 // LoadSVMLight reads an svmlight/libsvm file, decompressing it on the fly
 // (see Decompress), into sparse storage (see ReadSVMLight).
 func LoadSVMLight(path string, features int, zeroBased bool) (*Table, error) {
-	return loadSVMLight(path, features, zeroBased, budget.Ceiling(0))
+	return loadSVMLight(path, features, zeroBased, defaultLimits())
 }
 
-// loadSVMLight is LoadSVMLight stopping at the memory ceiling b.
-func loadSVMLight(path string, features int, zeroBased bool, b budget.Budget) (*Table, error) {
+// loadSVMLight is LoadSVMLight stopping at the limits b (ceiling, context).
+func loadSVMLight(path string, features int, zeroBased bool, b readLimits) (*Table, error) {
 	fh, err := openData(path)
 	if err != nil {
 		return nil, err
@@ -107,12 +106,12 @@ func loadSVMLight(path string, features int, zeroBased bool, b budget.Budget) (*
 // readChunks) and joined in order: the values and the errors are those of
 // parsing it line by line.
 func ReadSVMLight(r io.Reader, name string, features int, zeroBased bool) (*Table, error) {
-	return readSVMLight(r, name, features, zeroBased, textChunk, budget.Ceiling(0))
+	return readSVMLight(r, name, features, zeroBased, textChunk, defaultLimits())
 }
 
 // readSVMLight is ReadSVMLight with chunks of about size bytes, stopping
-// at the memory ceiling b.
-func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size int, b budget.Budget) (*Table, error) {
+// at the limits b (ceiling, context).
+func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size int, b readLimits) (*Table, error) {
 	if features < 0 || features > core.MaxFeatures {
 		return nil, fmt.Errorf("%s: features = %d outside 0..%d", name, features, core.MaxFeatures)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // readSVMLightSerial is ReadSVMLight as it was, line by line.
@@ -24,7 +23,7 @@ func readSVMLightSerial(r io.Reader, name string, features int, zeroBased bool) 
 	if features < 0 || features > core.MaxFeatures {
 		return nil, fmt.Errorf("%s: features = %d outside 0..%d", name, features, core.MaxFeatures)
 	}
-	br := bufio.NewReaderSize(boundedLines(r, budget.Ceiling(0)), 1<<16)
+	br := bufio.NewReaderSize(boundedLines(r, defaultLimits()), 1<<16)
 	t := &Table{Name: name}
 	var (
 		sp       = &core.CSR{Ptr: []int{0}}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fedlab/fedlab/plan"
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/fedlab/fedlab/schedules/sched"
 	lua "github.com/yuin/gopher-lua"
@@ -162,23 +162,38 @@ func (in *interp) newComponent(spec *registry.Spec, t *lua.LTable) (*component, 
 	if label != "" {
 		c.label = label
 	}
+	if spec.Kind == registry.Dataset { // validated by the plan builder that builds it
+		c.value, err = in.dataset(c)
+		return c, err
+	}
 	if _, err := spec.Validate(raw); err != nil {
 		return nil, err
 	}
 	switch {
-	case spec.Kind == registry.Dataset && c.pendingParams():
-		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", spec.Title())
-	case spec.Kind == registry.Dataset:
-		var pc plan.Component
-		if pc, err = in.planComponent(c, 0); err == nil {
-			c.value, err = in.builder.Dataset(pc)
-		}
 	case spec.Kind == registry.Schedule && !c.pendingParams():
 		c.value, err = registry.Build[sched.Schedule](spec.Kind, spec.Name, raw)
 	case spec.Kind == registry.Topology || spec.Kind == registry.Optimizer: // built (and validated) at once, passed to algorithms as a value
 		c.value, err = registry.Build[any](spec.Kind, spec.Name, raw)
 	}
 	return c, err
+}
+
+// dataset builds the dataset c through the plan builder, which validates
+// it (once per specification: the calls that use it do not again) and
+// keeps it for the script's calls; its errors reach the script at the
+// line that creates it.
+func (in *interp) dataset(c *component) (*core.Federated, error) {
+	if c.pendingParams() {
+		if _, err := c.spec.Validate(c.raw); err != nil { // a bad key is named first
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", c.spec.Title())
+	}
+	pc, err := in.planComponent(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	return in.builder.Dataset(pc)
 }
 
 // userdata wraps a component for Lua.

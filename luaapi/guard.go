@@ -13,7 +13,6 @@ import (
 	"runtime/metrics"
 	"time"
 
-	"github.com/fedlab/fedlab/datasets"
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/rundir"
 )
@@ -72,7 +71,6 @@ func newGuard(opts Options, b budget.Budget) *guard {
 	}
 	g := &guard{budget: b, stderr: opts.Stderr, done: make(chan struct{}), gcLimit: -1}
 	g.ctx, g.cancel = context.WithCancelCause(parent)
-	datasets.SetReadContext(g.ctx) // the file readers stop when the script is stopped
 	if g.budget.Limit > 0 {
 		if bound := runawayBound(g.budget); bound < math.MaxInt64 {
 			if prev := debug.SetMemoryLimit(-1); int64(bound) < prev {
@@ -139,7 +137,6 @@ func (g *guard) runaway(used uint64) {
 
 // stop ends the guard.
 func (g *guard) stop() {
-	datasets.SetReadContext(nil)
 	close(g.done)
 	g.cancel(nil)
 	if g.gcLimit >= 0 {

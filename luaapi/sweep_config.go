@@ -187,7 +187,7 @@ func goValue(v lua.LValue) any {
 }
 
 // derive returns a copy of c with the settings applied, validated; a
-// dataset is built (through the plan builder, which has it already).
+// dataset is built (through the plan builder, which validates it).
 func (in *interp) derive(c *component, settings []setting) (*component, error) {
 	if len(settings) == 0 {
 		return c, nil
@@ -209,21 +209,15 @@ func (in *interp) derive(c *component, settings []setting) (*component, error) {
 			d.nested[s.param] = n
 		}
 	}
+	if c.spec.Kind == registry.Dataset {
+		var err error
+		d.value, err = in.dataset(d)
+		return d, err
+	}
 	if _, err := c.spec.Validate(d.raw); err != nil {
 		return nil, err
 	}
-	if c.spec.Kind != registry.Dataset {
-		return d, nil
-	}
-	if d.pendingParams() {
-		return nil, fmt.Errorf("%s: parameters of a dataset cannot be Lua functions", c.spec.Title())
-	}
-	pc, err := in.planComponent(d, 0)
-	if err != nil {
-		return nil, err
-	}
-	d.value, err = in.builder.Dataset(pc)
-	return d, err
+	return d, nil
 }
 
 // withSettings returns p with the problem settings of a configuration

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
@@ -39,13 +40,14 @@ type Builder struct {
 	// (registry.BuildContext.Note: the writers a filter dropped).
 	Notices io.Writer
 
+	specs    map[string]resolved // datasets validated, by specification (see resolveDataset)
 	datasets map[string]*core.Federated
 	problems map[string]*core.Problem
 }
 
 // NewBuilder returns a Builder with empty caches.
 func NewBuilder() *Builder {
-	return &Builder{datasets: map[string]*core.Federated{}, problems: map[string]*core.Problem{}}
+	return &Builder{specs: map[string]resolved{}, datasets: map[string]*core.Federated{}, problems: map[string]*core.Problem{}}
 }
 
 // stopped returns the cause of b.Context's end, if it has ended: a sweep
@@ -163,9 +165,46 @@ func key(id any) string {
 	return string(j)
 }
 
+// resolveDataset is resolve for a dataset, once per specification: the
+// calls of a script that use the dataset it created (Dataset, then
+// Problem for each call) validate it once. A specification whose
+// parameters are not all numbers, booleans, strings or float lists (a
+// nested component) is validated at each use.
+func (b *Builder) resolveDataset(c Component) (resolved, error) {
+	k, ok := specKey(c)
+	if r, hit := b.specs[k]; ok && hit {
+		return r, nil
+	}
+	r, err := b.resolve(c, registry.Dataset)
+	if err == nil && ok {
+		b.specs[k] = r
+	}
+	return r, err
+}
+
+// specKey is the key of c's specification as given (kind, name, directory
+// and each parameter with its Go type, so that values validated alike
+// share it), and false when a parameter is not a plain value.
+func specKey(c Component) (string, bool) {
+	if c.err != nil {
+		return "", false
+	}
+	var k strings.Builder
+	fmt.Fprintf(&k, "%q %q %q", c.Kind, c.Name, c.Dir)
+	for _, name := range slices.Sorted(maps.Keys(c.Params)) {
+		switch v := c.Params[name].(type) {
+		case float64, int, bool, string, []float64, nil:
+			fmt.Fprintf(&k, " %q=%T:%#v", name, v, v)
+		default:
+			return "", false
+		}
+	}
+	return k.String(), true
+}
+
 // Dataset returns the dataset c, built once per identity.
 func (b *Builder) Dataset(c Component) (*core.Federated, error) {
-	r, err := b.resolve(c, registry.Dataset)
+	r, err := b.resolveDataset(c)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +232,7 @@ func (b *Builder) dataset(r resolved) (*core.Federated, error) {
 // Problem returns the problem p, built once per identity, and its identity.
 func (b *Builder) Problem(p Problem) (*core.Problem, experiment.ProblemID, error) {
 	id := experiment.ProblemID{Weighted: p.Weighted}
-	data, err := b.resolve(p.Data, registry.Dataset)
+	data, err := b.resolveDataset(p.Data)
 	if err != nil {
 		return nil, id, err
 	}
