@@ -134,7 +134,7 @@ func readSVMLight(r io.Reader, name string, features int, zeroBased bool, size i
 		switch {
 		case !errors.As(err, &re):
 			return nil, err
-		case errors.As(err, &ce):
+		case errors.As(err, &ce), b.stopped() != nil: // the ceiling or the script stopped the read, not the file
 			return nil, fmt.Errorf("%s:%d: %w", name, re.line, re.err)
 		case errors.Is(err, zstd.ErrWindowSizeExceeded):
 			return nil, fmt.Errorf("%s:%d: reading: the zstd file needs a larger window than the decoder allows (%d MiB): recompress it without --long or with --long=27 or less: %w",
