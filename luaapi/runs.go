@@ -189,7 +189,7 @@ func (in *interp) execute(c experiment.Call, jobs []experiment.Job) ([]experimen
 	if err := in.checkArgsRead("before its first run"); err != nil {
 		return nil, err
 	}
-	runs, err := in.dir.ExecuteCall(c, jobs)
+	runs, err := in.session.ExecuteCall(c, jobs)
 	if err != nil {
 		in.stop = storageError(c.Function, c.Where, err)
 		return nil, in.stop
