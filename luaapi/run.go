@@ -105,7 +105,7 @@ type interp struct {
 // syntax error, a runtime error or a bad parameter, comes back as
 // "NAME.lua:LINE: message", where NAME.lua is the script's base name. A
 // shard that stops at a call with runs of other shards returns the
-// *rundir.Stopped error (the directory is consistent: merge it).
+// *experiment.Stopped error (the directory is consistent: merge it).
 func RunFile(path string, opts Options) (rundir.Summary, error) {
 	src, err := scriptfile.Read(path)
 	if err != nil {

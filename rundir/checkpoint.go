@@ -16,12 +16,12 @@ import (
 // A run in progress keeps its state at a round boundary in
 // checkpoints/KEY.ROUNDS.ckpt (core's checkpoint format, which carries the
 // run's key and the sha256 of its payload), written atomically every
-// Options.CheckpointEvery and when the session is interrupted; the
+// experiment.SessionOptions.CheckpointEvery and when the session is interrupted; the
 // manifest records its size, sha256, rounds done and the build that wrote
 // it, and only then is the run's previous checkpoint removed, so a session
 // killed at any moment leaves a recorded checkpoint in place. The next
 // session resumes the run from it, bit for bit; the file is removed when
-// the run completes (kept with Options.KeepCheckpoints).
+// the run completes (kept with DirOptions.KeepCheckpoints).
 
 // DefaultCheckpointEvery is the period of checkpoints fedlab run uses
 // unless told otherwise.

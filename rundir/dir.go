@@ -308,7 +308,7 @@ func (d *Dir) begin() error {
 			return err
 		}
 	}
-	if !d.checked { // the directory appeared after Open: another session may have written it
+	if !d.checked { // the directory appeared after OpenDir: another session may have written it
 		if err := d.check(); err != nil {
 			return err
 		}
