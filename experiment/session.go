@@ -117,10 +117,10 @@ func (s *Session) ExecuteCall(c Call, jobs []Job) ([]Run, error) {
 			elsewhere++
 		}
 	}
+	s.calls++ // the call's number: the store lists it even when Plan cannot write it down
 	if err := s.store.Plan(c, jobs, todo); err != nil {
 		return nil, err
 	}
-	s.calls++
 	var prog *Progress
 	if s.progress != nil && !s.opts.DryRun {
 		prog = s.progress.Call(callTitle(s.calls, c), len(planned), found)
