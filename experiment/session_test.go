@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	_ "github.com/fedlab/fedlab/algorithms"
 	"github.com/fedlab/fedlab/core"
 )
 
@@ -188,5 +190,61 @@ func TestParseShard(t *testing.T) {
 		if _, err := ParseShard(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// memCheckpoints keeps the last checkpoint of each run in memory, with the
+// elapsed time Save was given, and resumes from it as if it had run for
+// before.
+type memCheckpoints struct {
+	mu     sync.Mutex
+	data   map[string][]byte
+	saved  map[string]time.Duration // the elapsed time of the last Save
+	before time.Duration
+}
+
+func (c *memCheckpoints) Resume(j *Job) ([]byte, time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data[j.Key] == nil {
+		return nil, 0
+	}
+	return c.data[j.Key], c.before
+}
+
+func (c *memCheckpoints) Save(j *Job, done int, elapsed time.Duration, data []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.data[j.Key], c.saved[j.Key] = data, elapsed
+	return nil
+}
+
+func (c *memCheckpoints) Refused(j *Job, why string)     { panic("refused: " + why) }
+func (c *memCheckpoints) Unsupported(j *Job, why string) { panic("unsupported: " + why) }
+
+// TestAResumedRunCountsItsTimeBeforeTheCheckpoint: a run resumed from a
+// checkpoint that records 1000 s of earlier time ends with those 1000 s
+// in its elapsed time, and the checkpoint it saves records them too, so
+// the time a run took adds up over the executions that ran it.
+func TestAResumedRunCountsItsTimeBeforeTheCheckpoint(t *testing.T) {
+	jobs := plan(t, testBase(t), []uint64{1}, AlgoSpec{Name: "fedavg", Params: map[string]any{"eta_c": 0.05}})
+	ck := &memCheckpoints{data: map[string][]byte{}, saved: map[string]time.Duration{}}
+	first, err := Execute(jobs, Options{Checkpoints: ck, CheckpointEvery: time.Nanosecond})
+	if err != nil || ck.data[jobs[0].Key] == nil {
+		t.Fatalf("no checkpoint saved: %v", err)
+	}
+	if e := first[0].Result.Elapsed; e > time.Minute {
+		t.Fatalf("a run from round 0 took %v", e)
+	}
+	ck.before = 1000 * time.Second
+	again, err := Execute(jobs, Options{Checkpoints: ck, CheckpointEvery: time.Nanosecond, KeepCheckpoints: true}) // saved after its last round too
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := again[0].Result.Elapsed; e < 1000*time.Second || e > 1000*time.Second+time.Minute {
+		t.Errorf("the resumed run's elapsed time %v, want 1000 s and its own", e)
+	}
+	if e := ck.saved[jobs[0].Key]; e < 1000*time.Second || e > 1000*time.Second+time.Minute {
+		t.Errorf("its checkpoint records %v, want 1000 s and its own", e)
 	}
 }

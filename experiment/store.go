@@ -25,10 +25,8 @@ type Store interface {
 	Plan(c Call, jobs, todo []Job) error
 	// Checkpoints keeps the checkpoints of the runs executed (nil: none).
 	Checkpoints() Checkpoints
-	// Save stores the run of job j, which just ended; a run interrupted
-	// is not complete and stays pending. Save may add to the result's
-	// Elapsed the time the run had run before the checkpoint it resumed
-	// from.
+	// Save stores the run of job j, which just completed (a run
+	// interrupted is not complete: it is not saved).
 	Save(j *Job, r Run) error
 	// EndCall records the end of the call planned last: runs are its runs
 	// in the order of its jobs, or nil when the session's context ended

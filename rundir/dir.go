@@ -92,10 +92,6 @@ type Dir struct {
 	// unsupported are the reasons runs could not be checkpointed, each
 	// reported once.
 	unsupported map[string]bool
-	// resumed is the time each run resumed from a checkpoint had run
-	// before it, as the checkpoint's record says (added to its elapsed
-	// time).
-	resumed map[string]time.Duration
 	// mu guards m.Optima, m.Checkpoints, m.Runs while runs execute, the
 	// manifest's writes and the notices, which the optimum and checkpoint
 	// stores use from run goroutines.
@@ -469,10 +465,8 @@ func (d *Dir) tooLarge(name string, size int64) string {
 // Save stores a run that just completed: model and result file first,
 // then the manifest entry; its checkpoint is removed (see
 // removeCheckpoint), but for the state of a run that keeps it (see
-// keepRungStates). The time the run had run before the checkpoint it
-// resumed from is added to its elapsed time.
+// keepRungStates).
 func (d *Dir) Save(j *experiment.Job, r experiment.Run) error {
-	r.Result.Elapsed += d.resumedElapsed(j.Key)
 	end := time.Now().UTC().Truncate(time.Millisecond)
 	st := stored{res: r.Result, started: end.Add(-r.Result.Elapsed).Truncate(time.Millisecond), finished: end}
 	d.memory[j.Key] = st
