@@ -56,8 +56,9 @@ type DirOptions struct {
 	// leaves no directory that could be taken for results.
 	DryRun bool
 	// Replay is a run directory read, never written, with an empty path
-	// (see replay.go): its stored runs are reused; the session computes
-	// the others not (experiment.SessionOptions.Replay).
+	// (see replay.go): its stored runs are reused, and the session
+	// computes none of the others (experiment.SessionOptions.Replay: they
+	// get placeholder results).
 	Replay string
 }
 
