@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/luaapi"
 	"github.com/fedlab/fedlab/rundir"
 )
@@ -73,7 +74,7 @@ func guarded(timeout time.Duration) (ctx context.Context, release func()) {
 // ceiling: where it stopped, what the directory keeps and how to resume.
 // The exit status is 130 for SIGINT, 143 for SIGTERM, 124 for --timeout
 // and 1 for the memory ceiling.
-func interrupted(stderr io.Writer, intr *rundir.Interrupted, sum rundir.Summary, resume string) error {
+func interrupted(stderr io.Writer, intr *experiment.Interrupted, sum rundir.Summary, resume string) error {
 	code := 1
 	var sig signalled
 	var to timedOut

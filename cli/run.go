@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/internal/escape"
 	"github.com/fedlab/fedlab/luaapi"
@@ -90,7 +91,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	defer release()
 	opts.Context = ctx
 	if shard != "" {
-		if opts.Shard, err = rundir.ParseShard(shard); err != nil {
+		if opts.Shard, err = experiment.ParseShard(shard); err != nil {
 			return usageError{err.Error()}
 		}
 	}
@@ -98,11 +99,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		opts.Out = defaultOut(scripts[0], opts.Shard, time.Now())
 	}
 	sum, err := luaapi.RunFile(scripts[0], opts)
-	var intr *rundir.Interrupted
+	var intr *experiment.Interrupted
 	if errors.As(err, &intr) {
 		return interrupted(stderr, intr, sum, resumeLine(fs, scripts[0], sum.Dir, sets))
 	}
-	var stop *rundir.Stopped
+	var stop *experiment.Stopped
 	if errors.As(err, &stop) {
 		fmt.Fprintf(stderr, "fedlab: %s\nfedlab: %s\n", stop, sum)
 		return failedRuns(stderr, sum)
@@ -191,7 +192,7 @@ func (d *durationFlag) Set(s string) error {
 }
 
 // defaultOut is runs/SCRIPT-YYYYMMDD-HHMMSS (with -shard-I-of-N for a shard).
-func defaultOut(script string, s rundir.Shard, t time.Time) string {
+func defaultOut(script string, s experiment.Shard, t time.Time) string {
 	name := strings.TrimSuffix(filepath.Base(script), filepath.Ext(script)) + "-" + t.Format("20060102-150405")
 	if s.Count > 1 {
 		name += fmt.Sprintf("-shard-%d-of-%d", s.Index, s.Count)

@@ -13,8 +13,7 @@ type Call struct {
 }
 
 // CallExecutor executes the jobs of one call and returns their runs in
-// the order of the jobs (rundir.Dir: reusing the runs its directory
-// stores).
+// the order of the jobs (Session: reusing the runs its Store holds).
 type CallExecutor interface {
 	ExecuteCall(c Call, jobs []Job) ([]Run, error)
 }

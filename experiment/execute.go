@@ -58,13 +58,15 @@ type Options struct {
 // Resume), by job. Its methods are called from the goroutines that run
 // the jobs, concurrently.
 type Checkpoints interface {
-	// Resume returns the checkpoint job j continues from, or nil to start
-	// it from round 0 (the implementation says why it does not use a
+	// Resume returns the checkpoint job j continues from, with the run's
+	// time up to it (over the executions that ran it), or nil to start it
+	// from round 0 (the implementation says why it does not use a
 	// checkpoint it holds).
-	Resume(j *Job) []byte
+	Resume(j *Job) (data []byte, elapsed time.Duration)
 	// Save stores data, the state of job j after done rounds, in place of
-	// its previous checkpoint; elapsed is the run's time in this
-	// execution so far (its share, in a cohort).
+	// its previous checkpoint; elapsed is the run's time so far, over the
+	// executions that ran it (its share, in a cohort). A run resumed from
+	// a checkpoint ends with the time up to it added to its Elapsed.
 	Save(j *Job, done int, elapsed time.Duration, data []byte) error
 	// Refused reports that the checkpoint Resume returned for job j does
 	// not resume it (why): the run starts again from round 0.
@@ -294,6 +296,7 @@ func executeCohort(opts *Options, jobs []Job, u []int, workers int) []*core.Resu
 	results := make([]*core.Result, len(u))
 	var members []core.Member
 	var at []int
+	var resumed []time.Duration // each member's time up to the checkpoint it resumes from
 	for k, i := range u {
 		j := &jobs[i]
 		alg, err := registry.BuildArgs[core.Algorithm](j.Args)
@@ -301,8 +304,10 @@ func executeCohort(opts *Options, jobs []Job, u []int, workers int) []*core.Resu
 			results[k] = &core.Result{Status: core.Failed, Err: err.Error()}
 			continue
 		}
-		members = append(members, core.Member{Alg: alg, Settings: settingsOf(opts, j, i, workers, len(u))})
+		s, before := settingsOf(opts, j, i, workers, len(u))
+		members = append(members, core.Member{Alg: alg, Settings: s})
 		at = append(at, k)
+		resumed = append(resumed, before)
 	}
 	if len(members) > 0 {
 		for n, res := range core.RunCohort(jobs[u[0]].Problem, members, jobs[u[0]].Metrics) {
@@ -312,6 +317,7 @@ func executeCohort(opts *Options, jobs []Job, u []int, workers int) []*core.Resu
 				resumedAt(opts.Progress, u[k], &jobs[u[k]], nil)
 				results[k] = rerun(opts, &jobs[u[k]], members[n].Settings, res)
 			} else {
+				res.Elapsed += resumed[n]
 				continued(&jobs[u[k]], members[n].Settings, res)
 			}
 		}
@@ -337,27 +343,30 @@ func execute(opts *Options, j *Job, i, workers int) *core.Result {
 		if opts.Checkpoints == nil {
 			return j.Stages.RunInterruptible(j.Seed, 0, workers, progress, interrupt)
 		}
-		ck := &pipeline.Checkpointing{Key: j.Key, Resume: opts.Checkpoints.Resume(j), Checkpoint: checkpointHook(opts, j, 1)}
+		data, before := opts.Checkpoints.Resume(j)
+		ck := &pipeline.Checkpointing{Key: j.Key, Resume: data, Checkpoint: checkpointHook(opts, j, 1, before)}
 		resumedAt(prog, i, j, ck.Resume)
 		res := j.Stages.RunCheckpointed(j.Seed, 0, workers, progress, interrupt, ck)
 		if ck.Resume != nil && resumeFailed(res) {
 			resumedAt(prog, i, j, nil)
 			opts.Checkpoints.Refused(j, res.Err)
-			ck.Resume, ck.Checkpoint = nil, checkpointHook(opts, j, 1)
-			res = j.Stages.RunCheckpointed(j.Seed, 0, workers, progress, interrupt, ck)
+			ck.Resume, ck.Checkpoint = nil, checkpointHook(opts, j, 1, 0)
+			return j.Stages.RunCheckpointed(j.Seed, 0, workers, progress, interrupt, ck)
 		}
+		res.Elapsed += before
 		return res
 	}
 	alg, err := registry.BuildArgs[core.Algorithm](j.Args)
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
-	s := settingsOf(opts, j, i, workers, 1)
+	s, before := settingsOf(opts, j, i, workers, 1)
 	res := core.Run(j.Problem, alg, s, j.Metrics)
 	if s.Resume != nil && resumeFailed(res) {
 		resumedAt(prog, i, j, nil)
 		return rerun(opts, j, s, res)
 	}
+	res.Elapsed += before
 	continued(j, s, res)
 	return res
 }
@@ -399,7 +408,7 @@ func rerun(opts *Options, j *Job, s core.Settings, res *core.Result) *core.Resul
 	}
 	s.Resume, s.Checkpoint = nil, nil
 	if opts.Checkpoints != nil {
-		s.Checkpoint = checkpointHook(opts, j, 1)
+		s.Checkpoint = checkpointHook(opts, j, 1, 0)
 	}
 	s.Checkpoint = keepState(j, s.Checkpoint)
 	return core.Run(j.Problem, alg, s, j.Metrics)
@@ -410,9 +419,10 @@ func rerun(opts *Options, j *Job, s core.Settings, res *core.Result) *core.Resul
 // opts.Progress, interrupted when opts.Context (if not nil) is done, and
 // checkpointed to opts.Checkpoints (if set) as one of a cohort of the
 // given size (1: alone), continuing j.Continue and keeping its state for
-// j.KeepState (continuation).
-func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
-	s := j.Settings
+// j.KeepState (continuation); before is the run's time up to the
+// checkpoint it resumes from (0: none).
+func settingsOf(opts *Options, j *Job, i, workers, cohort int) (s core.Settings, before time.Duration) {
+	s = j.Settings
 	s.Seed, s.Run, s.Workers = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)) // more workers than clients would idle
 	if prog := opts.Progress; prog != nil {
 		s.Progress = func(done, total int) { prog.round(i, done, total) }
@@ -422,12 +432,12 @@ func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
 	}
 	if opts.Checkpoints != nil {
 		s.AlgorithmName, s.CheckpointKey = j.Algorithm, j.Key
-		s.Resume = opts.Checkpoints.Resume(j)
-		s.Checkpoint = checkpointHook(opts, j, cohort)
+		s.Resume, before = opts.Checkpoints.Resume(j)
+		s.Checkpoint = checkpointHook(opts, j, cohort, before)
 	}
 	continuation(j, &s)
 	resumedAt(opts.Progress, i, j, s.Resume)
-	return s
+	return s, before
 }
 
 // checkpointHook is job j's core.Settings.Checkpoint: it saves the run's
@@ -437,9 +447,10 @@ func settingsOf(opts *Options, j *Job, i, workers, cohort int) core.Settings {
 // stops before the next round), and after the last round with
 // KeepCheckpoints. A state that cannot be saved or stored is reported
 // (Unsupported) and the run goes on without checkpoints: it never fails
-// for it. The run's elapsed time given to Save is the wall-clock time
-// since the hook was made, divided among the runs of its cohort.
-func checkpointHook(opts *Options, j *Job, cohort int) func(done int, save func(io.Writer) error) error {
+// for it. The run's elapsed time given to Save is before (its time up to
+// the checkpoint it resumed from) plus the wall-clock time since the hook
+// was made, divided among the runs of its cohort.
+func checkpointHook(opts *Options, j *Job, cohort int, before time.Duration) func(done int, save func(io.Writer) error) error {
 	start := time.Now()
 	last, off := start, false
 	rounds, every := j.Settings.Rounds, j.Settings.CheckpointRounds
@@ -457,7 +468,7 @@ func checkpointHook(opts *Options, j *Job, cohort int) func(done int, save func(
 			opts.Checkpoints.Unsupported(j, err.Error())
 			return nil
 		}
-		if err := opts.Checkpoints.Save(j, done, time.Since(start)/time.Duration(cohort), b.Bytes()); err != nil {
+		if err := opts.Checkpoints.Save(j, done, before+time.Since(start)/time.Duration(cohort), b.Bytes()); err != nil {
 			off = true
 			opts.Checkpoints.Unsupported(j, "its checkpoint could not be stored: "+err.Error())
 			return nil

@@ -14,8 +14,8 @@
 // calls.go and read by one strict decoder; fedlab.run, fedlab.compare,
 // fedlab.sweep and fedlab.stages decode their tables into plan values
 // (package plan), which the script's plan.Builder turns into jobs executed
-// through a rundir.Dir, in parallel, reusing the runs stored in the run
-// directory; results come back as Lua tables, and fedlab.table,
+// by an experiment.Session, in parallel, reusing the runs stored in the
+// run directory (rundir.Dir, the session's Store); results come back as Lua tables, and fedlab.table,
 // fedlab.sweep_table, fedlab.csv and fedlab.plot report them.
 // docs/lua-api.md is the reference.
 package luaapi

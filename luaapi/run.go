@@ -26,10 +26,10 @@ type Options struct {
 	// and relative output paths resolve against it; "" keeps runs in memory
 	// and writes relative paths against the current directory.
 	Out string
-	// Fresh and Update: see rundir.Options.
+	// Fresh and Update: see rundir.DirOptions.
 	Fresh, Update bool
-	// Shard restricts the runs executed to one shard (see rundir.Shard).
-	Shard rundir.Shard
+	// Shard restricts the runs executed to one shard (see experiment.Shard).
+	Shard experiment.Shard
 	// Jobs is the number of runs executed at once (≤ 0 means 1); Workers
 	// the number of client workers per run (≤ 0: the CPUs shared among
 	// the runs at once).
@@ -49,12 +49,12 @@ type Options struct {
 	// ArgText holds the values of Args as typed (fedlab.params reads a
 	// string parameter from it); nil: formatted from Args.
 	ArgText map[string]string
-	// Context, if set, interrupts the script when done (see rundir.Options.Context and guard.go).
+	// Context, if set, interrupts the script when done (see experiment.SessionOptions.Context and guard.go).
 	Context context.Context
 	// CheckpointEvery is the time between two checkpoints of a run in the
 	// run directory (0: only when Context ends; fedlab run's default is
 	// rundir.DefaultCheckpointEvery), and KeepCheckpoints keeps them when
-	// the runs complete (see rundir.Options).
+	// the runs complete (see rundir.DirOptions).
 	CheckpointEvery time.Duration
 	KeepCheckpoints bool
 	// CommandLine is the command that started the script (recorded in the
@@ -82,7 +82,8 @@ type Options struct {
 type interp struct {
 	L       *lua.LState
 	opts    Options
-	dir     *rundir.Dir
+	dir     *rundir.Dir                     // stores the runs (and the script's outputs)
+	session *experiment.Session             // executes the script's calls against dir
 	builder *plan.Builder                   // turns the script's calls into jobs; keeps their datasets and problems
 	runs    map[*lua.LTable]*experiment.Run // the Go run behind each result table handed to Lua
 	sweeps  map[*lua.LTable]*sweep          // the Go sweep behind each sweep table handed to Lua
@@ -104,7 +105,7 @@ type interp struct {
 // syntax error, a runtime error or a bad parameter, comes back as
 // "NAME.lua:LINE: message", where NAME.lua is the script's base name. A
 // shard that stops at a call with runs of other shards returns the
-// *rundir.Stopped error (the directory is consistent: merge it).
+// *experiment.Stopped error (the directory is consistent: merge it).
 func RunFile(path string, opts Options) (rundir.Summary, error) {
 	src, err := scriptfile.Read(path)
 	if err != nil {
@@ -142,27 +143,30 @@ func runSource(path string, src []byte, opts Options) (rundir.Summary, []claims.
 	if len(opts.CommandLine) > 0 {
 		inv.Program = opts.CommandLine[0]
 	}
-	dopts := rundir.Options{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
-		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers,
-		Context: g.ctx, Notices: opts.Stderr, Ceiling: limits.Ceiling(), DryRun: opts.DryRun, CheckpointEvery: opts.CheckpointEvery, KeepCheckpoints: opts.KeepCheckpoints}
+	dopts := rundir.DirOptions{Script: rundir.Script{Path: abs, SHA256: hex.EncodeToString(sum[:])}, Source: src, Invocation: inv,
+		Fresh: opts.Fresh, Update: opts.Update, Shard: opts.Shard, Notices: opts.Stderr, Ceiling: limits.Ceiling(), DryRun: opts.DryRun,
+		KeepCheckpoints: opts.KeepCheckpoints}
+	sopts := experiment.SessionOptions{Name: filepath.Base(abs), Shard: opts.Shard, Jobs: opts.Jobs, Workers: opts.Workers, Context: g.ctx,
+		CheckpointEvery: opts.CheckpointEvery, KeepCheckpoints: opts.KeepCheckpoints, DryRun: opts.DryRun}
 	if !opts.Solo {
-		dopts.Cohorts = experiment.Cohorts{MaxState: limits.CohortBytes(), MinData: experiment.CohortMinData}
+		sopts.Cohorts = experiment.Cohorts{MaxState: limits.CohortBytes(), MinData: experiment.CohortMinData}
 	}
 	if !opts.Quiet {
-		dopts.Progress, dopts.Interactive = opts.Stderr, isTerminal(opts.Stderr)
+		sopts.Progress, sopts.Interactive = opts.Stderr, isTerminal(opts.Stderr)
 	}
 	out := opts.Out
 	if opts.DryRun {
 		out = ""
 	}
 	if opts.replay != nil {
-		out, dopts.Replay, dopts.Source, dopts.Invocation = "", opts.replay.dir, nil, nil
+		out, dopts.Replay, dopts.Source, dopts.Invocation, sopts.Replay = "", opts.replay.dir, nil, nil, true
 	}
-	dir, err := rundir.Open(out, dopts)
+	dir, err := rundir.OpenDir(out, dopts)
 	if err != nil {
 		return rundir.Summary{}, nil, err
 	}
-	in := &interp{L: newState(opts), opts: opts, dir: dir, scriptDir: filepath.Dir(path), workDir: workDir, builder: plan.NewBuilder(), guard: g,
+	session := experiment.NewSession(dir, sopts)
+	in := &interp{L: newState(opts), opts: opts, dir: dir, session: session, scriptDir: filepath.Dir(path), workDir: workDir, builder: plan.NewBuilder(), guard: g,
 		runs: map[*lua.LTable]*experiment.Run{}, sweeps: map[*lua.LTable]*sweep{}}
 	if opts.DryRun {
 		in.dry = &dryRun{planned: map[string]bool{}}
@@ -184,8 +188,8 @@ func runSource(path string, src []byte, opts Options) (rundir.Summary, []claims.
 	if in.dry == nil && opts.replay == nil {
 		claimErr = in.reportClaims(filepath.Base(path), dir)
 	}
-	summary, err := dir.Finish(runErr)
-	return summary, in.claims, errors.Join(runErr, claimErr, err)
+	err = session.Finish(runErr)
+	return dir.Summary(), in.claims, errors.Join(runErr, claimErr, err)
 }
 
 // run loads and runs the script; a shard's stop wins over the Lua error

@@ -10,7 +10,6 @@ import (
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/fedlab/fedlab/rundir"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -189,7 +188,7 @@ func (in *interp) execute(c experiment.Call, jobs []experiment.Job) ([]experimen
 	if err := in.checkArgsRead("before its first run"); err != nil {
 		return nil, err
 	}
-	runs, err := in.dir.ExecuteCall(c, jobs)
+	runs, err := in.session.ExecuteCall(c, jobs)
 	if err != nil {
 		in.stop = storageError(c.Function, c.Where, err)
 		return nil, in.stop
@@ -204,8 +203,8 @@ func (in *interp) execute(c experiment.Call, jobs []experiment.Job) ([]experimen
 // where) unless it says where it stopped itself (an interruption, a
 // shard's stop), and says what a full disk leaves behind.
 func storageError(fn, where string, err error) error {
-	var interrupted *rundir.Interrupted
-	var stopped *rundir.Stopped
+	var interrupted *experiment.Interrupted
+	var stopped *experiment.Stopped
 	switch {
 	case errors.As(err, &interrupted) || errors.As(err, &stopped):
 		return err

@@ -230,7 +230,7 @@ func (in *interp) halvingSweep(c *call, sw plan.Sweep, h experiment.Halving, rul
 	if err := in.checkArgsRead("before its first run"); err != nil {
 		return nil, err
 	}
-	res, err := in.builder.Halve(sw, h, experiment.Rungs(in.dir, experiment.Call{Function: c.fn, Where: c.where, Name: c.name, Select: rules}))
+	res, err := in.builder.Halve(sw, h, experiment.Rungs(in.session, experiment.Call{Function: c.fn, Where: c.where, Name: c.name, Select: rules}))
 	if in.dry != nil && res != nil {
 		for _, r := range res.Rungs {
 			in.planned(c.fn, c.where, r.Rung.Name(c.name), r.Jobs)

@@ -6,7 +6,7 @@
 // directly (examples/goplan). Every run, single or staged, then goes the
 // same way:
 //
-//	plan value ─(Builder)─▶ experiment.Job per run ─▶ rundir.Dir.Execute ─▶ engine
+//	plan value ─(Builder)─▶ experiment.Job per run ─▶ experiment.Session.Execute ─▶ engine
 //
 // so that pipelines get the run directory's resume, shards, run keys and
 // progress line like any comparison or sweep.

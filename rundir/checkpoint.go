@@ -16,12 +16,12 @@ import (
 // A run in progress keeps its state at a round boundary in
 // checkpoints/KEY.ROUNDS.ckpt (core's checkpoint format, which carries the
 // run's key and the sha256 of its payload), written atomically every
-// Options.CheckpointEvery and when the session is interrupted; the
+// experiment.SessionOptions.CheckpointEvery and when the session is interrupted; the
 // manifest records its size, sha256, rounds done and the build that wrote
 // it, and only then is the run's previous checkpoint removed, so a session
 // killed at any moment leaves a recorded checkpoint in place. The next
 // session resumes the run from it, bit for bit; the file is removed when
-// the run completes (kept with Options.KeepCheckpoints).
+// the run completes (kept with DirOptions.KeepCheckpoints).
 
 // DefaultCheckpointEvery is the period of checkpoints fedlab run uses
 // unless told otherwise.
@@ -68,31 +68,26 @@ func checkpointFilesIn(dir, key string) []string {
 // methods are called from run goroutines.
 type checkpoints struct{ d *Dir }
 
-// Resume returns the checkpoint of job j if the directory holds one that
-// the manifest records as this build wrote it and that is intact and of
-// j's key; otherwise nil, with a notice naming the file and what is wrong
+// Resume returns the checkpoint of job j, with the run's time up to it
+// that the manifest records, if the directory holds one that the
+// manifest records as this build wrote it and that is intact and of j's
+// key; otherwise nil, with a notice naming the file and what is wrong
 // with it (no notice when there is neither a file nor a record).
-func (c checkpoints) Resume(j *experiment.Job) []byte {
+func (c checkpoints) Resume(j *experiment.Job) ([]byte, time.Duration) {
 	d := c.d
 	b, rec, path, problem := d.verified(j.Key)
 	switch {
 	case b == nil && problem == "":
-		return nil
+		return nil, 0
 	case problem == "":
-		d.mu.Lock()
-		if d.resumed == nil {
-			d.resumed = map[string]time.Duration{}
-		}
-		d.resumed[j.Key] = time.Duration(rec.Elapsed * float64(time.Second))
-		d.mu.Unlock()
 		d.notice("%s: resuming %s (seed %d) after round %d of %d", path, j.Label, j.Seed, rec.Rounds, j.Settings.Rounds)
-		return b
+		return b, time.Duration(rec.Elapsed * float64(time.Second))
 	}
 	d.notice("%s; %s", problem, fromZero(j))
 	if err := d.dropCheckpoints(j.Key); err != nil {
 		d.notice("%s", err)
 	}
-	return nil
+	return nil, 0
 }
 
 // verified returns the checkpoint of run key that the manifest records,
@@ -156,7 +151,7 @@ func fromZero(j *experiment.Job) string {
 // records it in the manifest, which is written at once, and only then
 // removes the run's previous checkpoint: a session killed at any moment
 // resumes from the last checkpoint recorded. The record's elapsed time is
-// elapsed plus that of the checkpoint the run resumed from.
+// elapsed, the run's time over the sessions that ran it.
 func (c checkpoints) Save(j *experiment.Job, done int, elapsed time.Duration, data []byte) error {
 	return c.d.store(j.Key, done, elapsed, data, true)
 }
@@ -176,7 +171,7 @@ func (d *Dir) store(key string, done int, elapsed time.Duration, data []byte, wr
 	}
 	old := d.m.Checkpoints[key]
 	d.m.Checkpoints[key] = &CheckpointSum{Size: sum.Size, SHA256: sum.SHA256, Rounds: done, Fedlab: Version(), Build: CheckpointBuild(),
-		Elapsed: (d.resumed[key] + elapsed).Seconds()}
+		Elapsed: elapsed.Seconds()}
 	var err error
 	if write {
 		err = d.m.write(d.path)
@@ -202,9 +197,6 @@ func (c checkpoints) Refused(j *experiment.Job, why string) {
 		path = filepath.Join(d.path, filepath.FromSlash(checkpointPath(j.Key, rec.Rounds)))
 	}
 	d.notice("%s: %s; %s", path, why, fromZero(j))
-	d.mu.Lock()
-	delete(d.resumed, j.Key)
-	d.mu.Unlock()
 	if err := d.dropCheckpoints(j.Key); err != nil {
 		d.notice("%s", err)
 	}
@@ -247,14 +239,4 @@ func (d *Dir) removeCheckpoint(key string) error {
 		return nil
 	}
 	return d.dropCheckpoints(key)
-}
-
-// resumedElapsed returns, and forgets, the time run key had run before
-// the checkpoint it resumed from in this session (0 if none).
-func (d *Dir) resumedElapsed(key string) time.Duration {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	e := d.resumed[key]
-	delete(d.resumed, key)
-	return e
 }

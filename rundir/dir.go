@@ -1,7 +1,6 @@
 package rundir
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +20,9 @@ import (
 	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
-// Options configure a session on a run directory.
-type Options struct {
+// DirOptions configure a run directory's store: the script it keeps the
+// runs of, what it does with the runs already there, and what it says.
+type DirOptions struct {
 	Script Script
 	// Source is the script's text, kept in the directory as
 	// ScriptCopyFile when the session first writes there (nil: no copy).
@@ -36,69 +36,51 @@ type Options struct {
 	// script: its stored runs whose keys the new script plans again are
 	// reused, the others are deleted when the script completes.
 	Update bool
-	// Shard restricts the runs executed to one shard (see Shard).
+	// Shard is the session's shard (experiment.SessionOptions.Shard),
+	// recorded in the manifest.
 	Shard Shard
-	// Jobs and Workers size the run-level and client-level pools, and
-	// Cohorts says which runs execute together in lockstep (see
-	// experiment.Options).
-	Jobs, Workers int
-	Cohorts       experiment.Cohorts
-	// Progress receives progress lines (nil keeps quiet); Interactive
-	// redraws them in place.
-	Progress    io.Writer
-	Interactive bool
-	// Context, if set, interrupts the session when it is done (a signal,
-	// a time limit): the running runs stop at a round boundary and are
-	// not stored, Execute returns an *Interrupted error, and Finish marks
-	// the directory interrupted. Completed runs are kept for a resume.
-	Context context.Context
 	// Notices receives lines about the directory that change what runs: a
 	// stored result that is missing or altered and runs again (nil
 	// discards them; fedlab run gives standard error).
 	Notices io.Writer
-	// CheckpointEvery is the time between two checkpoints of a run in
-	// checkpoints/ (0: only when the Context ends); KeepCheckpoints keeps
-	// a run's checkpoint, after its last round, when it completes
-	// (otherwise it is removed), and the rung states of a halving sweep
-	// when the script completes (see keepRungStates). A run directory kept
-	// in memory only takes no checkpoints.
-	CheckpointEvery time.Duration
+	// KeepCheckpoints keeps a run's checkpoint, after its last round, when
+	// it completes (otherwise it is removed), and the rung states of a
+	// halving sweep when the script completes (see keepRungStates). A run
+	// directory kept in memory only keeps no checkpoints.
 	KeepCheckpoints bool
 	// Ceiling is the session's memory ceiling: a stored result or
 	// checkpoint whose recorded size passes it is not read (a notice
 	// says so), and the run is computed again, from round 0.
 	Ceiling budget.Budget
-	// DryRun computes no run: each gets its placeholder result
-	// (experiment.Placeholder) and no progress is shown. A dry run keeps
-	// memory only (Open refuses a path), so it leaves no directory that
-	// could be taken for results.
+	// DryRun keeps memory only (OpenDir refuses a path), so a dry run
+	// leaves no directory that could be taken for results.
 	DryRun bool
 	// Replay is a run directory read, never written, with an empty path
-	// (see replay.go): its stored runs are reused, and the others are not
-	// computed but get placeholder results, as in a dry run.
+	// (see replay.go): its stored runs are reused, and the session
+	// computes none of the others (experiment.SessionOptions.Replay: they
+	// get placeholder results).
 	Replay string
 }
 
-// Dir is a session on a run directory: it executes the runs of the
-// script's calls, reusing the runs stored by earlier sessions, and keeps
-// the manifest, records, results and models up to date. A Dir with an
-// empty path keeps results in memory only (runs planned twice in one
-// session still execute once). A Dir is used from one goroutine.
+// Dir keeps the runs of a session in a run directory: it is the
+// experiment.Store of the session (see Open) that executes the script's
+// calls. It reuses the runs stored by earlier sessions and keeps the
+// manifest, records, results, models and checkpoints up to date. A Dir
+// with an empty path keeps results in memory only (runs planned twice in
+// one session still execute once). A Dir is used from one goroutine, but
+// for its Checkpoints and ReferenceStore.
 type Dir struct {
-	path     string
-	opts     Options
-	m        *Manifest
-	memory   map[string]stored  // completed runs known to this session, by key
-	calls    [][]experiment.Run // the runs of every call of this session
-	stopped  *Stopped
-	progress *experiment.ScriptProgress // nil: quiet
-	begun    bool                       // the directory is prepared (see begin)
-	written  time.Time                  // when the manifest was last written
-	dirty    bool                       // the manifest has changes not written yet
-	ran      int                        // runs executed by this session
-	reused   int                        // runs found in the directory
-	lock     *lock                      // held from Open (or the first write) to Finish
-	checked  bool                       // the directory's manifest was checked against this session (see check)
+	path    string
+	opts    DirOptions
+	m       *Manifest
+	memory  map[string]stored  // completed runs known to this session, by key
+	calls   [][]experiment.Run // the runs of every call of this session
+	begun   bool               // the directory is prepared (see begin)
+	written time.Time          // when the manifest was last written
+	dirty   bool               // the manifest has changes not written yet
+	lock    *lock              // held from OpenDir (or the first write) to Finish
+	checked bool               // the directory's manifest was checked against this session (see check)
+	sum     Summary            // the session's summary (see Finish)
 	// prunable are the runs the previous manifest lists, if it was written
 	// by a script of the same name: the only runs pruning may delete.
 	prunable map[string]bool
@@ -111,81 +93,39 @@ type Dir struct {
 	// unsupported are the reasons runs could not be checkpointed, each
 	// reported once.
 	unsupported map[string]bool
-	// resumed is the time each run resumed from a checkpoint had run
-	// before it (added to its elapsed time).
-	resumed map[string]time.Duration
-	// cpuAtOpen is the process's CPU time when the session started
-	// (cpuKnown: the system reports it), for the manifest's CPUSeconds.
-	cpuAtOpen time.Duration
-	cpuKnown  bool
 	// mu guards m.Optima, m.Checkpoints, m.Runs while runs execute, the
 	// manifest's writes and the notices, which the optimum and checkpoint
 	// stores use from run goroutines.
 	mu sync.Mutex
 }
 
-// callTitle is the progress title of call number n: "call 2: NAME
-// (fedlab.compare at s.lua:12)" or "call 2: fedlab.compare at s.lua:12".
-func callTitle(n int, c Call) string {
-	if c.Name != "" {
-		return fmt.Sprintf("call %d: %s (%s at %s)", n, c.Name, c.Function, c.Where)
-	}
-	return fmt.Sprintf("call %d: %s at %s", n, c.Function, c.Where)
-}
+// Shard, Stopped and Interrupted are experiment's: the manifest records
+// the shard, and a session's stop and interruption are errors of the
+// calls executed in a run directory.
+type (
+	Shard       = experiment.Shard
+	Stopped     = experiment.Stopped
+	Interrupted = experiment.Interrupted
+)
 
-// Interrupted is the error of a session whose context ended (a signal, a
-// time limit): Where is the call or script line it stopped at.
-type Interrupted struct {
-	Where string
-	Cause error
-}
-
-// Error names where the session stopped and why.
-func (e *Interrupted) Error() string { return e.Where + ": " + e.Cause.Error() }
-
-// Unwrap returns the cause.
-func (e *Interrupted) Unwrap() error { return e.Cause }
-
-// Stopped is the error Execute returns when a shard reaches a call with
-// runs that belong to other shards: later calls may depend on the whole
-// call (a sweep's selection), so the shard stops there.
-type Stopped struct {
-	Shard     Shard
-	Where     string // the call, e.g. "sweep.lua:12"
-	Elsewhere int    // runs of the call left to other shards
-}
-
-// Error explains the stop.
-func (s *Stopped) Error() string {
-	return fmt.Sprintf("shard %s stopped at the call at %s: %d of its runs belong to other shards; merge the shard directories (fedlab merge) and run the script into the merged directory to go on",
-		s.Shard, s.Where, s.Elsewhere)
-}
-
-// Open starts a session on the directory at path ("" for memory only). If
-// the directory holds runs of the same script, they are reused; if it holds
-// runs of a different script (another SHA-256) or of another fedlab build,
-// Open refuses unless opts.Fresh or opts.Update. The session locks the
-// directory from Open (if it exists) or its first write until Finish; a
-// directory locked by another session is refused with a *Busy error.
-// Nothing is written until the script executes its first call or writes a
-// file there, so a script that fails early leaves no directory behind.
-func Open(path string, opts Options) (*Dir, error) {
+// OpenDir opens the run directory at path ("" for memory only) as the
+// store of one session. If the directory holds runs of the same script,
+// they are reused; if it holds runs of a different script (another
+// SHA-256) or of another fedlab build, OpenDir refuses unless opts.Fresh
+// or opts.Update. The directory is locked from OpenDir (if it exists) or
+// its first write until Finish; a directory locked by another session is
+// refused with a *Busy error. Nothing is written until the script
+// executes its first call or writes a file there, so a script that fails
+// early leaves no directory behind.
+func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	switch {
 	case opts.DryRun && path != "":
 		return nil, fmt.Errorf("a dry run keeps no run directory, got %s", path)
-	case opts.DryRun && opts.Shard.sharded():
+	case opts.DryRun && opts.Shard.Sharded():
 		return nil, fmt.Errorf("a dry run plans every run: shard %s does not apply", opts.Shard)
 	}
 	d := &Dir{path: path, opts: opts, memory: map[string]stored{}, m: newManifest(opts.Script, StatusRunning)}
-	d.cpuAtOpen, d.cpuKnown = processCPU()
-	if opts.Progress != nil {
-		name := "plan" // a plan built in Go has no script file
-		if opts.Script.Path != "" {
-			name = filepath.Base(opts.Script.Path)
-		}
-		d.progress = experiment.NewScriptProgress(opts.Progress, opts.Interactive, name)
-	}
-	if opts.Shard.sharded() {
+	if opts.Shard.Sharded() {
 		s := opts.Shard
 		d.m.Shard = &s
 	}
@@ -365,7 +305,7 @@ func (d *Dir) begin() error {
 			return err
 		}
 	}
-	if !d.checked { // the directory appeared after Open: another session may have written it
+	if !d.checked { // the directory appeared after OpenDir: another session may have written it
 		if err := d.check(); err != nil {
 			return err
 		}
@@ -402,107 +342,81 @@ func (d *Dir) clear() error {
 	return nil
 }
 
-// Execute runs the jobs of one call of the script (fn at where; rules for
-// a sweep) and returns their runs in the order of the jobs. A job whose key
-// is stored (in this session, or done or diverged in the directory) is not
-// executed again; runs that failed in an earlier session are retried.
-// Jobs with equal keys execute once. Each completed run is saved before
-// the next is reported. In a shard, only the shard's runs are executed; if
-// the call then lacks runs of other shards, Execute returns a *Stopped
-// error, and so does every later call.
-func (d *Dir) Execute(fn, where string, rules []experiment.Rule, jobs []experiment.Job) ([]experiment.Run, error) {
-	return d.ExecuteCall(experiment.Call{Function: fn, Where: where, Select: rules}, jobs)
+// Completed returns the result of job j's run if it is completed in this
+// session or stored done or diverged in the directory (a run that failed
+// in an earlier session is not: it is retried), and hands a job that keeps
+// its state (KeepState), found stored, the state the directory keeps with
+// it (see restoreRungState). The directory is prepared first (see begin).
+func (d *Dir) Completed(j *experiment.Job) (*core.Result, bool, error) {
+	if err := d.begin(); err != nil {
+		return nil, false, err
+	}
+	_, known := d.memory[j.Key]
+	st, ok, err := d.lookup(j.Key)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if !known {
+		d.restoreRungState(j)
+	}
+	return st.res, true, nil
 }
 
-// ExecuteCall is Execute of the call c, which may also carry the call's
-// Name (the script's name key, shown by fedlab table, plot and report)
-// and its Rung in a successive-halving sweep (recorded in the manifest
-// and as records.csv's rung column); the manifest records c as given,
-// with the jobs' runs as its Runs. A Dir is the experiment.CallExecutor of
-// the halving sweeps in it (experiment.Rungs).
-func (d *Dir) ExecuteCall(c experiment.Call, jobs []experiment.Job) ([]experiment.Run, error) {
-	if d.stopped != nil {
-		return nil, d.stopped
-	}
+// Plan records call c in the manifest, as given (its Name, shown by
+// fedlab table, plot and report, and its Rung in a successive-halving
+// sweep, also records.csv's rung column), with the jobs' runs as its
+// Runs, each completed or pending, and writes the manifest; the jobs of
+// todo that keep their final state also store it in the directory (see
+// keepRungStates).
+func (d *Dir) Plan(c experiment.Call, jobs, todo []experiment.Job) error {
 	if err := d.begin(); err != nil {
-		return nil, err
+		return err
 	}
 	call := Call{Call: c}
-	var todo []experiment.Job
-	found, elsewhere := 0, 0
 	planned := map[string]bool{}
 	for _, j := range jobs {
 		call.Runs = append(call.Runs, CallRun{Key: j.Key, Label: j.Label, Seed: j.Seed, Config: j.Config})
 		if planned[j.Key] {
 			continue
 		}
-		pos := len(planned)
 		planned[j.Key] = true
-		_, known := d.memory[j.Key]
-		st, ok, err := d.lookup(j.Key)
-		if err != nil {
-			return nil, err
-		}
 		entry := &Entry{Identity: j.Identity, Status: Pending}
-		switch {
-		case ok:
-			found++
+		if st, ok := d.memory[j.Key]; ok {
 			entry = d.entry(j, st)
-			if !known {
-				d.restoreRungState(&j)
-			}
-		case d.opts.Shard.owns(pos):
-			todo = append(todo, j)
-		default:
-			elsewhere++
 		}
 		d.m.Runs[j.Key] = entry
 	}
 	d.m.Calls = append(d.m.Calls, call)
 	if err := d.writeManifest(); err != nil {
-		return nil, err
+		return err
 	}
 	d.keepRungStates(todo)
-	var prog *experiment.Progress
-	if d.progress != nil && !d.opts.DryRun {
-		prog = d.progress.Call(callTitle(len(d.m.Calls), call), len(planned), found)
+	return nil
+}
+
+// Checkpoints returns the directory's checkpoints; nil for a directory
+// kept in memory only.
+func (d *Dir) Checkpoints() experiment.Checkpoints {
+	if d.path == "" {
+		return nil
 	}
-	eopts := experiment.Options{Jobs: d.opts.Jobs, Workers: d.opts.Workers, Cohorts: d.opts.Cohorts, Progress: prog,
-		Context: d.opts.Context, DryRun: d.opts.DryRun || d.opts.Replay != "", Done: func(i int, r experiment.Run) error { return d.completed(&todo[i], r) }}
-	if d.path != "" {
-		eopts.Checkpoints, eopts.CheckpointEvery, eopts.KeepCheckpoints = checkpoints{d}, d.opts.CheckpointEvery, d.opts.KeepCheckpoints
+	return checkpoints{d}
+}
+
+// EndCall writes the manifest's changes and, when the call ended (runs
+// not nil: its runs in the order of its jobs), records.csv with the runs
+// of every call so far.
+func (d *Dir) EndCall(runs []experiment.Run) error {
+	if runs == nil {
+		return d.writeManifest()
 	}
-	_, err := experiment.Execute(todo, eopts)
-	if d.interrupted() {
-		if werr := d.writeManifest(); werr != nil {
-			return nil, werr
+	if d.dirty {
+		if err := d.writeManifest(); err != nil {
+			return err
 		}
-		return nil, &Interrupted{Where: call.Where, Cause: context.Cause(d.opts.Context)}
-	}
-	if err == nil && d.dirty {
-		err = d.writeManifest()
-	}
-	if err != nil {
-		return nil, err
-	}
-	runs := make([]experiment.Run, len(jobs))
-	for i := range jobs {
-		st, ok := d.memory[jobs[i].Key]
-		var res *core.Result
-		if ok {
-			res = st.res
-		}
-		runs[i] = jobs[i].Run(res)
 	}
 	d.calls = append(d.calls, runs)
-	if err := d.writeRecords(); err != nil {
-		return nil, err
-	}
-	if elsewhere > 0 {
-		d.stopped = &Stopped{Shard: d.opts.Shard, Where: call.Where, Elsewhere: elsewhere}
-		return nil, d.stopped
-	}
-	return runs, nil
+	return d.writeRecords()
 }
 
 // lookup finds a completed run: in memory, or done or diverged in the
@@ -533,7 +447,6 @@ func (d *Dir) lookup(key string) (stored, bool, error) {
 		return stored{}, false, nil
 	}
 	d.memory[key] = st
-	d.reused++
 	return st, true, nil
 }
 
@@ -550,20 +463,14 @@ func (d *Dir) tooLarge(name string, size int64) string {
 	return ""
 }
 
-// completed saves a run that just ended: model and result file first, then
-// the manifest entry; its checkpoint is removed (see removeCheckpoint),
-// but for the state of a run that keeps it (see keepRungStates).
-func (d *Dir) completed(j *experiment.Job, r experiment.Run) error {
-	if r.Result.Status == core.Interrupted {
-		return nil // incomplete: stays pending, resumes from its checkpoint (if any) or runs again
-	}
-	r.Result.Elapsed += d.resumedElapsed(j.Key)
+// Save stores a run that just completed: model and result file first,
+// then the manifest entry; its checkpoint is removed (see
+// removeCheckpoint), but for the state of a run that keeps it (see
+// keepRungStates).
+func (d *Dir) Save(j *experiment.Job, r experiment.Run) error {
 	end := time.Now().UTC().Truncate(time.Millisecond)
 	st := stored{res: r.Result, started: end.Add(-r.Result.Elapsed).Truncate(time.Millisecond), finished: end}
 	d.memory[j.Key] = st
-	if r.Result.Status != experiment.Planned {
-		d.ran++
-	}
 	if d.path != "" {
 		sum, err := save(d.path, r, st)
 		if err != nil {
@@ -606,49 +513,43 @@ func (d *Dir) entry(j experiment.Job, st stored) *Entry {
 	return e
 }
 
-// Finish ends the session and releases the directory: the manifest gets
-// the final status ("complete" if scriptErr is nil, "stopped" after a
-// shard's stop, "interrupted" when the context ended, "failed" with the
-// error otherwise) and the end time, records.csv is rewritten, and, when
-// the script completed, the result and model files of runs that the
-// earlier session of this invocation listed and no call planned again
-// (runs of an earlier version of the script) are deleted, with a notice,
-// and so are the rung states of completed runs (unless KeepCheckpoints);
-// runs of other invocations (other --set values, other scripts) are never
-// deleted. A session that wrote nothing (no call, no file) leaves no
-// directory.
-func (d *Dir) Finish(scriptErr error) (Summary, error) {
+// Finish records how the session ended and releases the directory: the
+// manifest gets the final status ("complete" if the script completed,
+// "stopped" after a shard's stop, "interrupted" when the session was
+// interrupted, "failed" with the error otherwise), the session's CPU time
+// and the end time, records.csv is rewritten, and, when the script
+// completed, the result and model files of runs that the earlier session
+// of this invocation listed and no call planned again (runs of an earlier
+// version of the script) are deleted, with a notice, and so are the rung
+// states of completed runs (unless KeepCheckpoints); runs of other
+// invocations (other --set values, other scripts) are never deleted. A
+// session that wrote nothing (no call, no file) leaves no directory.
+// Summary then counts the session's runs.
+func (d *Dir) Finish(o experiment.Outcome) error {
 	defer d.lock.release()
-	if d.progress != nil {
-		d.progress.End()
-	}
-	var stop *Stopped
-	var intr *Interrupted
 	switch {
-	case scriptErr == nil && !d.interrupted():
+	case o.Err == nil && !o.Interrupted:
 		d.m.Status = StatusComplete
-	case errors.As(scriptErr, &stop):
+	case o.Stopped:
 		d.m.Status = StatusStopped
-	case errors.As(scriptErr, &intr) || d.interrupted():
-		d.m.Status, d.m.Error = StatusInterrupted, fmt.Sprint(scriptErr)
+	case o.Interrupted:
+		d.m.Status, d.m.Error = StatusInterrupted, fmt.Sprint(o.Err)
 	default:
-		d.m.Status, d.m.Error = StatusFailed, scriptErr.Error()
+		d.m.Status, d.m.Error = StatusFailed, o.Err.Error()
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	d.m.Finished = &now
-	if cpu, ok := processCPU(); ok && d.cpuKnown {
-		d.m.CPUSeconds = math.Round((cpu-d.cpuAtOpen).Seconds()*1000) / 1000
-	}
-	sum := d.summary()
+	d.m.CPUSeconds = math.Round(o.CPU.Seconds()*1000) / 1000
+	d.sum = d.summary(o)
 	if d.path == "" {
-		return sum, nil
+		return nil
 	}
 	if _, err := os.Stat(d.path); !d.begun && err != nil {
-		sum.Dir = ""
-		return sum, nil
+		d.sum.Dir = ""
+		return nil
 	}
 	if err := d.begin(); err != nil {
-		return sum, err
+		return err
 	}
 	var err error
 	if d.m.Status == StatusComplete {
@@ -665,7 +566,7 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	}
 	if err != nil && d.m.Status == StatusComplete {
 		d.m.Status, d.m.Error = StatusFailed, err.Error()
-		sum.Status = StatusFailed
+		d.sum.Status = StatusFailed
 	}
 	// The manifest is written even when records.csv could not be (a full
 	// disk); if it cannot be written either, the lock file says how the
@@ -676,8 +577,12 @@ func (d *Dir) Finish(scriptErr error) (Summary, error) {
 	} else {
 		d.lock.recorded()
 	}
-	return sum, err
+	return err
 }
+
+// Summary counts the runs of the session, once Finish has recorded its
+// end.
+func (d *Dir) Summary() Summary { return d.sum }
 
 // removeEmptyDir removes dir if it exists and is empty (the checkpoints/
 // of a session whose checkpoints were all removed as their runs
@@ -689,9 +594,6 @@ func removeEmptyDir(dir string) error {
 	}
 	return os.Remove(dir)
 }
-
-// interrupted reports whether the session's context has ended.
-func (d *Dir) interrupted() bool { return d.opts.Context != nil && d.opts.Context.Err() != nil }
 
 // prune deletes the result, model and checkpoint files of the runs of
 // the earlier sessions of this invocation (see keepEarlier) that this
@@ -815,8 +717,9 @@ func (s Summary) String() string {
 	return text
 }
 
-func (d *Dir) summary() Summary {
-	s := Summary{Dir: d.path, Status: d.m.Status, Ran: d.ran, Reused: d.reused}
+// summary counts the runs of the session that ended with o.
+func (d *Dir) summary(o experiment.Outcome) Summary {
+	s := Summary{Dir: d.path, Status: d.m.Status, Ran: o.Ran, Reused: o.Reused}
 	planned := map[string]bool{}
 	for _, c := range d.m.Calls {
 		for _, r := range c.Runs {

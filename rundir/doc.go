@@ -2,7 +2,8 @@
 // completed run is stored by its key, so that re-running the same script
 // into the same directory skips the runs already done (resume), a shard of
 // a sweep runs a deterministic part of the runs, and shard directories can
-// be merged into one.
+// be merged into one. A Dir only stores: it is the experiment.Store of
+// the experiment.Session that executes the calls (Open starts both).
 //
 // Layout of a run directory:
 //

@@ -26,7 +26,7 @@ const (
 	// LockFile is held by the session writing the directory (see Lock).
 	LockFile = "fedlab.lock"
 	// ScriptCopyFile is the copy of the script the last session ran
-	// (Options.Source), so that the directory shows and redoes what ran.
+	// (DirOptions.Source), so that the directory shows and redoes what ran.
 	ScriptCopyFile = "script.lua"
 )
 

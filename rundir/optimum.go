@@ -88,7 +88,7 @@ func (s *optimumStore) key(lambda float64, solver string, set core.SolveSettings
 
 // LoadReference reads the optimum stored for λ, the solver and the settings. A file
 // written by another fedlab build is not used (the solve may differ): the
-// optimum is solved again and replaces it; a replay (Options.Replay) uses
+// optimum is solved again and replaces it; a replay (DirOptions.Replay) uses
 // it, as it uses the stored runs of that build. So is a file whose size and
 // SHA-256 the manifest does not record as its session stored it (edited,
 // replaced, or written by a session killed before its manifest was), and

@@ -4,7 +4,7 @@ import (
 	"fmt"
 )
 
-// openReplay prepares a replay of the directory Options.Replay: its
+// openReplay prepares a replay of the directory DirOptions.Replay: its
 // manifest is read (to verify the stored results and optima against it)
 // and nothing is ever written or locked. Runs it does not hold are not
 // computed: they get placeholder results, which claims report as not

@@ -252,17 +252,6 @@ func TestFloatsRoundTrip(t *testing.T) {
 	}
 }
 
-func TestParseShard(t *testing.T) {
-	if s, err := ParseShard("2/5"); err != nil || s != (Shard{2, 5}) || s.String() != "2/5" {
-		t.Errorf("2/5: %v %v", s, err)
-	}
-	for _, bad := range []string{"5/5", "-1/3", "1", "a/b", "0/0"} {
-		if _, err := ParseShard(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
 // stripped is a result without its timing.
 func stripped(r *core.Result) core.Result {
 	c := *r

@@ -18,7 +18,7 @@ import (
 // missing, altered, truncated, unrecorded or of another build is refused
 // with a notice, and a survivor of it is recomputed from round 0. Rung
 // states are removed when the script completes (kept with
-// Options.KeepCheckpoints).
+// DirOptions.KeepCheckpoints).
 
 // keepRungStates makes the jobs that keep their final state (KeepState)
 // also store it in the directory.
@@ -39,7 +39,7 @@ func (d *Dir) keepRungStates(jobs []experiment.Job) {
 
 // storeRungState writes st, the final state of job j's run, as the run's
 // checkpoint, recorded with the next manifest (the run's completion writes
-// it); an existing record of the same state (Options.KeepCheckpoints has
+// it); an existing record of the same state (DirOptions.KeepCheckpoints has
 // stored it already) is kept. A state that cannot be written is said.
 func (d *Dir) storeRungState(j *experiment.Job, st *experiment.State) {
 	d.mu.Lock()

@@ -137,7 +137,7 @@ func execPlans(x experiments, out string, stdout, progress io.Writer) (rundir.Su
 	if err != nil {
 		return rundir.Summary{}, err
 	}
-	err = execute(dir, stdout, compare, sweep, stages, x.Sweep.Select)
+	err = execute(dir.Session, stdout, compare, sweep, stages, x.Sweep.Select)
 	s, ferr := dir.Finish(err)
 	if err == nil {
 		err = ferr
@@ -146,22 +146,22 @@ func execPlans(x experiments, out string, stdout, progress io.Writer) (rundir.Su
 }
 
 // execute runs the three calls in order and prints their tables.
-func execute(dir *rundir.Dir, stdout io.Writer, compare, sweep, stages []experiment.Job, rules []experiment.Rule) error {
-	runs, err := dir.Execute("compare", "goplan:compare", nil, compare)
+func execute(session *experiment.Session, stdout io.Writer, compare, sweep, stages []experiment.Job, rules []experiment.Rule) error {
+	runs, err := session.Execute("compare", "goplan:compare", nil, compare)
 	if err != nil {
 		return err
 	}
 	if err := report.Table(stdout, runs, report.TableOptions{Title: "FedMiD vs FedDualAvg"}); err != nil {
 		return err
 	}
-	if runs, err = dir.Execute("sweep", "goplan:sweep", rules, sweep); err != nil {
+	if runs, err = session.Execute("sweep", "goplan:sweep", rules, sweep); err != nil {
 		return err
 	}
 	best := experiment.BestRuns(experiment.Select(runs, rules))
 	if err := report.Table(stdout, best, report.TableOptions{Title: "FedDualAvg, the step size selected"}); err != nil {
 		return err
 	}
-	if runs, err = dir.Execute("stages", "goplan:stages", nil, stages); err != nil {
+	if runs, err = session.Execute("stages", "goplan:stages", nil, stages); err != nil {
 		return err
 	}
 	return report.Table(stdout, runs, report.TableOptions{Title: "two C-FedDA stages"})

@@ -1,7 +1,9 @@
-// Package layers holds one test: the module's import graph, as `go list`
-// reports it, against the package layers documented in
-// docs/architecture.md ("Package layers"): every package belongs to one
-// documented layer, and no package imports one of a layer above its own.
+// Package layers holds the tests of the package layers documented in
+// docs/architecture.md ("Package layers"): the module's import graph, as
+// `go list` reports it, against them (every package belongs to one
+// documented layer, and no package imports one of a layer above its own),
+// and the path of a checkpoint, a rung state and a result from the call
+// that executes them to the run directory (trace_test.go).
 package layers
 
 import (

@@ -1,6 +1,6 @@
 //go:build unix
 
-package rundir
+package experiment
 
 import (
 	"time"
