@@ -100,19 +100,11 @@ func TestAnotherInvocationKeepsTheEarlierRuns(t *testing.T) {
 
 	stdout, stderr := mustCLI(t, 0, "table", "d")
 	wantIn(t, "table's stderr", stderr, "fedlab: note: d also stores the runs of 1 other invocation:\n  1: fedlab run s.lua --out d --set rounds=40 --quiet (1 run, complete)\nshow them with --invocation N (this is invocation 2 of 2)")
-	lastRound := regexp.MustCompile(`(?m)^(?:fedmid)?\s+(\d+)\s+[0-9.]+$`)
-	rounds := func(table string) []string {
-		var r []string
-		for _, m := range lastRound.FindAllStringSubmatch(table, -1) {
-			r = append(r, m[1])
-		}
-		return r
-	}
-	if got := rounds(stdout); !slices.Equal(got, []string{"0", "10", "20"}) {
+	if got := tableRounds(stdout); !slices.Equal(got, []string{"0", "10", "20"}) {
 		t.Errorf("table d shows rounds %v, want the last invocation's 0 10 20:\n%s", got, stdout)
 	}
 	stdout, stderr = mustCLI(t, 0, "table", "d", "--invocation", "1")
-	if got := rounds(stdout); !slices.Equal(got, []string{"0", "10", "20", "30", "40"}) {
+	if got := tableRounds(stdout); !slices.Equal(got, []string{"0", "10", "20", "30", "40"}) {
 		t.Errorf("table d --invocation 1 shows rounds %v, want 0 to 40:\n%s", got, stdout)
 	}
 	wantIn(t, "table --invocation 1's stderr", stderr, "  2: fedlab run s.lua --out d --quiet (1 run, complete)", "(this is invocation 1 of 2)")
@@ -331,20 +323,13 @@ func TestMergeTakesTheInvocationItIsGiven(t *testing.T) {
 	writeRoundsScript(t, dir, "10")
 	mustCLI(t, 0, "run", "s.lua", "--out", "d", "--set", "rounds=40", "--quiet")
 	mustCLI(t, 0, "run", "s.lua", "--out", "d", "--quiet")
-	lastRounds := func(table string) []string {
-		var r []string
-		for _, m := range regexp.MustCompile(`(?m)^(?:fedmid)?\s+(\d+)\s+[0-9.]+$`).FindAllStringSubmatch(table, -1) {
-			r = append(r, m[1])
-		}
-		return r
-	}
 
 	_, stderr := mustCLI(t, 0, "merge", "d", "--out", "m")
 	wantIn(t, "merge's stderr", stderr, "fedlab: notice: some directories store the runs of several invocations (other --set values): d (2); "+
 		"merge took the last invocation of each and left the runs of the others out (they stay in the inputs); "+
 		"merge another into a new directory with --invocation N (1 to 2, in the order they were run)\n")
 	stdout, _ := mustCLI(t, 0, "table", "m")
-	if got := lastRounds(stdout); !slices.Equal(got, []string{"0", "10", "20"}) {
+	if got := tableRounds(stdout); !slices.Equal(got, []string{"0", "10", "20"}) {
 		t.Errorf("the merge of the last invocation shows rounds %v, want 0 10 20:\n%s", got, stdout)
 	}
 	if got := resultFiles(t, "m"); len(got) != 1 {
@@ -354,7 +339,7 @@ func TestMergeTakesTheInvocationItIsGiven(t *testing.T) {
 	_, stderr = mustCLI(t, 0, "merge", "d", "--out", "m1", "--invocation", "1")
 	wantIn(t, "merge --invocation 1's stderr", stderr, "merge took invocation 1 of each")
 	stdout, _ = mustCLI(t, 0, "table", "m1")
-	if got := lastRounds(stdout); !slices.Equal(got, []string{"0", "10", "20", "30", "40"}) {
+	if got := tableRounds(stdout); !slices.Equal(got, []string{"0", "10", "20", "30", "40"}) {
 		t.Errorf("the merge of invocation 1 shows rounds %v, want 0 to 40:\n%s", got, stdout)
 	}
 	if read(t, "m1", filepath.Join("results", resultFiles(t, "m1")[0])) != read(t, "d", filepath.Join("results", resultFiles(t, "m1")[0])) {
@@ -366,4 +351,14 @@ func TestMergeTakesTheInvocationItIsGiven(t *testing.T) {
 	if _, err := os.Stat("m3"); err == nil {
 		t.Errorf("a refused merge created its output m3")
 	}
+}
+
+// tableRounds are the rounds of the rows of roundsScript's table, in
+// order.
+func tableRounds(table string) []string {
+	var r []string
+	for _, m := range regexp.MustCompile(`(?m)^(?:fedmid)?\s+(\d+)\s+[0-9.]+$`).FindAllStringSubmatch(table, -1) {
+		r = append(r, m[1])
+	}
+	return r
 }
