@@ -22,17 +22,18 @@ type cnnEval32 struct {
 	cnnShape
 	gemm gemm32.Gemm
 
-	w32, g32  []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
-	x         []float32   // a chunk's input images, channels last
-	col, dcol []float32   // im2col matrix of a group of samples (colGroup) and its gradient
-	pad       []float32   // a zero-padded input image of im2col32
-	keep      [][]float32 // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
-	out       [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
-	dout      []float32   // gradient at a convolution's output
-	pooled    [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
-	arg       [][]int32   // index in out of each pooled maximum
-	din       [][]float32 // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
-	head      dense32     // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
+	w32, g32  []float32      // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
+	x         []float32      // a chunk's input images, channels last
+	col, dcol []float32      // im2col matrix of a group of samples (colGroup) and its gradient
+	pad       []float32      // a zero-padded input image of im2col32
+	keep      [][]float32    // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
+	conv      []*gemm32.Conv // per convolutional layer computed directly (directConv), else nil
+	out       [][]float32    // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
+	dout      []float32      // gradient at a convolution's output
+	pooled    [][]float32    // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
+	arg       [][]int32      // index in out of each pooled maximum
+	din       [][]float32    // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
+	head      dense32        // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
 }
 
 // check checks the arguments (cnnShape.check) and sizes the buffers on
@@ -46,7 +47,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.w32, e.g32 = make([]float32, e.dim), make([]float32, e.dim)
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
-	e.keep = make([][]float32, n)
+	e.keep, e.conv = make([][]float32, n), make([]*gemm32.Conv, n)
 	maxCol, maxOut, maxPad := 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
@@ -55,7 +56,10 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		if i > 0 {
 			e.din[i] = make([]float32, cnnChunk*g.inSize())
 		}
-		if keepCol(g) {
+		switch {
+		case directConv(g):
+			e.conv[i] = new(gemm32.Conv)
+		case keepCol(g):
 			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
 		}
 		maxCol = max(maxCol, colGroup(g)*g.patch()*g.ho*g.wo)
@@ -122,6 +126,11 @@ func (e *cnnEval32) layerInput(x []float32, li int) []float32 {
 func (e *cnnEval32) forward(x []float32, m int) {
 	for li, g := range e.geo {
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
+		if c := e.conv[li]; c != nil {
+			e.convDirect(c, g, of32(e.kernels[li], e.w32), in, m, e.out[li])
+			maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
+			continue
+		}
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
 			col, out := e.colOf(li, s0, n), e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
@@ -181,6 +190,24 @@ func (e *cnnEval32) backward(x []float32, m int) {
 	}
 }
 
+// convDirect computes the convolution output out of the m images in
+// (geometry g, channels last) with kernel w row by row from the (padded)
+// images, bit-identical to im2col32 and the product of forward
+// (gemm32.Conv).
+func (e *cnnEval32) convDirect(c *gemm32.Conv, g convGeom, w, in []float32, m int, out []float32) {
+	c.Load(w, g.cout, g.patch())
+	line := (g.w + 2*g.p) * g.cin
+	for s := range m {
+		img := in[s*g.inSize() : (s+1)*g.inSize()]
+		if g.p > 0 {
+			img = padImage(g, img, e.pad)
+		}
+		for y := range g.ho {
+			c.Row(g.wo, g.k, g.k*g.cin, img[y*line:], g.cin, line, out[(s*g.ho+y)*g.wo*g.cout:], g.cout)
+		}
+	}
+}
+
 // colOf is the im2col matrix of samples s0..s0+n−1 of the chunk at layer
 // li: its part of keep[li] if the layer keeps it, else the shared col.
 func (e *cnnEval32) colOf(li, s0, n int) []float32 {
@@ -200,6 +227,20 @@ func (e *cnnEval32) colOf(li, s0, n int) []float32 {
 // rebuilding the matrix in the L2 cache beats keeping a chunk's (it grows
 // with the channels).
 const keepColChannels = 8
+
+// directConvOff makes every layer use im2col and the GEMM in its forward
+// pass (tests compare the two ways).
+var directConvOff = false
+
+// directConv reports whether layer g's forward pass reads its input images
+// directly (gemm32.Conv) instead of through im2col: layers with few input
+// channels (keepColChannels), where im2col's copies of short runs cost
+// about as much as the product, whose patch fits one depth block and whose
+// output rows are at least one kernel call wide. Its backward pass builds
+// the im2col matrix group by group for the kernel gradient.
+func directConv(g convGeom) bool {
+	return !directConvOff && g.cin <= keepColChannels && g.patch() <= gemm32.ConvDepth && g.wo >= gemm32.ConvWidth(g.cout)
+}
 
 // keepCol reports whether layer g keeps its im2col matrix (keepColChannels).
 func keepCol(g convGeom) bool { return g.cin <= keepColChannels }

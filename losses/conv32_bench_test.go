@@ -8,7 +8,8 @@ import (
 
 // BenchmarkConv32ForwardParts times the two parts of a small-channel
 // convolution's forward pass for a batch of 16, each alone: im2col32 and
-// the product reading its matrix in place. Layers: LeNet-5's 1→6 and 6→16
+// the product reading its matrix in place; and the direct convolution
+// that replaces both (convDirect, padding included). Layers: LeNet-5's 1→6 and 6→16
 // 5×5 convolutions and the 3-channel first layer of the 4-layer CNN.
 func BenchmarkConv32ForwardParts(b *testing.B) {
 	layers := []struct {
@@ -39,6 +40,12 @@ func BenchmarkConv32ForwardParts(b *testing.B) {
 		b.Run(l.name+"/product", func(b *testing.B) {
 			for b.Loop() {
 				gm.Do(false, true, rows, g.cout, patch, 1, col, patch, w, patch, 0, out, g.cout)
+			}
+		})
+		b.Run(l.name+"/direct", func(b *testing.B) {
+			e, c := cnnEval32{pad: pad}, new(gemm32.Conv)
+			for b.Loop() {
+				e.convDirect(c, g, w, in, m, out)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedlab/fedlab/internal/gemm32"
 )
 
 // im2col32Ref is im2col32 without a padded copy, the reference: it tests
@@ -146,6 +148,69 @@ func TestMaxPool2MatchesReference(t *testing.T) {
 							}
 						}
 					}
+				}
+			}
+		}
+	}
+}
+
+// The direct convolution (convDirect) writes exactly the forward output of
+// im2col32 and the GEMM, bit for bit, with each GEMM kernel set forced in
+// turn (the plain Go one included), on random geometries with padding and
+// output rows that are not a multiple of the kernels' width, and on the
+// issue's layers (LeNet-5's 1→6 and 6→16 5×5, an RGB 3→32 and 3→64 3×3).
+func TestConvDirectMatchesIm2col(t *testing.T) {
+	defer gemm32.SetKernels(gemm32.Kernels())
+	rng := rand.New(rand.NewPCG(40, 3))
+	fixed := []convGeom{
+		{cin: 1, h: 28, w: 28, cout: 6, k: 5, p: 2},
+		{cin: 6, h: 14, w: 14, cout: 16, k: 5, p: 0},
+		{cin: 3, h: 32, w: 32, cout: 32, k: 3, p: 1},
+		{cin: 3, h: 32, w: 32, cout: 64, k: 3, p: 1},
+	}
+	for _, name := range gemm32.Available() {
+		if _, err := gemm32.SetKernels(name); err != nil {
+			t.Fatal(err)
+		}
+		tested := 0
+		for trial := 0; tested < 150; trial++ {
+			var g convGeom
+			if trial < len(fixed) {
+				g = fixed[trial]
+			} else {
+				g = randGeom(rng)
+				g.w = 1 + rng.IntN(40)
+				for g.w+2*g.p < g.k {
+					g.w++
+				}
+			}
+			g.ho, g.wo = g.h+2*g.p-g.k+1, g.w+2*g.p-g.k+1
+			if !directConv(g) {
+				continue
+			}
+			tested++
+			m := 1 + rng.IntN(3)
+			in := make([]float32, m*g.inSize())
+			for i := range in {
+				in[i] = float32(rng.NormFloat64())
+			}
+			w := make([]float32, g.cout*g.patch())
+			for i := range w {
+				w[i] = float32(rng.NormFloat64())
+			}
+			rows := m * g.ho * g.wo
+			col := make([]float32, rows*g.patch())
+			want, got := make([]float32, rows*g.cout), make([]float32, rows*g.cout)
+			e := cnnEval32{pad: make([]float32, padSize(g))}
+			im2col32(g, in, m, col, e.pad)
+			e.gemm.Do(false, true, rows, g.cout, g.patch(), 1, col, g.patch(), w, g.patch(), 0, want, g.cout)
+			for i := range e.pad {
+				e.pad[i] = 99 // stale values from an earlier image must not leak
+			}
+			e.convDirect(new(gemm32.Conv), g, w, in, m, got)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s kernels, %+v, %d images: out[%d] = %g directly, %g through im2col", name, g, m, i, got[i], want[i])
 				}
 			}
 		}

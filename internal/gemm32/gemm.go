@@ -55,6 +55,14 @@ type kernelSet struct {
 	direct     func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
 	wide       func(k int, a, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
 	wideDirect func(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+	// conv8, conv16, convZ16 and convZ32 compute pixels of a direct
+	// convolution's row (Conv): 12 pixels of at most 8 channels, 6 of at
+	// most 16 (AVX2), 8 of at most 16 and 6 of at most 32 (AVX-512); nil
+	// where the set has none.
+	conv8   func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask *int32, spill bool)
+	conv16  func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 *int32, full bool)
+	convZ16 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+	convZ32 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.

@@ -1,0 +1,163 @@
+package gemm32
+
+import "fmt"
+
+// Conv computes the output rows of a small convolution directly from the
+// (zero-padded) input image, without the im2col matrix, and bit-identical
+// to Do on that matrix: each output is one product of a patch row of the
+// im2col matrix with a kernel row, summed as Do(false, true, ...) sums it
+// when the patch fits one depth block (at most 384 values): one term per
+// patch position in order, from zero, with the kernels in use (one fused
+// multiply-add per term in the assembly kernels, a rounded product and sum
+// in the plain Go kernel). The assembly kernels compute twelve output
+// pixels of at most eight channels at once, or with AVX2 six pixels of
+// sixteen channels, with AVX-512 eight pixels of sixteen or six of
+// thirty-two. A Conv owns its packed kernel, so it does not allocate after its
+// first Load of a given size; it is not safe for concurrent use.
+type Conv struct {
+	w           []float32 // the kernel, per block of cw channels: patch rows of cw weights
+	k           []float32 // the kernel as loaded (cout rows of patch), for the plain Go path
+	cout, patch int
+	cw          int        // channels per block of the assembly kernel in use: 8, 16 or 32
+	ks          *kernelSet // the kernels of the loaded kernel (active's at Load, unless a test set own)
+	own         *kernelSet // kernels fixed for this value by a test; nil = active
+}
+
+// ConvDepth is the largest patch (kernel side² · input channels) Conv
+// computes; deeper patches are split into depth blocks by Do.
+const ConvDepth = kc
+
+// ConvWidth is the least number of output pixels Conv.Row computes for a
+// kernel of cout output channels: the pixels of one assembly kernel call
+// (12 for at most 8 channels, 8 for at most 16, else 6).
+func ConvWidth(cout int) int {
+	switch {
+	case cout <= 8:
+		return 12
+	case cout <= 16:
+		return 8
+	}
+	return 6
+}
+
+// Load sets the kernel: cout rows of patch weights, row o holding output
+// channel o's weights in the order of the patch positions. Row uses the
+// kernels in use at Load.
+func (c *Conv) Load(w []float32, cout, patch int) {
+	if cout < 1 || patch < 1 || patch > ConvDepth || len(w) < cout*patch {
+		panic(fmt.Sprintf("gemm32: a convolution kernel of %d channels and patch %d (at most %d) in %d floats", cout, patch, ConvDepth, len(w)))
+	}
+	c.cout, c.patch, c.k, c.ks = cout, patch, w[:cout*patch], active
+	if c.own != nil {
+		c.ks = c.own
+	}
+	switch {
+	case c.ks.conv8 == nil:
+		return // the plain Go path reads k
+	case cout <= 8:
+		c.cw = 8
+	case cout > 16 && c.ks.convZ32 != nil:
+		c.cw = 32
+	default:
+		c.cw = 16
+	}
+	blocks := (cout + c.cw - 1) / c.cw
+	if n := blocks * c.cw * patch; len(c.w) < n {
+		c.w = make([]float32, n)
+	}
+	for b := range blocks {
+		dst := c.w[b*c.cw*patch : (b+1)*c.cw*patch]
+		for j := range c.cw {
+			o := b*c.cw + j
+			if o >= cout {
+				for p := range patch {
+					dst[p*c.cw+j] = 0
+				}
+				continue
+			}
+			for p, v := range w[o*patch : (o+1)*patch] {
+				dst[p*c.cw+j] = v
+			}
+		}
+	}
+}
+
+// convMask holds the store masks of the AVX2 kernels: &convMask[8−n] is
+// eight int32s of which the first n are all ones.
+var convMask = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
+
+// Row computes n ≥ ConvWidth(cout) output pixels of the loaded kernel:
+// out[x·ldo + o] = Σ over kernel rows i < kh and t < kc (kh·kc = patch) of
+// src[x·xs + i·line + t] · w[o·patch + i·kc + t], for x < n, o < cout,
+// summed as described at Conv. It writes nothing else in out.
+func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ldo int) {
+	if c.ks == nil || kh*kc != c.patch || n < ConvWidth(c.cout) || xs < 0 || line < 0 || ldo < c.cout ||
+		len(src) < (n-1)*xs+(kh-1)*line+kc || len(out) < (n-1)*ldo+c.cout {
+		panic(fmt.Sprintf("gemm32: a convolution row of %d pixels, %d×%d patch (kernel %d×%d), strides %d, %d, %d, in %d and %d floats",
+			n, kh, kc, c.cout, c.patch, xs, line, ldo, len(src), len(out)))
+	}
+	if !used.Load() {
+		used.Store(true)
+	}
+	ks := c.ks
+	if ks.conv8 == nil {
+		convRowGo(c.k, c.cout, n, kh, kc, src, xs, line, out, ldo)
+		return
+	}
+	// Each call computes r pixels; the last may recompute pixels of the one
+	// before (the same values) so that every call is whole.
+	switch {
+	case c.cw == 8:
+		r, mask := 12, &convMask[8-c.cout]
+		for x0 := 0; x0 < n; x0 += r {
+			x := min(x0, n-r)
+			ks.conv8(kh, kc, &src[x*xs], xs, line, &c.w[0], &out[x*ldo], ldo, mask, ldo == c.cout && c.cout >= 4)
+		}
+	case c.cw == 32:
+		for b := 0; b < c.cout; b += 32 {
+			left := c.cout - b
+			m0, m1 := 1<<min(16, left)-1, 1<<max(0, min(16, left-16))-1
+			w := &c.w[b*c.patch]
+			for x0 := 0; x0 < n; x0 += 6 {
+				x := min(x0, n-6)
+				ks.convZ32(kh, kc, &src[x*xs], xs, line, w, &out[x*ldo+b], ldo, m0, m1)
+			}
+		}
+	case c.cout <= 16 && ks.convZ16 != nil:
+		r := 8
+		for x0 := 0; x0 < n; x0 += r {
+			x := min(x0, n-r)
+			ks.convZ16(kh, kc, &src[x*xs], xs, line, &c.w[0], &out[x*ldo], ldo, 1<<c.cout-1)
+		}
+	default:
+		for b := 0; b < c.cout; b += 16 {
+			left := c.cout - b
+			m0, m1 := &convMask[8-min(8, left)], &convMask[8-max(0, min(8, left-8))]
+			w := &c.w[b*c.patch]
+			for x0 := 0; x0 < n; x0 += 6 {
+				x := min(x0, n-6)
+				ks.conv16(kh, kc, &src[x*xs], xs, line, w, &out[x*ldo+b], ldo, m0, m1, left >= 16)
+			}
+		}
+	}
+}
+
+// convRowGo is Row with the plain Go kernel's arithmetic: each output a
+// sum from zero, term by term in patch order, of rounded products (as
+// kernelGo sums it).
+func convRowGo(k []float32, cout, n, kh, kc int, src []float32, xs, line int, out []float32, ldo int) {
+	patch := kh * kc
+	for x := range n {
+		for o := range cout {
+			w := k[o*patch : (o+1)*patch]
+			var sum float32
+			for i := range kh {
+				row := src[x*xs+i*line:][:kc]
+				for t, v := range row {
+					sum += v * w[i*kc+t]
+				}
+			}
+			out[x*ldo+o] = sum
+		}
+	}
+}

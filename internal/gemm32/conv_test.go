@@ -1,0 +1,78 @@
+package gemm32
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestConvMatchesDo forces each kernel set (the plain Go one included) and
+// checks that Conv.Row gives, bit for bit, the product Do computes on the
+// im2col matrix with the same kernels, on random shapes: 1–40 output
+// channels (one or several 16-channel blocks, partial ones), patches of 1–5
+// kernel rows, rows of pixels that are not a multiple of the kernels'
+// width, strides and output rows wider than the channels (which Row must
+// not write).
+func TestConvMatchesDo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 2))
+	for _, ks := range kernelSets() {
+		for trial := range 400 {
+			cout, kh, kc := 1+rng.IntN(40), 1+rng.IntN(5), 1+rng.IntN(30)
+			if trial%4 == 0 { // the layers: 5×5×1 → 6, 5×5×6 → 16, 3×3×3 → 32
+				cout, kh, kc = []int{6, 16, 32, 64}[trial/4%4], []int{5, 5, 3, 3}[trial/4%4], []int{5, 30, 9, 3}[trial/4%4]
+			}
+			xs := 1 + rng.IntN(8)
+			line := kc + rng.IntN(40)
+			n := ConvWidth(cout) + rng.IntN(30)
+			ldo := cout + rng.IntN(3)
+			patch := kh * kc
+			src := randSlice(rng, (n-1)*xs+(kh-1)*line+kc+rng.IntN(3))
+			w := randSlice(rng, cout*patch)
+			col := make([]float32, n*patch)
+			for x := range n {
+				for i := range kh {
+					copy(col[x*patch+i*kc:][:kc], src[x*xs+i*line:])
+				}
+			}
+			want, got := make([]float32, (n-1)*ldo+cout+2), make([]float32, (n-1)*ldo+cout+2)
+			for i := range want {
+				want[i] = float32(math.NaN())
+				got[i] = want[i]
+			}
+			g := Gemm{own: &ks}
+			g.Do(false, true, n, cout, patch, 1, col, patch, w, patch, 0, want, ldo)
+			c := Conv{own: &ks}
+			c.Load(w, cout, patch)
+			c.Row(n, kh, kc, src, xs, line, got, ldo)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s kernels, %d channels, %d×%d patch, %d pixels (xs %d, line %d, ldo %d): out[%d] = %g, Do gives %g",
+						ks.name, cout, kh, kc, n, xs, line, ldo, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// Row refuses a row narrower than ConvWidth and operands that do not hold
+// it, with a message naming the shape.
+func TestConvRowPanics(t *testing.T) {
+	var c Conv
+	c.Load(make([]float32, 6*25), 6, 25)
+	for _, f := range []func(){
+		func() { c.Row(ConvWidth(6)-1, 5, 5, make([]float32, 1000), 1, 32, make([]float32, 1000), 6) },
+		func() { c.Row(28, 5, 5, make([]float32, 100), 1, 32, make([]float32, 1000), 6) },
+		func() { c.Row(28, 5, 5, make([]float32, 1000), 1, 32, make([]float32, 100), 6) },
+		func() { c.Row(28, 4, 5, make([]float32, 1000), 1, 32, make([]float32, 1000), 6) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.HasPrefix(r.(string), "gemm32: a convolution row of") {
+					t.Errorf("panic %v", r)
+				}
+			}()
+			f()
+		}()
+	}
+}
