@@ -28,6 +28,7 @@ type cnnEval32 struct {
 	pad       []float32      // a zero-padded input image of im2col32
 	keep      [][]float32    // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
 	conv      []*gemm32.Conv // per convolutional layer computed directly (directConv), else nil
+	padded    [][]float32    // per layer computed directly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
 	out       [][]float32    // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
 	dout      []float32      // gradient at a convolution's output
 	pooled    [][]float32    // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
@@ -47,7 +48,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.w32, e.g32 = make([]float32, e.dim), make([]float32, e.dim)
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
-	e.keep, e.conv = make([][]float32, n), make([]*gemm32.Conv, n)
+	e.keep, e.conv, e.padded = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n)
 	maxCol, maxOut, maxPad := 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
@@ -59,6 +60,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		switch {
 		case directConv(g):
 			e.conv[i] = new(gemm32.Conv)
+			e.padded[i] = make([]float32, cnnChunk*padSize(g)+gemm32.ConvSlack)
 		case keepCol(g):
 			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
 		}
@@ -127,7 +129,7 @@ func (e *cnnEval32) forward(x []float32, m int) {
 	for li, g := range e.geo {
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		if c := e.conv[li]; c != nil {
-			e.convDirect(c, g, of32(e.kernels[li], e.w32), in, m, e.out[li])
+			convDirect(c, g, of32(e.kernels[li], e.w32), padImages(g, in, m, e.padded[li]), m, e.out[li])
 			maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
 			continue
 		}
@@ -173,13 +175,20 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout, of32(e.biases[li], e.g32), run)
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
+		line := (g.w + 2*g.p) * g.cin
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
-			col, dg := e.colOf(li, s0, n), dout[s0*P*g.cout:(s0+n)*P*g.cout]
-			if e.keep[li] == nil { // else forward left the chunk's im2col matrix in keep
-				im2col32(g, in[s0*g.inSize():], n, col, e.pad)
+			dg := dout[s0*P*g.cout : (s0+n)*P*g.cout]
+			if c := e.conv[li]; c != nil { // the kernel gradient from forward's padded images
+				px := gemm32.ConvPixels{N: n, H: g.ho, W: g.wo, SS: padSize(g), YS: line, XS: g.cin}
+				c.AddGrad(of32(e.kernels[li], e.g32), g.cout, g.k, g.k*g.cin, dg, g.cout, e.padded[li][s0*padSize(g):], line, px)
+			} else {
+				col := e.colOf(li, s0, n)
+				if e.keep[li] == nil { // else forward left the chunk's im2col matrix in keep
+					im2col32(g, in[s0*g.inSize():], n, col, e.pad)
+				}
+				e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
 			}
-			e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
 			if li == 0 {
 				continue
 			}
@@ -190,18 +199,24 @@ func (e *cnnEval32) backward(x []float32, m int) {
 	}
 }
 
-// convDirect computes the convolution output out of the m images in
-// (geometry g, channels last) with kernel w row by row from the (padded)
-// images, bit-identical to im2col32 and the product of forward
-// (gemm32.Conv).
-func (e *cnnEval32) convDirect(c *gemm32.Conv, g convGeom, w, in []float32, m int, out []float32) {
-	c.Load(w, g.cout, g.patch())
-	line := (g.w + 2*g.p) * g.cin
+// padImages copies the m images in (geometry g, channels last) into
+// padded, each with its border of g.p zeros (padSize(g) floats), and
+// returns padded, which holds gemm32.ConvSlack floats more.
+func padImages(g convGeom, in []float32, m int, padded []float32) []float32 {
 	for s := range m {
-		img := in[s*g.inSize() : (s+1)*g.inSize()]
-		if g.p > 0 {
-			img = padImage(g, img, e.pad)
-		}
+		padImage(g, in[s*g.inSize():(s+1)*g.inSize()], padded[s*padSize(g):])
+	}
+	return padded
+}
+
+// convDirect computes the convolution output out of the m zero-padded
+// images padded (padImages) with kernel w, row by row, bit-identical to
+// im2col32 and the product of forward (gemm32.Conv).
+func convDirect(c *gemm32.Conv, g convGeom, w, padded []float32, m int, out []float32) {
+	c.Load(w, g.cout, g.patch())
+	line, size := (g.w+2*g.p)*g.cin, padSize(g)
+	for s := range m {
+		img := padded[s*size : (s+1)*size]
 		for y := range g.ho {
 			c.Row(g.wo, g.k, g.k*g.cin, img[y*line:], g.cin, line, out[(s*g.ho+y)*g.wo*g.cout:], g.cout)
 		}
@@ -236,8 +251,9 @@ var directConvOff = false
 // directly (gemm32.Conv) instead of through im2col: layers with few input
 // channels (keepColChannels), where im2col's copies of short runs cost
 // about as much as the product, whose patch fits one depth block and whose
-// output rows are at least one kernel call wide. Its backward pass builds
-// the im2col matrix group by group for the kernel gradient.
+// output rows are at least one kernel call wide. Its kernel gradient is
+// computed directly too (gemm32.Conv.AddGrad), in the same groups of
+// samples (colGroup) as the GEMM's.
 func directConv(g convGeom) bool {
 	return !directConvOff && g.cin <= keepColChannels && g.patch() <= gemm32.ConvDepth && g.wo >= gemm32.ConvWidth(g.cout)
 }

@@ -43,9 +43,9 @@ func BenchmarkConv32ForwardParts(b *testing.B) {
 			}
 		})
 		b.Run(l.name+"/direct", func(b *testing.B) {
-			e, c := cnnEval32{pad: pad}, new(gemm32.Conv)
+			c, padded := new(gemm32.Conv), make([]float32, m*padSize(g)+gemm32.ConvSlack)
 			for b.Loop() {
-				e.convDirect(c, g, w, in, m, out)
+				convDirect(c, g, w, padImages(g, in, m, padded), m, out)
 			}
 		})
 	}

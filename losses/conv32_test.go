@@ -201,13 +201,14 @@ func TestConvDirectMatchesIm2col(t *testing.T) {
 			rows := m * g.ho * g.wo
 			col := make([]float32, rows*g.patch())
 			want, got := make([]float32, rows*g.cout), make([]float32, rows*g.cout)
-			e := cnnEval32{pad: make([]float32, padSize(g))}
-			im2col32(g, in, m, col, e.pad)
-			e.gemm.Do(false, true, rows, g.cout, g.patch(), 1, col, g.patch(), w, g.patch(), 0, want, g.cout)
-			for i := range e.pad {
-				e.pad[i] = 99 // stale values from an earlier image must not leak
+			var gm gemm32.Gemm
+			im2col32(g, in, m, col, make([]float32, padSize(g)))
+			gm.Do(false, true, rows, g.cout, g.patch(), 1, col, g.patch(), w, g.patch(), 0, want, g.cout)
+			padded := make([]float32, m*padSize(g)+gemm32.ConvSlack)
+			for i := range padded {
+				padded[i] = 99 // stale values from an earlier image must not leak
 			}
-			e.convDirect(new(gemm32.Conv), g, w, in, m, got)
+			convDirect(new(gemm32.Conv), g, w, padImages(g, in, m, padded), m, got)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%s kernels, %+v, %d images: out[%d] = %g directly, %g through im2col", name, g, m, i, got[i], want[i])

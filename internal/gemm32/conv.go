@@ -21,6 +21,7 @@ type Conv struct {
 	cw          int        // channels per block of the assembly kernel in use: 8, 16 or 32
 	ks          *kernelSet // the kernels of the loaded kernel (active's at Load, unless a test set own)
 	own         *kernelSet // kernels fixed for this value by a test; nil = active
+	s           []float32  // AddGrad's partial sums of a depth block
 }
 
 // ConvDepth is the largest patch (kernel side² · input channels) Conv
@@ -158,6 +159,116 @@ func convRowGo(k []float32, cout, n, kh, kc int, src []float32, xs, line int, ou
 				}
 			}
 			out[x*ldo+o] = sum
+		}
+	}
+}
+
+// ConvPixels are the output pixels of a group of images for AddGrad: N
+// images of H×W output pixels, taken in the order (image, y, x); the patch
+// of pixel (s, y, x) starts at s·SS + y·YS + x·XS of the input.
+type ConvPixels struct{ N, H, W, SS, YS, XS int }
+
+// ConvSlack is the number of floats AddGrad may read past the last patch
+// row of the input (and past any patch row, inside the input): the kernels
+// read whole tiles of 12 or 6 patch positions. The values read there do
+// not change the result.
+const ConvSlack = 12
+
+// AddGrad adds to gw (cout rows of kh·rl weights) the kernel gradient of
+// the pixels px of the input src: gw[o·kh·rl + i·rl + t] += Σ over the
+// pixels r in order of dg[r·ldg + o] · src[patch start of r + i·line + t],
+// bit-identical to Do(true, false, cout, kh·rl, pixels, 1, dg, ldg, col,
+// kh·rl, 1, gw, kh·rl) on the im2col matrix col of those pixels: the
+// pixels are split into Do's depth blocks, each block's sums taken term by
+// term from zero with the kernels in use and then added to gw. src must
+// hold ConvSlack floats past the last pixel's last patch row.
+func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, src []float32, line int, px ConvPixels) {
+	K, patch := px.N*px.H*px.W, kh*rl
+	last := (px.N-1)*px.SS + (px.H-1)*px.YS + (px.W-1)*px.XS + (kh-1)*line + rl
+	if cout < 1 || kh < 1 || rl < 1 || patch > ConvDepth || K < 1 || ldg < cout || len(gw) < cout*patch ||
+		len(dg) < (K-1)*ldg+cout || len(src) < last+ConvSlack {
+		panic(fmt.Sprintf("gemm32: a kernel gradient of %d channels, %d×%d patch, pixels %+v, row stride %d, in %d, %d and %d floats",
+			cout, kh, rl, px, line, len(gw), len(dg), len(src)))
+	}
+	if !used.Load() {
+		used.Store(true)
+	}
+	ks := active
+	if c.own != nil {
+		ks = c.own
+	}
+	nb := (K + kc - 1) / kc
+	kd := (K + nb - 1) / nb // Do's depth blocks
+	if ks.grad8 == nil {
+		addGradGo(gw, cout, kh, rl, dg, ldg, src, line, px, kd)
+		return
+	}
+	cw, q := 16, 6
+	if cout <= 8 {
+		cw, q = 8, 12
+	}
+	nt := (max(rl, q) + q - 1) / q // tiles of q positions per patch row, the last one flush with its end
+	blocks, tile := (cout+cw-1)/cw, q*cw
+	if n := blocks * kh * nt * tile; len(c.s) < n {
+		c.s = make([]float32, n)
+	}
+	sums := c.s[:blocks*kh*nt*tile]
+	for pc := 0; pc < K; pc += kd {
+		kb := min(kd, K-pc)
+		clear(sums)
+		for b := range blocks {
+			left := cout - b*cw
+			m0, m1 := &convMask[8-min(8, left)], &convMask[8-max(0, min(8, left-8))]
+			for i := range kh {
+				for j := range nt {
+					t0 := min(j*q, max(0, rl-q))
+					st := &sums[((b*kh+i)*nt+j)*tile]
+					for r := pc; r < pc+kb; {
+						x := r % px.W
+						y, s := r/px.W%px.H, r/(px.W*px.H)
+						run := min(px.W-x, pc+kb-r)
+						at := &src[s*px.SS+y*px.YS+x*px.XS+i*line+t0]
+						if cw == 8 {
+							ks.grad8(run, at, px.XS, &dg[r*ldg], ldg, m0, st)
+						} else {
+							ks.grad16(run, at, px.XS, &dg[r*ldg+b*cw], ldg, m0, m1, st)
+						}
+						r += run
+					}
+				}
+			}
+		}
+		for o := range cout {
+			b, lane := o/cw, o%cw
+			row := gw[o*patch : (o+1)*patch]
+			for i := range kh {
+				for t := range rl {
+					j := min(t/q, nt-1)
+					t0 := min(j*q, max(0, rl-q))
+					row[i*rl+t] += sums[((b*kh+i)*nt+j)*tile+(t-t0)*cw+lane]
+				}
+			}
+		}
+	}
+}
+
+// addGradGo is AddGrad with the plain Go kernel's arithmetic (rounded
+// products summed from zero per depth block of kd pixels, as kernelGo).
+func addGradGo(gw []float32, cout, kh, rl int, dg []float32, ldg int, src []float32, line int, px ConvPixels, kd int) {
+	K, patch := px.N*px.H*px.W, kh*rl
+	for pc := 0; pc < K; pc += kd {
+		kb := min(kd, K-pc)
+		for o := range cout {
+			for i := range kh {
+				for t := range rl {
+					var sum float32
+					for r := pc; r < pc+kb; r++ {
+						x, y, s := r%px.W, r/px.W%px.H, r/(px.W*px.H)
+						sum += dg[r*ldg+o] * src[s*px.SS+y*px.YS+x*px.XS+i*line+t]
+					}
+					gw[o*patch+i*rl+t] += sum
+				}
+			}
 		}
 	}
 }

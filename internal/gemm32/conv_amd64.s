@@ -410,3 +410,148 @@ cols:
 	VMOVUPS Z15, K2, 64(DX)
 	VZEROUPPER
 	RET
+
+// func convGrad12x8AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask *int32, s *float32)
+// Adds, to twelve consecutive patch positions of a kernel gradient and
+// eight output channels, the terms of n output pixels: Y4..Y15 (loaded from
+// the 12×8 tile s and stored back) accumulate for position q and pixel r,
+// in order of r, one FMA of the eight channels' output gradients at dg +
+// r·ldg floats (loaded under mask, eight int32s) with the input value at
+// src + r·xs + q floats: the order in which the GEMM kernels sum the kernel
+// gradient's depth.
+TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ dg+24(FP), DI
+	MOVQ ldg+32(FP), R11
+	SHLQ $2, R11
+	MOVQ mask+40(FP), AX
+	VMOVUPS (AX), Y3
+	MOVQ s+48(FP), DX
+	VMOVUPS 0(DX), Y4
+	VMOVUPS 32(DX), Y5
+	VMOVUPS 64(DX), Y6
+	VMOVUPS 96(DX), Y7
+	VMOVUPS 128(DX), Y8
+	VMOVUPS 160(DX), Y9
+	VMOVUPS 192(DX), Y10
+	VMOVUPS 224(DX), Y11
+	VMOVUPS 256(DX), Y12
+	VMOVUPS 288(DX), Y13
+	VMOVUPS 320(DX), Y14
+	VMOVUPS 352(DX), Y15
+gpix:
+	VMASKMOVPS (DI), Y3, Y0
+	VBROADCASTSS 0(SI), Y1
+	VFMADD231PS Y0, Y1, Y4
+	VBROADCASTSS 4(SI), Y2
+	VFMADD231PS Y0, Y2, Y5
+	VBROADCASTSS 8(SI), Y1
+	VFMADD231PS Y0, Y1, Y6
+	VBROADCASTSS 12(SI), Y2
+	VFMADD231PS Y0, Y2, Y7
+	VBROADCASTSS 16(SI), Y1
+	VFMADD231PS Y0, Y1, Y8
+	VBROADCASTSS 20(SI), Y2
+	VFMADD231PS Y0, Y2, Y9
+	VBROADCASTSS 24(SI), Y1
+	VFMADD231PS Y0, Y1, Y10
+	VBROADCASTSS 28(SI), Y2
+	VFMADD231PS Y0, Y2, Y11
+	VBROADCASTSS 32(SI), Y1
+	VFMADD231PS Y0, Y1, Y12
+	VBROADCASTSS 36(SI), Y2
+	VFMADD231PS Y0, Y2, Y13
+	VBROADCASTSS 40(SI), Y1
+	VFMADD231PS Y0, Y1, Y14
+	VBROADCASTSS 44(SI), Y2
+	VFMADD231PS Y0, Y2, Y15
+	ADDQ R9, SI
+	ADDQ R11, DI
+	DECQ CX
+	JNZ gpix
+	VMOVUPS Y4, 0(DX)
+	VMOVUPS Y5, 32(DX)
+	VMOVUPS Y6, 64(DX)
+	VMOVUPS Y7, 96(DX)
+	VMOVUPS Y8, 128(DX)
+	VMOVUPS Y9, 160(DX)
+	VMOVUPS Y10, 192(DX)
+	VMOVUPS Y11, 224(DX)
+	VMOVUPS Y12, 256(DX)
+	VMOVUPS Y13, 288(DX)
+	VMOVUPS Y14, 320(DX)
+	VMOVUPS Y15, 352(DX)
+	VZEROUPPER
+	RET
+
+// func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+// As convGrad12x8AVX2 for six patch positions and sixteen output channels
+// (the 6×16 tile s; position q in Y(4+2q), Y(5+2q)), the channels' output
+// gradients loaded under mask0 (0–7) and mask1 (8–15).
+TEXT ·convGrad6x16AVX2(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ dg+24(FP), DI
+	MOVQ ldg+32(FP), R11
+	SHLQ $2, R11
+	MOVQ mask0+40(FP), AX
+	MOVQ mask1+48(FP), BX
+	MOVQ s+56(FP), DX
+	VMOVUPS 0(DX), Y4
+	VMOVUPS 32(DX), Y5
+	VMOVUPS 64(DX), Y6
+	VMOVUPS 96(DX), Y7
+	VMOVUPS 128(DX), Y8
+	VMOVUPS 160(DX), Y9
+	VMOVUPS 192(DX), Y10
+	VMOVUPS 224(DX), Y11
+	VMOVUPS 256(DX), Y12
+	VMOVUPS 288(DX), Y13
+	VMOVUPS 320(DX), Y14
+	VMOVUPS 352(DX), Y15
+gpix:
+	VMOVUPS (AX), Y0
+	VMASKMOVPS (DI), Y0, Y0
+	VMOVUPS (BX), Y1
+	VMASKMOVPS 32(DI), Y1, Y1
+	VBROADCASTSS 0(SI), Y2
+	VFMADD231PS Y0, Y2, Y4
+	VFMADD231PS Y1, Y2, Y5
+	VBROADCASTSS 4(SI), Y3
+	VFMADD231PS Y0, Y3, Y6
+	VFMADD231PS Y1, Y3, Y7
+	VBROADCASTSS 8(SI), Y2
+	VFMADD231PS Y0, Y2, Y8
+	VFMADD231PS Y1, Y2, Y9
+	VBROADCASTSS 12(SI), Y3
+	VFMADD231PS Y0, Y3, Y10
+	VFMADD231PS Y1, Y3, Y11
+	VBROADCASTSS 16(SI), Y2
+	VFMADD231PS Y0, Y2, Y12
+	VFMADD231PS Y1, Y2, Y13
+	VBROADCASTSS 20(SI), Y3
+	VFMADD231PS Y0, Y3, Y14
+	VFMADD231PS Y1, Y3, Y15
+	ADDQ R9, SI
+	ADDQ R11, DI
+	DECQ CX
+	JNZ gpix
+	VMOVUPS Y4, 0(DX)
+	VMOVUPS Y5, 32(DX)
+	VMOVUPS Y6, 64(DX)
+	VMOVUPS Y7, 96(DX)
+	VMOVUPS Y8, 128(DX)
+	VMOVUPS Y9, 160(DX)
+	VMOVUPS Y10, 192(DX)
+	VMOVUPS Y11, 224(DX)
+	VMOVUPS Y12, 256(DX)
+	VMOVUPS Y13, 288(DX)
+	VMOVUPS Y14, 320(DX)
+	VMOVUPS Y15, 352(DX)
+	VZEROUPPER
+	RET

@@ -76,3 +76,54 @@ func TestConvRowPanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestConvGradMatchesDo forces each kernel set (the plain Go one included)
+// and checks that AddGrad adds, bit for bit, what Do adds with the same
+// kernels from the im2col matrix of the pixels, on random shapes: 1–40
+// channels, patch rows shorter and longer than the kernels' tiles, groups
+// of images whose pixels span several depth blocks (up to 1,080 pixels)
+// and whose blocks end inside an image row.
+func TestConvGradMatchesDo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 4))
+	for _, ks := range kernelSets() {
+		for trial := range 300 {
+			cout, kh, rl := 1+rng.IntN(40), 1+rng.IntN(5), 1+rng.IntN(30)
+			if trial%4 == 0 { // the layers
+				cout, kh, rl = []int{6, 16, 32, 64}[trial/4%4], []int{5, 5, 3, 3}[trial/4%4], []int{5, 30, 9, 3}[trial/4%4]
+			}
+			patch := kh * rl
+			xs, line := 1+rng.IntN(6), rl+rng.IntN(20)
+			px := ConvPixels{N: 1 + rng.IntN(3), H: 1 + rng.IntN(12), W: 1 + rng.IntN(30), XS: xs}
+			px.YS = (px.W-1)*xs + line/2 + rng.IntN(5)
+			px.SS = (px.H-1)*px.YS + (kh-1)*line + (px.W-1)*xs + rl + rng.IntN(7)
+			K := px.N * px.H * px.W
+			src := randSlice(rng, (px.N-1)*px.SS+(px.H-1)*px.YS+(px.W-1)*px.XS+(kh-1)*line+rl+ConvSlack)
+			ldg := cout + rng.IntN(3)
+			dg := randSlice(rng, (K-1)*ldg+cout)
+			col := make([]float32, K*patch)
+			r := 0
+			for s := range px.N {
+				for y := range px.H {
+					for x := range px.W {
+						for i := range kh {
+							copy(col[r*patch+i*rl:][:rl], src[s*px.SS+y*px.YS+x*px.XS+i*line:])
+						}
+						r++
+					}
+				}
+			}
+			want := randSlice(rng, cout*patch)
+			got := append([]float32(nil), want...)
+			g := Gemm{own: &ks}
+			g.Do(true, false, cout, patch, K, 1, dg, ldg, col, patch, 1, want, patch)
+			c := Conv{own: &ks}
+			c.AddGrad(got, cout, kh, rl, dg, ldg, src, line, px)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s kernels, %d channels, %d×%d patch, pixels %+v: gw[%d] = %g, Do gives %g",
+						ks.name, cout, kh, rl, px, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -6,7 +6,7 @@ import "golang.org/x/sys/cpu"
 // AVX-512F (with the AVX2/FMA kernels for single 16-column panels), AVX2/FMA,
 // plain Go.
 func kernelSets() []kernelSet {
-	avx2 := kernelSet{name: "avx2", packed: kernelAVX2, direct: kernelDirectAVX2, conv8: convRow12x8AVX2, conv16: convRow6x16AVX2}
+	avx2 := kernelSet{name: "avx2", packed: kernelAVX2, direct: kernelDirectAVX2, conv8: convRow12x8AVX2, conv16: convRow6x16AVX2, grad8: convGrad12x8AVX2, grad16: convGrad6x16AVX2}
 	var sets []kernelSet
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		if cpu.X86.HasAVX512F {
@@ -68,3 +68,15 @@ func convRow8x16AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *
 //
 //go:noescape
 func convRow6x32AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
+
+// convGrad12x8AVX2 adds n pixels' terms to a 12×8 tile of a kernel
+// gradient (Conv.AddGrad) with AVX2/FMA (conv_amd64.s).
+//
+//go:noescape
+func convGrad12x8AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask *int32, s *float32)
+
+// convGrad6x16AVX2 adds n pixels' terms to a 6×16 tile of a kernel
+// gradient (Conv.AddGrad) with AVX2/FMA (conv_amd64.s).
+//
+//go:noescape
+func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
