@@ -21,7 +21,11 @@ type Conv struct {
 	cw          int        // channels per block of the assembly kernel in use: 8, 16 or 32
 	ks          *kernelSet // the kernels of the loaded kernel (active's at Load, unless a test set own)
 	own         *kernelSet // kernels fixed for this value by a test; nil = active
-	s           []float32  // AddGrad's partial sums of a depth block
+	s           []float32  // AddGrad's partial sums of a depth block, per channel block and tile
+	runs        []convRun  // AddGrad's pixels of a depth block
+	tiles       []convTile // AddGrad's tiles of patch positions (gradTiles)
+	owner       []int32    // per patch position, its place in the tiles
+	tileKey     [4]int     // the kh, rl, line and q of tiles
 }
 
 // ConvDepth is the largest patch (kernel side² · input channels) Conv
@@ -204,50 +208,104 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 		return
 	}
 	cw, q := 16, 6
-	if cout <= 8 {
+	switch {
+	case cout <= 8:
 		cw, q = 8, 12
+	case ks.gradZ16 != nil:
+		q = 12
 	}
-	nt := (max(rl, q) + q - 1) / q // tiles of q positions per patch row, the last one flush with its end
-	blocks, tile := (cout+cw-1)/cw, q*cw
-	if n := blocks * kh * nt * tile; len(c.s) < n {
+	c.gradTiles(kh, rl, line, q)
+	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
+	if n := blocks * nt * tile; len(c.s) < n {
 		c.s = make([]float32, n)
 	}
-	sums := c.s[:blocks*kh*nt*tile]
+	sums := c.s[:blocks*nt*tile]
 	for pc := 0; pc < K; pc += kd {
 		kb := min(kd, K-pc)
+		c.runs = c.runs[:0] // the block's pixels as runs along image rows
+		for r := pc; r < pc+kb; {
+			x, y, s := r%px.W, r/px.W%px.H, r/(px.W*px.H)
+			n := min(px.W-x, pc+kb-r)
+			c.runs = append(c.runs, convRun{r, n, s*px.SS + y*px.YS + x*px.XS})
+			r += n
+		}
 		clear(sums)
 		for b := range blocks {
 			left := cout - b*cw
 			m0, m1 := &convMask[8-min(8, left)], &convMask[8-max(0, min(8, left-8))]
-			for i := range kh {
-				for j := range nt {
-					t0 := min(j*q, max(0, rl-q))
-					st := &sums[((b*kh+i)*nt+j)*tile]
-					for r := pc; r < pc+kb; {
-						x := r % px.W
-						y, s := r/px.W%px.H, r/(px.W*px.H)
-						run := min(px.W-x, pc+kb-r)
-						at := &src[s*px.SS+y*px.YS+x*px.XS+i*line+t0]
-						if cw == 8 {
-							ks.grad8(run, at, px.XS, &dg[r*ldg], ldg, m0, st)
-						} else {
-							ks.grad16(run, at, px.XS, &dg[r*ldg+b*cw], ldg, m0, m1, st)
-						}
-						r += run
+			for ti, tl := range c.tiles {
+				st := &sums[(b*nt+ti)*tile]
+				for _, u := range c.runs {
+					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
+					switch {
+					case cw == 8:
+						ks.grad8(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st)
+					case q == 12:
+						ks.gradZ16(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st)
+					default:
+						ks.grad16(u.n, at, px.XS, d, ldg, m0, m1, st)
 					}
 				}
 			}
 		}
 		for o := range cout {
 			b, lane := o/cw, o%cw
-			row := gw[o*patch : (o+1)*patch]
-			for i := range kh {
-				for t := range rl {
-					j := min(t/q, nt-1)
-					t0 := min(j*q, max(0, rl-q))
-					row[i*rl+t] += sums[((b*kh+i)*nt+j)*tile+(t-t0)*cw+lane]
-				}
+			row, bs := gw[o*patch:(o+1)*patch], sums[b*nt*tile+lane:]
+			for p, at := range c.owner {
+				row[p] += bs[int(at)*cw]
 			}
+		}
+	}
+}
+
+// convRun is a run of n pixels of AddGrad along an image row: the first is
+// pixel r, its patch at src[at].
+type convRun struct{ r, n, at int }
+
+// convTile is a tile of q patch positions of AddGrad's kernels: positions
+// 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6.
+type convTile struct{ off, rowoff int }
+
+// gradTiles sets c.tiles to tiles of q positions covering a patch of kh
+// rows of rl values, line floats apart, and c.owner[i·rl + t] to the index
+// (tile · q + position) of the first tile position holding (i, t). With
+// twelve positions, rows of at most six values go two rows to a tile;
+// otherwise a tile is q consecutive values of a row, the last one flush
+// with the row's end (overlapping the one before) where the row is long
+// enough. Positions past a row's rl values are read but unused.
+func (c *Conv) gradTiles(kh, rl, line, q int) {
+	key := [4]int{kh, rl, line, q}
+	if c.tileKey == key && c.tiles != nil {
+		return
+	}
+	c.tileKey, c.tiles = key, c.tiles[:0]
+	c.owner = append(c.owner[:0], make([]int32, kh*rl)...)
+	for i := range c.owner {
+		c.owner[i] = -1
+	}
+	claim := func(i, t, at int) {
+		if t < rl && c.owner[i*rl+t] < 0 {
+			c.owner[i*rl+t] = int32(at)
+		}
+	}
+	if q == 12 && rl <= 6 && kh >= 2 {
+		for i0 := 0; i0 < kh; i0 += 2 {
+			i := min(i0, kh-2)
+			for p := range 6 {
+				claim(i, p, len(c.tiles)*q+p)
+				claim(i+1, p, len(c.tiles)*q+6+p)
+			}
+			c.tiles = append(c.tiles, convTile{i * line, line})
+		}
+		return
+	}
+	for i := range kh {
+		for j := 0; j*q < rl; j++ {
+			t0 := min(j*q, max(0, rl-q))
+			for p := range q {
+				claim(i, t0+p, len(c.tiles)*q+p)
+			}
+			c.tiles = append(c.tiles, convTile{i*line + t0, 6})
 		}
 	}
 }

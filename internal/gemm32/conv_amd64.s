@@ -411,25 +411,29 @@ cols:
 	VZEROUPPER
 	RET
 
-// func convGrad12x8AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask *int32, s *float32)
-// Adds, to twelve consecutive patch positions of a kernel gradient and
-// eight output channels, the terms of n output pixels: Y4..Y15 (loaded from
-// the 12×8 tile s and stored back) accumulate for position q and pixel r,
-// in order of r, one FMA of the eight channels' output gradients at dg +
-// r·ldg floats (loaded under mask, eight int32s) with the input value at
-// src + r·xs + q floats: the order in which the GEMM kernels sum the kernel
+// func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+// Adds, to twelve patch positions of a kernel gradient and eight output
+// channels, the terms of n output pixels: positions 0–5 are the inputs at
+// src + r·xs + q floats for pixel r, positions 6–11 those at rowoff floats
+// further (6: twelve consecutive positions; a row stride: two kernel
+// rows). Y4..Y15 (loaded from the 12×8 tile s and stored back) accumulate
+// for each position, in order of r, one FMA of the eight channels' output
+// gradients at dg + r·ldg floats (loaded under mask, eight int32s) with
+// the position's input: the order in which the GEMM kernels sum the kernel
 // gradient's depth.
-TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-56
+TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-64
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ xs+16(FP), R9
 	SHLQ $2, R9
-	MOVQ dg+24(FP), DI
-	MOVQ ldg+32(FP), R11
+	MOVQ rowoff+24(FP), R12
+	LEAQ (SI)(R12*4), R12
+	MOVQ dg+32(FP), DI
+	MOVQ ldg+40(FP), R11
 	SHLQ $2, R11
-	MOVQ mask+40(FP), AX
+	MOVQ mask+48(FP), AX
 	VMOVUPS (AX), Y3
-	MOVQ s+48(FP), DX
+	MOVQ s+56(FP), DX
 	VMOVUPS 0(DX), Y4
 	VMOVUPS 32(DX), Y5
 	VMOVUPS 64(DX), Y6
@@ -456,19 +460,20 @@ gpix:
 	VFMADD231PS Y0, Y1, Y8
 	VBROADCASTSS 20(SI), Y2
 	VFMADD231PS Y0, Y2, Y9
-	VBROADCASTSS 24(SI), Y1
+	VBROADCASTSS 0(R12), Y1
 	VFMADD231PS Y0, Y1, Y10
-	VBROADCASTSS 28(SI), Y2
+	VBROADCASTSS 4(R12), Y2
 	VFMADD231PS Y0, Y2, Y11
-	VBROADCASTSS 32(SI), Y1
+	VBROADCASTSS 8(R12), Y1
 	VFMADD231PS Y0, Y1, Y12
-	VBROADCASTSS 36(SI), Y2
+	VBROADCASTSS 12(R12), Y2
 	VFMADD231PS Y0, Y2, Y13
-	VBROADCASTSS 40(SI), Y1
+	VBROADCASTSS 16(R12), Y1
 	VFMADD231PS Y0, Y1, Y14
-	VBROADCASTSS 44(SI), Y2
+	VBROADCASTSS 20(R12), Y2
 	VFMADD231PS Y0, Y2, Y15
 	ADDQ R9, SI
+	ADDQ R9, R12
 	ADDQ R11, DI
 	DECQ CX
 	JNZ gpix
@@ -553,5 +558,81 @@ gpix:
 	VMOVUPS Y13, 288(DX)
 	VMOVUPS Y14, 320(DX)
 	VMOVUPS Y15, 352(DX)
+	VZEROUPPER
+	RET
+
+// func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
+// As convGrad12x8AVX2 for twelve patch positions and sixteen output
+// channels with AVX-512F (the 12×16 tile s; position q in Z(4+q)), the
+// channels' output gradients loaded under the low sixteen bits of mask
+// (zero elsewhere).
+TEXT ·convGrad12x16AVX512(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ rowoff+24(FP), R12
+	LEAQ (SI)(R12*4), R12
+	MOVQ dg+32(FP), DI
+	MOVQ ldg+40(FP), R11
+	SHLQ $2, R11
+	MOVQ mask+48(FP), AX
+	KMOVW AX, K1
+	MOVQ s+56(FP), DX
+	VMOVUPS 0(DX), Z4
+	VMOVUPS 64(DX), Z5
+	VMOVUPS 128(DX), Z6
+	VMOVUPS 192(DX), Z7
+	VMOVUPS 256(DX), Z8
+	VMOVUPS 320(DX), Z9
+	VMOVUPS 384(DX), Z10
+	VMOVUPS 448(DX), Z11
+	VMOVUPS 512(DX), Z12
+	VMOVUPS 576(DX), Z13
+	VMOVUPS 640(DX), Z14
+	VMOVUPS 704(DX), Z15
+gpix:
+	VMOVUPS.Z (DI), K1, Z0
+	VBROADCASTSS 0(SI), Z1
+	VFMADD231PS Z0, Z1, Z4
+	VBROADCASTSS 4(SI), Z2
+	VFMADD231PS Z0, Z2, Z5
+	VBROADCASTSS 8(SI), Z1
+	VFMADD231PS Z0, Z1, Z6
+	VBROADCASTSS 12(SI), Z2
+	VFMADD231PS Z0, Z2, Z7
+	VBROADCASTSS 16(SI), Z1
+	VFMADD231PS Z0, Z1, Z8
+	VBROADCASTSS 20(SI), Z2
+	VFMADD231PS Z0, Z2, Z9
+	VBROADCASTSS 0(R12), Z1
+	VFMADD231PS Z0, Z1, Z10
+	VBROADCASTSS 4(R12), Z2
+	VFMADD231PS Z0, Z2, Z11
+	VBROADCASTSS 8(R12), Z1
+	VFMADD231PS Z0, Z1, Z12
+	VBROADCASTSS 12(R12), Z2
+	VFMADD231PS Z0, Z2, Z13
+	VBROADCASTSS 16(R12), Z1
+	VFMADD231PS Z0, Z1, Z14
+	VBROADCASTSS 20(R12), Z2
+	VFMADD231PS Z0, Z2, Z15
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R11, DI
+	DECQ CX
+	JNZ gpix
+	VMOVUPS Z4, 0(DX)
+	VMOVUPS Z5, 64(DX)
+	VMOVUPS Z6, 128(DX)
+	VMOVUPS Z7, 192(DX)
+	VMOVUPS Z8, 256(DX)
+	VMOVUPS Z9, 320(DX)
+	VMOVUPS Z10, 384(DX)
+	VMOVUPS Z11, 448(DX)
+	VMOVUPS Z12, 512(DX)
+	VMOVUPS Z13, 576(DX)
+	VMOVUPS Z14, 640(DX)
+	VMOVUPS Z15, 704(DX)
 	VZEROUPPER
 	RET

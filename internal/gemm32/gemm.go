@@ -63,11 +63,13 @@ type kernelSet struct {
 	conv16  func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 *int32, full bool)
 	convZ16 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	convZ32 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
-	// grad8 and grad16 add pixels' terms to a tile of a direct
+	// grad8, grad16 and gradZ16 add pixels' terms to a tile of a direct
 	// convolution's kernel gradient (Conv.AddGrad): 12 patch positions of
-	// at most 8 channels, 6 of at most 16.
-	grad8  func(n int, src *float32, xs int, dg *float32, ldg int, mask *int32, s *float32)
-	grad16 func(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+	// at most 8 channels, 6 of at most 16 (AVX2), 12 of at most 16
+	// (AVX-512).
+	grad8   func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+	grad16  func(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+	gradZ16 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.
