@@ -247,15 +247,23 @@ const keepColChannels = 8
 // pass (tests compare the two ways).
 var directConvOff = false
 
-// directConv reports whether layer g's forward pass reads its input images
-// directly (gemm32.Conv) instead of through im2col: layers with few input
-// channels (keepColChannels), where im2col's copies of short runs cost
-// about as much as the product, whose patch fits one depth block and whose
-// output rows are at least one kernel call wide. Its kernel gradient is
-// computed directly too (gemm32.Conv.AddGrad), in the same groups of
-// samples (colGroup) as the GEMM's.
+// directConv reports whether layer g's forward pass and kernel gradient
+// read its input images directly (gemm32.Conv) instead of through im2col:
+// with the assembly kernels (gemm32.Class "fma"; the plain Go Conv is
+// slower than im2col and the plain Go GEMM), for a layer of directShape.
+// The choice depends on the shape and the CPU's kernels only, and either
+// way gives the same bits.
 func directConv(g convGeom) bool {
-	return !directConvOff && g.cin <= keepColChannels && g.patch() <= gemm32.ConvDepth && g.wo >= gemm32.ConvWidth(g.cout)
+	return !directConvOff && gemm32.Class() == "fma" && directShape(g)
+}
+
+// directShape reports whether layer g suits gemm32.Conv: few input
+// channels (keepColChannels), where im2col's copies of short runs cost
+// about as much as the products, a patch that fits one depth block and
+// output rows at least one kernel call wide. Its kernel gradient is
+// computed in the same groups of samples (colGroup) as the GEMM's.
+func directShape(g convGeom) bool {
+	return g.cin <= keepColChannels && g.patch() <= gemm32.ConvDepth && g.wo >= gemm32.ConvWidth(g.cout)
 }
 
 // keepCol reports whether layer g keeps its im2col matrix (keepColChannels).
