@@ -15,8 +15,11 @@ import (
 // im2col (rows = the output pixels of a group of samples, see colGroup) and
 // a GEMM with the kernel per group, its gradients two GEMMs and a col2im per
 // group; the dense layers are GEMMs over the chunk (dense32). A layer with
-// few input channels keeps the chunk's im2col matrix from forward for
-// backward instead of building it twice (keepCol). All buffers
+// few input channels is computed without im2col where the assembly kernels
+// run (directConv): its output and kernel gradient straight from the
+// chunk's padded images (gemm32.Conv), the same bits; elsewhere it keeps
+// the chunk's im2col matrix from forward for backward instead of building
+// it twice (keepCol). All buffers
 // are sized on first use, so later calls do not allocate.
 type cnnEval32 struct {
 	cnnShape

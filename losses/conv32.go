@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/fedlab/fedlab/internal/argmax32"
+	"github.com/fedlab/fedlab/internal/gemm32"
 )
 
 // Float32 convolution helpers of cnnEval32. Inside the float32 path an image
@@ -138,10 +139,7 @@ func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 						continue
 					}
 					src := row[i*kc+j0*g.cin : i*kc+j1*g.cin]
-					dst := img[iy*line+(x0+j0)*g.cin:][:len(src)]
-					for t, v := range src {
-						dst[t] += v
-					}
+					gemm32.AddTo(img[iy*line+(x0+j0)*g.cin:], src)
 				}
 			}
 		}

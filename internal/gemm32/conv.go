@@ -12,8 +12,10 @@ import "fmt"
 // in the plain Go kernel). The assembly kernels compute twelve output
 // pixels of at most eight channels at once, or with AVX2 six pixels of
 // sixteen channels, with AVX-512 eight pixels of sixteen or six of
-// thirty-two. A Conv owns its packed kernel, so it does not allocate after its
-// first Load of a given size; it is not safe for concurrent use.
+// thirty-two. AddGrad computes the kernel gradient the same way, as Do
+// does from the im2col matrix. A Conv owns its packed kernel and scratch
+// buffers, so it does not allocate after its first calls of a given shape;
+// it is not safe for concurrent use.
 type Conv struct {
 	w           []float32 // the kernel, per block of cw channels: patch rows of cw weights
 	k           []float32 // the kernel as loaded (cout rows of patch), for the plain Go path

@@ -127,3 +127,22 @@ func TestConvGradMatchesDo(t *testing.T) {
 		}
 	}
 }
+
+// AddTo gives the bits of the plain loop, at every length around the
+// vector width, leaving dst past len(src) untouched.
+func TestAddToMatchesLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 5))
+	for n := range 40 {
+		src, dst := randSlice(rng, n), randSlice(rng, n+3)
+		want := append([]float32(nil), dst...)
+		for i, v := range src {
+			want[i] += v
+		}
+		AddTo(dst, src)
+		for i := range want {
+			if math.Float32bits(dst[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n = %d: dst[%d] = %g, the loop gives %g", n, i, dst[i], want[i])
+			}
+		}
+	}
+}

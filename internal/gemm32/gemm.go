@@ -6,7 +6,9 @@
 // written in Go assembly with AVX2/FMA on amd64 CPUs that have them and in
 // plain Go elsewhere; where the CPU has AVX-512, a 6×32 kernel computes two
 // adjacent 6×16 tiles at once. A Gemm value owns its packing buffers, so it
-// does not allocate after its first call.
+// does not allocate after its first call. Conv computes small convolutions
+// (forward rows and kernel gradients) straight from the input images,
+// bit-identical to Do on their im2col matrices.
 //
 // Every kernel sums each output over its depth block in the same order
 // (one fused multiply-add per term, from zero) and then adds the sum to C or
