@@ -217,3 +217,60 @@ func TestConvDirectMatchesIm2col(t *testing.T) {
 		}
 	}
 }
+
+// unpool32 gives, bit for bit, what the definition gives (each pooled
+// gradient to its maximum where out + bias > 0, its bias gradient summed
+// in order of o), for channels-last maps (run 1) and planar ones, with
+// NaN gradients where the ReLU was inactive (they must not leak).
+func TestUnpool32MatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 6))
+	for trial := range 200 {
+		C, pixels, run := 1+rng.IntN(40), 1+rng.IntN(30), 1
+		if trial%2 == 1 {
+			run = pixels
+		}
+		n := C * pixels * 3 // the pooled entries' maxima come from a map 3 times larger
+		out, b := make([]float32, n), make([]float32, C)
+		for i := range out {
+			out[i] = float32(rng.NormFloat64())
+		}
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		dp, arg := make([]float32, C*pixels), make([]int32, C*pixels)
+		for o, a := range rng.Perm(n)[:len(dp)] {
+			arg[o], dp[o] = int32(a), float32(rng.NormFloat64())
+			if rng.IntN(5) == 0 {
+				dp[o] = float32(math.NaN())
+			}
+		}
+		want, got := make([]float32, n), make([]float32, n)
+		wantB, gotB := make([]float32, C), make([]float32, C)
+		for i := range wantB {
+			wantB[i] = float32(rng.NormFloat64())
+			gotB[i] = wantB[i]
+		}
+		for o, v := range dp {
+			c, a := o/run%C, arg[o]
+			if !(out[a]+b[c] > 0) {
+				v = 0
+			}
+			want[a] += v
+			wantB[c] += v
+		}
+		for i := range got {
+			got[i] = 7 // overwritten
+		}
+		unpool32(dp, arg, out, b, got, gotB, run)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("run %d, %d channels: dout[%d] = %g, want %g", run, C, i, got[i], want[i])
+			}
+		}
+		for i := range wantB {
+			if math.Float32bits(gotB[i]) != math.Float32bits(wantB[i]) {
+				t.Fatalf("run %d, %d channels: gb[%d] = %g, want %g", run, C, i, gotB[i], wantB[i])
+			}
+		}
+	}
+}
