@@ -14,7 +14,22 @@ import (
 // from the kept im2col matrix (kgrad-product) and from the padded images
 // (kgrad-direct), in the groups of samples of the backward pass. Layers: LeNet-5's 1→6 and 6→16
 // 5×5 convolutions and the 3-channel first layer of the 4-layer CNN.
-func BenchmarkConv32ForwardParts(b *testing.B) {
+func BenchmarkConv32ForwardParts(b *testing.B) { benchConvParts(b) }
+
+// BenchmarkConv32ForwardPartsGo is BenchmarkConv32ForwardParts with the
+// plain Go kernels forced (gemm32.SetKernels("go")): the direct
+// convolution's Go code against im2col and the plain Go GEMM.
+func BenchmarkConv32ForwardPartsGo(b *testing.B) {
+	prev, err := gemm32.SetKernels("go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer gemm32.SetKernels(prev)
+	benchConvParts(b)
+}
+
+// benchConvParts runs the parts of BenchmarkConv32ForwardParts.
+func benchConvParts(b *testing.B) {
 	layers := []struct {
 		name string
 		g    convGeom

@@ -98,7 +98,7 @@ var convMask = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
 // src[x·xs + i·line + t] · w[o·patch + i·kc + t], for x < n, o < cout,
 // summed as described at Conv. It writes nothing else in out.
 func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ldo int) {
-	if c.ks == nil || kh*kc != c.patch || n < ConvWidth(c.cout) || xs < 0 || line < 0 || ldo < c.cout ||
+	if c.ks == nil || kh < 1 || kh*kc != c.patch || n < ConvWidth(c.cout) || xs < 0 || line < 0 || ldo < c.cout ||
 		len(src) < (n-1)*xs+(kh-1)*line+kc || len(out) < (n-1)*ldo+c.cout {
 		panic(fmt.Sprintf("gemm32: a convolution row of %d pixels, %d×%d patch (kernel %d×%d), strides %d, %d, %d, in %d and %d floats",
 			n, kh, kc, c.cout, c.patch, xs, line, ldo, len(src), len(out)))
@@ -191,7 +191,8 @@ const ConvSlack = 12
 func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, src []float32, line int, px ConvPixels) {
 	K, patch := px.N*px.H*px.W, kh*rl
 	last := (px.N-1)*px.SS + (px.H-1)*px.YS + (px.W-1)*px.XS + (kh-1)*line + rl
-	if cout < 1 || kh < 1 || rl < 1 || patch > ConvDepth || K < 1 || ldg < cout || len(gw) < cout*patch ||
+	if cout < 1 || kh < 1 || rl < 1 || patch > ConvDepth || px.N < 1 || px.H < 1 || px.W < 1 || px.SS < 0 || px.YS < 0 || px.XS < 0 ||
+		line < 0 || ldg < cout || len(gw) < cout*patch ||
 		len(dg) < (K-1)*ldg+cout || len(src) < last+ConvSlack {
 		panic(fmt.Sprintf("gemm32: a kernel gradient of %d channels, %d×%d patch, pixels %+v, row stride %d, in %d, %d and %d floats",
 			cout, kh, rl, px, line, len(gw), len(dg), len(src)))

@@ -55,8 +55,9 @@ func TestConvMatchesDo(t *testing.T) {
 	}
 }
 
-// Row refuses a row narrower than ConvWidth and operands that do not hold
-// it, with a message naming the shape.
+// Row refuses a row narrower than ConvWidth, a patch of another shape and
+// operands that do not hold the row, with a message naming the shape; and
+// AddGrad refuses pixels outside its input or with negative strides.
 func TestConvRowPanics(t *testing.T) {
 	var c Conv
 	c.Load(make([]float32, 6*25), 6, 25)
@@ -65,6 +66,7 @@ func TestConvRowPanics(t *testing.T) {
 		func() { c.Row(28, 5, 5, make([]float32, 100), 1, 32, make([]float32, 1000), 6) },
 		func() { c.Row(28, 5, 5, make([]float32, 1000), 1, 32, make([]float32, 100), 6) },
 		func() { c.Row(28, 4, 5, make([]float32, 1000), 1, 32, make([]float32, 1000), 6) },
+		func() { c.Row(28, -5, -5, make([]float32, 1000), 1, 32, make([]float32, 1000), 6) },
 	} {
 		func() {
 			defer func() {
@@ -73,6 +75,16 @@ func TestConvRowPanics(t *testing.T) {
 				}
 			}()
 			f()
+		}()
+	}
+	for _, px := range []ConvPixels{{N: 2, H: 3, W: 28, SS: 1024, YS: 32, XS: 1}, {N: 1, H: 3, W: 28, SS: 0, YS: -32, XS: 1}, {N: 0, H: 3, W: 28, SS: 1024, YS: 32, XS: 1}} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.HasPrefix(r.(string), "gemm32: a kernel gradient of") {
+					t.Errorf("pixels %+v: panic %v", px, r)
+				}
+			}()
+			c.AddGrad(make([]float32, 6*25), 6, 5, 5, make([]float32, 2*3*28*6), 6, make([]float32, 1030), 32, px)
 		}()
 	}
 }
