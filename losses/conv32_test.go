@@ -6,7 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/gemm32"
+	"github.com/fedlab/fedlab/regularizers"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // im2col32Ref is im2col32 without a padded copy, the reference: it tests
@@ -271,6 +274,65 @@ func TestUnpool32MatchesDefinition(t *testing.T) {
 			if math.Float32bits(gotB[i]) != math.Float32bits(wantB[i]) {
 				t.Fatalf("run %d, %d channels: gb[%d] = %g, want %g", run, C, i, gotB[i], wantB[i])
 			}
+		}
+	}
+}
+
+// A small federated run of a float32 LeNet-like CNN (both convolutions
+// direct) gives the same records (training and test loss and accuracy at
+// every round) and the same final model, bit for bit, with the direct
+// convolution on and off, under each assembly kernel set.
+func TestDirectConvRecordsUnchanged(t *testing.T) {
+	defer gemm32.SetKernels(gemm32.Kernels())
+	defer func(off bool) { directConvOff = off }(directConvOff)
+	f := imagesLike(11, 4, 40, 28, 10)
+	net := CNN{InChannels: 1, Channels: []int{6, 16}, Kernel: 5, Padding: []int{2, 0}, Pool: 2, Dense: []int{24}, Float32: true}
+	geo, err := net.geometry(28 * 28)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := []core.Metric{
+		metric{"train_loss", func(e *core.Eval) float64 { return e.TrainLoss() }},
+		metric{"test_loss", func(e *core.Eval) float64 { return e.TestLoss() }},
+		metric{"train_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, false) }},
+		metric{"test_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, true) }},
+	}
+	for _, name := range gemm32.Available() {
+		if name == "go" {
+			continue // the plain Go kernels use im2col everywhere
+		}
+		if _, err := gemm32.SetKernels(name); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range geo {
+			if !directConv(g) {
+				t.Fatalf("%s kernels: layer %+v is not direct: the runs would compare nothing", name, g)
+			}
+		}
+		var res [2]*core.Result
+		for k, off := range []bool{true, false} {
+			directConvOff = off
+			p, err := core.NewProblem(f, net, core.Penalty{Name: "none", Reg: regularizers.None{}, Lambda: sched.Constant(0)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := core.Settings{Rounds: 4, ClientsPerRound: 3, LocalSteps: 3, Batch: 16, EvalEvery: 1, Seed: 5,
+				Workers: 2, Init: "normal", InitScale: 0.1}
+			res[k] = core.Run(p, &localSteps{eta: 0.05}, s, metrics)
+			if res[k].Status != core.Done {
+				t.Fatalf("run %s: %s", res[k].Status, res[k].Err)
+			}
+		}
+		if len(res[0].Records) != 5 || !sameBits(res[0].Model, res[1].Model) {
+			t.Fatalf("%s kernels: %d records; final models equal: %v", name, len(res[0].Records), sameBits(res[0].Model, res[1].Model))
+		}
+		for i, r := range res[0].Records {
+			if !sameBits(r.Values, res[1].Records[i].Values) {
+				t.Fatalf("%s kernels, round %d: records %v through im2col, %v direct", name, r.Round, r.Values, res[1].Records[i].Values)
+			}
+		}
+		if first, last := res[0].Records[0].Values[0], res[0].Records[4].Values[0]; first == last {
+			t.Fatalf("the training loss did not move (%g): the runs compare nothing", first)
 		}
 	}
 }
