@@ -15,24 +15,29 @@ import (
 // im2col (rows = the output pixels of a group of samples, see colGroup) and
 // a GEMM with the kernel per group, its gradients two GEMMs and a col2im per
 // group; the dense layers are GEMMs over the chunk (dense32). A layer with
-// few input channels keeps the chunk's im2col matrix from forward for
-// backward instead of building it twice (keepCol). All buffers
+// few input channels is computed without im2col where the assembly kernels
+// run (directConv): its output and kernel gradient straight from the
+// chunk's padded images (gemm32.Conv), the same bits; elsewhere it keeps
+// the chunk's im2col matrix from forward for backward instead of building
+// it twice (keepCol). All buffers
 // are sized on first use, so later calls do not allocate.
 type cnnEval32 struct {
 	cnnShape
 	gemm gemm32.Gemm
 
-	w32, g32  []float32   // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
-	x         []float32   // a chunk's input images, channels last
-	col, dcol []float32   // im2col matrix of a group of samples (colGroup) and its gradient
-	pad       []float32   // a zero-padded input image of im2col32
-	keep      [][]float32 // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
-	out       [][]float32 // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
-	dout      []float32   // gradient at a convolution's output
-	pooled    [][]float32 // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
-	arg       [][]int32   // index in out of each pooled maximum
-	din       [][]float32 // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
-	head      dense32     // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
+	w32, g32  []float32      // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
+	x         []float32      // a chunk's input images, channels last
+	col, dcol []float32      // im2col matrix of a group of samples (colGroup) and its gradient
+	pad       []float32      // a zero-padded input image of im2col32
+	keep      [][]float32    // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
+	conv      []*gemm32.Conv // per convolutional layer computed directly (directConv), else nil
+	padded    [][]float32    // per layer computed directly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
+	out       [][]float32    // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
+	dout      []float32      // gradient at a convolution's output
+	pooled    [][]float32    // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
+	arg       [][]int32      // index in out of each pooled maximum
+	din       [][]float32    // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
+	head      dense32        // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
 }
 
 // check checks the arguments (cnnShape.check) and sizes the buffers on
@@ -46,7 +51,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.w32, e.g32 = make([]float32, e.dim), make([]float32, e.dim)
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
-	e.keep = make([][]float32, n)
+	e.keep, e.conv, e.padded = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n)
 	maxCol, maxOut, maxPad := 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
@@ -55,7 +60,11 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		if i > 0 {
 			e.din[i] = make([]float32, cnnChunk*g.inSize())
 		}
-		if keepCol(g) {
+		switch {
+		case directConv(g):
+			e.conv[i] = new(gemm32.Conv)
+			e.padded[i] = make([]float32, cnnChunk*padSize(g)+gemm32.ConvSlack)
+		case keepCol(g):
 			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
 		}
 		maxCol = max(maxCol, colGroup(g)*g.patch()*g.ho*g.wo)
@@ -122,6 +131,11 @@ func (e *cnnEval32) layerInput(x []float32, li int) []float32 {
 func (e *cnnEval32) forward(x []float32, m int) {
 	for li, g := range e.geo {
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
+		if c := e.conv[li]; c != nil {
+			convDirect(c, g, of32(e.kernels[li], e.w32), padImages(g, in, m, e.padded[li]), m, e.out[li])
+			maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
+			continue
+		}
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
 			col, out := e.colOf(li, s0, n), e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
@@ -164,19 +178,50 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout, of32(e.biases[li], e.g32), run)
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
+		line := (g.w + 2*g.p) * g.cin
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
-			col, dg := e.colOf(li, s0, n), dout[s0*P*g.cout:(s0+n)*P*g.cout]
-			if e.keep[li] == nil { // else forward left the chunk's im2col matrix in keep
-				im2col32(g, in[s0*g.inSize():], n, col, e.pad)
+			dg := dout[s0*P*g.cout : (s0+n)*P*g.cout]
+			if c := e.conv[li]; c != nil { // the kernel gradient from forward's padded images
+				px := gemm32.ConvPixels{N: n, H: g.ho, W: g.wo, SS: padSize(g), YS: line, XS: g.cin}
+				c.AddGrad(of32(e.kernels[li], e.g32), g.cout, g.k, g.k*g.cin, dg, g.cout, e.padded[li][s0*padSize(g):], line, px)
+			} else {
+				col := e.colOf(li, s0, n)
+				if e.keep[li] == nil { // else forward left the chunk's im2col matrix in keep
+					im2col32(g, in[s0*g.inSize():], n, col, e.pad)
+				}
+				e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
 			}
-			e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
 			if li == 0 {
 				continue
 			}
 			dcol := e.dcol[:n*P*patch]
 			e.gemm.Do(false, false, n*P, patch, g.cout, 1, dg, g.cout, of32(e.kernels[li], e.w32), patch, 0, dcol, patch)
 			col2im32(g, dcol, n, e.din[li][s0*g.inSize():])
+		}
+	}
+}
+
+// padImages copies the m images in (geometry g, channels last) into
+// padded, each with its border of g.p zeros (padSize(g) floats), and
+// returns padded, which holds gemm32.ConvSlack floats more.
+func padImages(g convGeom, in []float32, m int, padded []float32) []float32 {
+	for s := range m {
+		padImage(g, in[s*g.inSize():(s+1)*g.inSize()], padded[s*padSize(g):])
+	}
+	return padded
+}
+
+// convDirect computes the convolution output out of the m zero-padded
+// images padded (padImages) with kernel w, row by row, bit-identical to
+// im2col32 and the product of forward (gemm32.Conv).
+func convDirect(c *gemm32.Conv, g convGeom, w, padded []float32, m int, out []float32) {
+	c.Load(w, g.cout, g.patch())
+	line, size := (g.w+2*g.p)*g.cin, padSize(g)
+	for s := range m {
+		img := padded[s*size : (s+1)*size]
+		for y := range g.ho {
+			c.Row(g.wo, g.k, g.k*g.cin, img[y*line:], g.cin, line, out[(s*g.ho+y)*g.wo*g.cout:], g.cout)
 		}
 	}
 }
@@ -200,6 +245,29 @@ func (e *cnnEval32) colOf(li, s0, n int) []float32 {
 // rebuilding the matrix in the L2 cache beats keeping a chunk's (it grows
 // with the channels).
 const keepColChannels = 8
+
+// directConvOff makes every layer use im2col and the GEMM in its forward
+// pass (tests compare the two ways).
+var directConvOff = false
+
+// directConv reports whether layer g's forward pass and kernel gradient
+// read its input images directly (gemm32.Conv) instead of through im2col:
+// with the assembly kernels (gemm32.Class "fma"; the plain Go Conv is
+// slower than im2col and the plain Go GEMM), for a layer of directShape.
+// The choice depends on the shape and the CPU's kernels only, and either
+// way gives the same bits.
+func directConv(g convGeom) bool {
+	return !directConvOff && gemm32.Class() == "fma" && directShape(g)
+}
+
+// directShape reports whether layer g suits gemm32.Conv: few input
+// channels (keepColChannels), where im2col's copies of short runs cost
+// about as much as the products, a patch that fits one depth block and
+// output rows at least one kernel call wide. Its kernel gradient is
+// computed in the same groups of samples (colGroup) as the GEMM's.
+func directShape(g convGeom) bool {
+	return g.cin <= keepColChannels && g.patch() <= gemm32.ConvDepth && g.wo >= gemm32.ConvWidth(g.cout)
+}
 
 // keepCol reports whether layer g keeps its im2col matrix (keepColChannels).
 func keepCol(g convGeom) bool { return g.cin <= keepColChannels }

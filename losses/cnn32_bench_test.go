@@ -86,6 +86,14 @@ func BenchmarkCNNStepFloat32Kernels(b *testing.B) {
 	}
 }
 
+// BenchmarkCNNStepFloat32Im2col is BenchmarkCNNStepFloat32 with every
+// convolution through im2col and the GEMM (the direct small-channel
+// convolution off): the same results, for comparing the two ways.
+func BenchmarkCNNStepFloat32Im2col(b *testing.B) {
+	defer losses.SetDirectConvOff(losses.SetDirectConvOff(true))
+	benchCNNSteps(b)
+}
+
 // benchCNNSteps runs the steps of cnnStepShapes as sub-benchmarks.
 func benchCNNSteps(b *testing.B) {
 	for _, s := range cnnStepShapes {

@@ -3,6 +3,7 @@ package losses_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -298,6 +299,62 @@ func TestCNN32KernelsBitIdentical(t *testing.T) {
 			for i := range g {
 				if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
 					t.Fatalf("%s: gradient[%d] = %v with %s kernels, %v with %s", c.name, i, g[i], name, g0[i], sets[0])
+				}
+			}
+		}
+	}
+}
+
+// The float32 CNN's loss and gradient are the same bits whether its
+// small-channel layers read their images directly or through im2col, with
+// each assembly kernel set forced in turn (the plain Go kernels use im2col
+// on every layer): for
+// LeNet-5 (both convolutions direct), the 4-layer CNN with 64 filters on
+// three-channel images (the first), and a CNN on 2×15×21 images whose
+// layers have odd widths and padding 0 and 1.
+func TestCNN32DirectConvBitIdentical(t *testing.T) {
+	defer gemm32.SetKernels(gemm32.Kernels())
+	defer losses.SetDirectConvOff(losses.SetDirectConvOff(false))
+	rng := rand.New(rand.NewPCG(52, 53))
+	odd := losses.CNN{InChannels: 2, Height: 15, Width: 21, Channels: []int{5, 12}, Kernel: 3, Padding: []int{0, 1}, Pool: 2, Dense: []int{7}}
+	for _, c := range []struct {
+		name      string
+		net       losses.CNN
+		features  int
+		classes   int
+		batchSize int
+		direct    []bool
+	}{
+		{"lenet5", lenet5, 784, 62, 16, []bool{true, true}},
+		{"cnn4-64-c3", cnn4(64, 3), 3 * 32 * 32, 10, 40, []bool{true, false, false, false}},
+		{"odd", odd, 2 * 15 * 21, 4, 35, []bool{true, true}},
+	} {
+		d := randData(rng, 50, c.features, func(int) float64 { return float64(rng.IntN(c.classes)) })
+		lay := layout(t, f32(c.net), fed(d, c.classes))
+		w := randVec(rng, lay.Dim(), 0.1)
+		idx := batch(rng, c.batchSize, d.N)
+		for _, name := range gemm32.Available() {
+			if _, err := gemm32.SetKernels(name); err != nil {
+				t.Fatal(err)
+			}
+			losses.SetDirectConvOff(true)
+			v0, g0 := evalGrad(f32(c.net).NewEvaluator(lay), w, d, idx)
+			losses.SetDirectConvOff(false)
+			ev := f32(c.net).NewEvaluator(lay)
+			v, g := evalGrad(ev, w, d, idx)
+			want := c.direct
+			if name == "go" {
+				want = make([]bool, len(c.direct))
+			}
+			if got := losses.DirectConvLayers(ev); !slices.Equal(got, want) {
+				t.Fatalf("%s, %s kernels: direct layers %v, want %v", c.name, name, got, want)
+			}
+			if math.Float64bits(v) != math.Float64bits(v0) {
+				t.Errorf("%s, %s kernels: loss %v direct, %v through im2col", c.name, name, v, v0)
+			}
+			for i := range g {
+				if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
+					t.Fatalf("%s, %s kernels: gradient[%d] = %v direct, %v through im2col", c.name, name, i, g[i], g0[i])
 				}
 			}
 		}

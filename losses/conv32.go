@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/fedlab/fedlab/internal/argmax32"
+	"github.com/fedlab/fedlab/internal/gemm32"
 )
 
 // Float32 convolution helpers of cnnEval32. Inside the float32 path an image
@@ -138,10 +139,7 @@ func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 						continue
 					}
 					src := row[i*kc+j0*g.cin : i*kc+j1*g.cin]
-					dst := img[iy*line+(x0+j0)*g.cin:][:len(src)]
-					for t, v := range src {
-						dst[t] += v
-					}
+					gemm32.AddTo(img[iy*line+(x0+j0)*g.cin:], src)
 				}
 			}
 		}
@@ -284,10 +282,27 @@ func poolPixelStrided(v []float32, a int, best []float32, arg []int32, stride in
 // len(b): run is 1 for channels-last pooled maps, Hp·Wp for planar ones.
 func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32, run int) {
 	clear(dout)
+	if run == 1 { // channels last: pixel by pixel, channel c at dp[o] for o mod len(b) = c
+		C := len(b)
+		b, gb = b[:C], gb[:C]
+		for p := 0; p+C <= len(dp); p += C {
+			for c, v := range dp[p : p+C] {
+				a := arg[p+c]
+				var keep uint32 // all ones where the ReLU was active: a select, not a branch
+				if out[a]+b[c] > 0 {
+					keep = math.MaxUint32
+				}
+				v = math.Float32frombits(math.Float32bits(v) & keep)
+				dout[a] += v
+				gb[c] += v
+			}
+		}
+		return
+	}
 	c, left := 0, run // channel of dp[o], entries left in its run
 	for o, v := range dp {
 		a := arg[o]
-		var keep uint32 // all ones where the ReLU was active: a select, not a branch
+		var keep uint32 // all ones where the ReLU was active
 		if out[a]+b[c] > 0 {
 			keep = math.MaxUint32
 		}

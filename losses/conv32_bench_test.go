@@ -2,15 +2,34 @@ package losses
 
 import (
 	"testing"
+	"time"
 
 	"github.com/fedlab/fedlab/internal/gemm32"
 )
 
 // BenchmarkConv32ForwardParts times the two parts of a small-channel
 // convolution's forward pass for a batch of 16, each alone: im2col32 and
-// the product reading its matrix in place. Layers: LeNet-5's 1→6 and 6→16
+// the product reading its matrix in place; the direct convolution that
+// replaces both (convDirect, padding included); and the kernel gradient
+// from the kept im2col matrix (kgrad-product) and from the padded images
+// (kgrad-direct), in the groups of samples of the backward pass. Layers: LeNet-5's 1→6 and 6→16
 // 5×5 convolutions and the 3-channel first layer of the 4-layer CNN.
-func BenchmarkConv32ForwardParts(b *testing.B) {
+func BenchmarkConv32ForwardParts(b *testing.B) { benchConvParts(b) }
+
+// BenchmarkConv32ForwardPartsGo is BenchmarkConv32ForwardParts with the
+// plain Go kernels forced (gemm32.SetKernels("go")): the direct
+// convolution's Go code against im2col and the plain Go GEMM.
+func BenchmarkConv32ForwardPartsGo(b *testing.B) {
+	prev, err := gemm32.SetKernels("go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer gemm32.SetKernels(prev)
+	benchConvParts(b)
+}
+
+// benchConvParts runs the parts of BenchmarkConv32ForwardParts.
+func benchConvParts(b *testing.B) {
 	layers := []struct {
 		name string
 		g    convGeom
@@ -18,6 +37,9 @@ func BenchmarkConv32ForwardParts(b *testing.B) {
 		{"lenet5-conv1", convGeom{cin: 1, h: 28, w: 28, cout: 6, k: 5, p: 2, ho: 28, wo: 28}},
 		{"lenet5-conv2", convGeom{cin: 6, h: 14, w: 14, cout: 16, k: 5, p: 0, ho: 10, wo: 10}},
 		{"cnn4-32-c3-conv1", convGeom{cin: 3, h: 32, w: 32, cout: 32, k: 3, p: 1, ho: 32, wo: 32}},
+		{"cnn4-64-c3-conv1", convGeom{cin: 3, h: 32, w: 32, cout: 64, k: 3, p: 1, ho: 32, wo: 32}},
+		{"cnn4-32-c1-conv1", convGeom{cin: 1, h: 28, w: 28, cout: 32, k: 3, p: 1, ho: 28, wo: 28}},
+		{"cnn4-64-c1-conv1", convGeom{cin: 1, h: 28, w: 28, cout: 64, k: 3, p: 1, ho: 28, wo: 28}},
 	}
 	const m = 16
 	for _, l := range layers {
@@ -32,14 +54,56 @@ func BenchmarkConv32ForwardParts(b *testing.B) {
 		var gm gemm32.Gemm
 		im2col32(g, in, m, col, pad)
 		b.Run(l.name+"/im2col", func(b *testing.B) {
+			cpu0 := cpuTime()
 			for b.Loop() {
 				im2col32(g, in, m, col, pad)
 			}
+			reportCPU(b, cpu0)
 		})
 		b.Run(l.name+"/product", func(b *testing.B) {
+			cpu0 := cpuTime()
 			for b.Loop() {
 				gm.Do(false, true, rows, g.cout, patch, 1, col, patch, w, patch, 0, out, g.cout)
 			}
+			reportCPU(b, cpu0)
 		})
+		c, padded := new(gemm32.Conv), make([]float32, m*padSize(g)+gemm32.ConvSlack)
+		b.Run(l.name+"/direct", func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				convDirect(c, g, w, padImages(g, in, m, padded), m, out)
+			}
+			reportCPU(b, cpu0)
+		})
+		P, line, gw := g.ho*g.wo, (g.w+2*g.p)*g.cin, make([]float32, g.cout*patch)
+		b.Run(l.name+"/kgrad-product", func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				for s0 := 0; s0 < m; s0 += colGroup(g) {
+					n := min(colGroup(g), m-s0)
+					gm.Do(true, false, g.cout, patch, n*P, 1, out[s0*P*g.cout:], g.cout, col[s0*P*patch:], patch, 1, gw, patch)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+		b.Run(l.name+"/kgrad-direct", func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				for s0 := 0; s0 < m; s0 += colGroup(g) {
+					n := min(colGroup(g), m-s0)
+					px := gemm32.ConvPixels{N: n, H: g.ho, W: g.wo, SS: padSize(g), YS: line, XS: g.cin}
+					c.AddGrad(gw, g.cout, g.k, g.k*g.cin, out[s0*P*g.cout:], g.cout, padded[s0*padSize(g):], line, px)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+	}
+}
+
+// reportCPU reports the process CPU time per operation since cpu0 (µs),
+// which other jobs on the shared machine disturb less than wall time.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 	}
 }

@@ -5,6 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/gemm32"
+	"github.com/fedlab/fedlab/regularizers"
+	"github.com/fedlab/fedlab/schedules/sched"
 )
 
 // im2col32Ref is im2col32 without a padded copy, the reference: it tests
@@ -148,6 +153,186 @@ func TestMaxPool2MatchesReference(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The direct convolution (convDirect) writes exactly the forward output of
+// im2col32 and the GEMM, bit for bit, with each GEMM kernel set forced in
+// turn (the plain Go one included), on random geometries with padding and
+// output rows that are not a multiple of the kernels' width, and on the
+// issue's layers (LeNet-5's 1→6 and 6→16 5×5, an RGB 3→32 and 3→64 3×3).
+func TestConvDirectMatchesIm2col(t *testing.T) {
+	defer gemm32.SetKernels(gemm32.Kernels())
+	rng := rand.New(rand.NewPCG(40, 3))
+	fixed := []convGeom{
+		{cin: 1, h: 28, w: 28, cout: 6, k: 5, p: 2},
+		{cin: 6, h: 14, w: 14, cout: 16, k: 5, p: 0},
+		{cin: 3, h: 32, w: 32, cout: 32, k: 3, p: 1},
+		{cin: 3, h: 32, w: 32, cout: 64, k: 3, p: 1},
+	}
+	for _, name := range gemm32.Available() {
+		if _, err := gemm32.SetKernels(name); err != nil {
+			t.Fatal(err)
+		}
+		tested := 0
+		for trial := 0; tested < 150; trial++ {
+			var g convGeom
+			if trial < len(fixed) {
+				g = fixed[trial]
+			} else {
+				g = randGeom(rng)
+				g.w = 1 + rng.IntN(40)
+				for g.w+2*g.p < g.k {
+					g.w++
+				}
+			}
+			g.ho, g.wo = g.h+2*g.p-g.k+1, g.w+2*g.p-g.k+1
+			if !directShape(g) {
+				continue
+			}
+			tested++
+			m := 1 + rng.IntN(3)
+			in := make([]float32, m*g.inSize())
+			for i := range in {
+				in[i] = float32(rng.NormFloat64())
+			}
+			w := make([]float32, g.cout*g.patch())
+			for i := range w {
+				w[i] = float32(rng.NormFloat64())
+			}
+			rows := m * g.ho * g.wo
+			col := make([]float32, rows*g.patch())
+			want, got := make([]float32, rows*g.cout), make([]float32, rows*g.cout)
+			var gm gemm32.Gemm
+			im2col32(g, in, m, col, make([]float32, padSize(g)))
+			gm.Do(false, true, rows, g.cout, g.patch(), 1, col, g.patch(), w, g.patch(), 0, want, g.cout)
+			padded := make([]float32, m*padSize(g)+gemm32.ConvSlack)
+			for i := range padded {
+				padded[i] = 99 // stale values from an earlier image must not leak
+			}
+			convDirect(new(gemm32.Conv), g, w, padImages(g, in, m, padded), m, got)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s kernels, %+v, %d images: out[%d] = %g directly, %g through im2col", name, g, m, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// unpool32 gives, bit for bit, what the definition gives (each pooled
+// gradient to its maximum where out + bias > 0, its bias gradient summed
+// in order of o), for channels-last maps (run 1) and planar ones, with
+// NaN gradients where the ReLU was inactive (they must not leak).
+func TestUnpool32MatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 6))
+	for trial := range 200 {
+		C, pixels, run := 1+rng.IntN(40), 1+rng.IntN(30), 1
+		if trial%2 == 1 {
+			run = pixels
+		}
+		n := C * pixels * 3 // the pooled entries' maxima come from a map 3 times larger
+		out, b := make([]float32, n), make([]float32, C)
+		for i := range out {
+			out[i] = float32(rng.NormFloat64())
+		}
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		dp, arg := make([]float32, C*pixels), make([]int32, C*pixels)
+		for o, a := range rng.Perm(n)[:len(dp)] {
+			arg[o], dp[o] = int32(a), float32(rng.NormFloat64())
+			if rng.IntN(5) == 0 {
+				dp[o] = float32(math.NaN())
+			}
+		}
+		want, got := make([]float32, n), make([]float32, n)
+		wantB, gotB := make([]float32, C), make([]float32, C)
+		for i := range wantB {
+			wantB[i] = float32(rng.NormFloat64())
+			gotB[i] = wantB[i]
+		}
+		for o, v := range dp {
+			c, a := o/run%C, arg[o]
+			if !(out[a]+b[c] > 0) {
+				v = 0
+			}
+			want[a] += v
+			wantB[c] += v
+		}
+		for i := range got {
+			got[i] = 7 // overwritten
+		}
+		unpool32(dp, arg, out, b, got, gotB, run)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("run %d, %d channels: dout[%d] = %g, want %g", run, C, i, got[i], want[i])
+			}
+		}
+		for i := range wantB {
+			if math.Float32bits(gotB[i]) != math.Float32bits(wantB[i]) {
+				t.Fatalf("run %d, %d channels: gb[%d] = %g, want %g", run, C, i, gotB[i], wantB[i])
+			}
+		}
+	}
+}
+
+// A small federated run of a float32 LeNet-like CNN (both convolutions
+// direct) gives the same records (training and test loss and accuracy at
+// every round) and the same final model, bit for bit, with the direct
+// convolution on and off, under each assembly kernel set.
+func TestDirectConvRecordsUnchanged(t *testing.T) {
+	defer gemm32.SetKernels(gemm32.Kernels())
+	defer func(off bool) { directConvOff = off }(directConvOff)
+	f := imagesLike(11, 4, 40, 28, 10)
+	net := CNN{InChannels: 1, Channels: []int{6, 16}, Kernel: 5, Padding: []int{2, 0}, Pool: 2, Dense: []int{24}, Float32: true}
+	geo, err := net.geometry(28 * 28)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := []core.Metric{
+		metric{"train_loss", func(e *core.Eval) float64 { return e.TrainLoss() }},
+		metric{"test_loss", func(e *core.Eval) float64 { return e.TestLoss() }},
+		metric{"train_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, false) }},
+		metric{"test_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, true) }},
+	}
+	for _, name := range gemm32.Available() {
+		if name == "go" {
+			continue // the plain Go kernels use im2col everywhere
+		}
+		if _, err := gemm32.SetKernels(name); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range geo {
+			if !directConv(g) {
+				t.Fatalf("%s kernels: layer %+v is not direct: the runs would compare nothing", name, g)
+			}
+		}
+		var res [2]*core.Result
+		for k, off := range []bool{true, false} {
+			directConvOff = off
+			p, err := core.NewProblem(f, net, core.Penalty{Name: "none", Reg: regularizers.None{}, Lambda: sched.Constant(0)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := core.Settings{Rounds: 4, ClientsPerRound: 3, LocalSteps: 3, Batch: 16, EvalEvery: 1, Seed: 5,
+				Workers: 2, Init: "normal", InitScale: 0.1}
+			res[k] = core.Run(p, &localSteps{eta: 0.05}, s, metrics)
+			if res[k].Status != core.Done {
+				t.Fatalf("run %s: %s", res[k].Status, res[k].Err)
+			}
+		}
+		if len(res[0].Records) != 5 || !sameBits(res[0].Model, res[1].Model) {
+			t.Fatalf("%s kernels: %d records; final models equal: %v", name, len(res[0].Records), sameBits(res[0].Model, res[1].Model))
+		}
+		for i, r := range res[0].Records {
+			if !sameBits(r.Values, res[1].Records[i].Values) {
+				t.Fatalf("%s kernels, round %d: records %v through im2col, %v direct", name, r.Round, r.Values, res[1].Records[i].Values)
+			}
+		}
+		if first, last := res[0].Records[0].Values[0], res[0].Records[4].Values[0]; first == last {
+			t.Fatalf("the training loss did not move (%g): the runs compare nothing", first)
 		}
 	}
 }

@@ -35,7 +35,7 @@ SHAPES = {
 
 
 def fedlab_sample(binary, seconds, cpu):
-    cmd = [binary, "-test.run", "xxx", "-test.bench", "CNNStepFloat32", "-test.cpu", "1",
+    cmd = [binary, "-test.run", "xxx", "-test.bench", "CNNStepFloat32$", "-test.cpu", "1",
            "-test.benchtime", f"{seconds}s"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd="losses").stdout
     for line in out.splitlines():

@@ -6,12 +6,13 @@ import "golang.org/x/sys/cpu"
 // AVX-512F (with the AVX2/FMA kernels for single 16-column panels), AVX2/FMA,
 // plain Go.
 func kernelSets() []kernelSet {
-	avx2 := kernelSet{name: "avx2", packed: kernelAVX2, direct: kernelDirectAVX2}
+	avx2 := kernelSet{name: "avx2", packed: kernelAVX2, direct: kernelDirectAVX2, conv8: convRow12x8AVX2, conv16: convRow6x16AVX2, grad8: convGrad12x8AVX2, grad16: convGrad6x16AVX2}
 	var sets []kernelSet
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		if cpu.X86.HasAVX512F {
 			wide := avx2
 			wide.name, wide.wide, wide.wideDirect = "avx512", kernelWideAVX512, kernelWideDirectAVX512
+			wide.convZ16, wide.convZ32, wide.gradZ16 = convRow8x16AVX512, convRow6x32AVX512, convGrad12x16AVX512
 			sets = append(sets, wide)
 		}
 		sets = append(sets, avx2)
@@ -41,3 +42,47 @@ func kernelWideAVX512(k int, a, b *float32, ldb, boff int, c *float32, ldc int, 
 //
 //go:noescape
 func kernelWideDirectAVX512(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+
+// convRow12x8AVX2 computes twelve output pixels of at most eight channels
+// of a direct convolution (Conv.Row) with AVX2/FMA (conv_amd64.s).
+//
+//go:noescape
+func convRow12x8AVX2(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask *int32, spill bool)
+
+// convRow6x16AVX2 computes six output pixels of at most sixteen channels
+// of a direct convolution (Conv.Row) with AVX2/FMA (conv_amd64.s).
+//
+//go:noescape
+func convRow6x16AVX2(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 *int32, full bool)
+
+// convRow8x16AVX512 computes eight output pixels of at most sixteen
+// channels of a direct convolution (Conv.Row) with AVX-512F
+// (conv_amd64.s).
+//
+//go:noescape
+func convRow8x16AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+
+// convRow6x32AVX512 computes six output pixels of at most thirty-two
+// channels of a direct convolution (Conv.Row) with AVX-512F
+// (conv_amd64.s).
+//
+//go:noescape
+func convRow6x32AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
+
+// convGrad12x8AVX2 adds n pixels' terms to a 12×8 tile of a kernel
+// gradient (Conv.AddGrad) with AVX2/FMA (conv_amd64.s).
+//
+//go:noescape
+func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+
+// convGrad6x16AVX2 adds n pixels' terms to a 6×16 tile of a kernel
+// gradient (Conv.AddGrad) with AVX2/FMA (conv_amd64.s).
+//
+//go:noescape
+func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+
+// convGrad12x16AVX512 adds n pixels' terms to a 12×16 tile of a kernel
+// gradient (Conv.AddGrad) with AVX-512F (conv_amd64.s).
+//
+//go:noescape
+func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)

@@ -1,0 +1,638 @@
+#include "textflag.h"
+
+// func convRow12x8AVX2(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask *int32, spill bool)
+// Twelve output pixels of a direct convolution, eight output channels:
+// pixel r's input patch starts at src + r·xs floats and has kh kernel rows
+// of kc floats, line floats apart; w holds, for each of the kh·kc patch
+// positions in order, the eight channels' weights. Y4..Y15 accumulate the
+// twelve pixels (one register each) by one FMA per patch position from
+// zero, the order in which the GEMM kernels sum a row of the im2col matrix;
+// each pixel's channels are stored at dst + r·ldd floats under mask (eight
+// int32s, all ones for the channels to store). With spill, pixels 0–10
+// are stored whole, their last lanes landing in the next pixels' places
+// before those are stored (for ldd = the channels, at least 4: nothing
+// past pixel 11's channels is written).
+TEXT ·convRow12x8AVX2(SB), NOSPLIT, $0-73
+	MOVQ kh+0(FP), CX
+	MOVQ src+16(FP), BX
+	MOVQ xs+24(FP), R9
+	SHLQ $2, R9
+	MOVQ line+32(FP), R11
+	SHLQ $2, R11
+	MOVQ w+40(FP), DI
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+rows:
+	MOVQ kc+8(FP), R13
+	MOVQ BX, SI
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10
+	LEAQ (R10)(R9*2), R12
+	ADDQ R9, R12
+	LEAQ (R12)(R9*2), AX
+	ADDQ R9, AX
+cols:
+	VMOVUPS (DI), Y0
+	VBROADCASTSS (SI), Y1
+	VFMADD231PS Y0, Y1, Y4
+	VBROADCASTSS (SI)(R9*1), Y2
+	VFMADD231PS Y0, Y2, Y5
+	VBROADCASTSS (SI)(R9*2), Y3
+	VFMADD231PS Y0, Y3, Y6
+	VBROADCASTSS (R10), Y1
+	VFMADD231PS Y0, Y1, Y7
+	VBROADCASTSS (R10)(R9*1), Y2
+	VFMADD231PS Y0, Y2, Y8
+	VBROADCASTSS (R10)(R9*2), Y3
+	VFMADD231PS Y0, Y3, Y9
+	VBROADCASTSS (R12), Y1
+	VFMADD231PS Y0, Y1, Y10
+	VBROADCASTSS (R12)(R9*1), Y2
+	VFMADD231PS Y0, Y2, Y11
+	VBROADCASTSS (R12)(R9*2), Y3
+	VFMADD231PS Y0, Y3, Y12
+	VBROADCASTSS (AX), Y1
+	VFMADD231PS Y0, Y1, Y13
+	VBROADCASTSS (AX)(R9*1), Y2
+	VFMADD231PS Y0, Y2, Y14
+	VBROADCASTSS (AX)(R9*2), Y3
+	VFMADD231PS Y0, Y3, Y15
+	ADDQ $4, SI
+	ADDQ $4, R10
+	ADDQ $4, R12
+	ADDQ $4, AX
+	ADDQ $32, DI
+	DECQ R13
+	JNZ cols
+	ADDQ R11, BX
+	DECQ CX
+	JNZ rows
+	MOVQ dst+48(FP), DX
+	MOVQ ldd+56(FP), R8
+	SHLQ $2, R8
+	MOVQ mask+64(FP), AX
+	VMOVUPS (AX), Y0
+	MOVBQZX spill+72(FP), BX
+	TESTQ BX, BX
+	JZ masked
+	VMOVUPS Y4, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y5, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y7, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y8, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y9, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y10, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y11, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y12, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y13, (DX)
+	ADDQ R8, DX
+	VMOVUPS Y14, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y15, Y0, (DX)
+	VZEROUPPER
+	RET
+
+masked:
+	VMASKMOVPS Y4, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y5, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y6, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y7, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y8, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y9, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y10, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y11, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y12, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y13, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y14, Y0, (DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y15, Y0, (DX)
+	VZEROUPPER
+	RET
+
+// func convRow6x16AVX2(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 *int32, full bool)
+// As convRow12x8AVX2 for six output pixels and sixteen output channels:
+// w holds sixteen weights per patch position, Y4..Y15 accumulate (pixel r
+// in Y(4+2r), Y(5+2r)), channels 0–7 are stored under mask0, 8–15 under
+// mask1, or all sixteen without masks if full.
+TEXT ·convRow6x16AVX2(SB), NOSPLIT, $0-81
+	MOVQ kh+0(FP), CX
+	MOVQ src+16(FP), BX
+	MOVQ xs+24(FP), R9
+	SHLQ $2, R9
+	MOVQ line+32(FP), R11
+	SHLQ $2, R11
+	MOVQ w+40(FP), DI
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+rows:
+	MOVQ kc+8(FP), R13
+	MOVQ BX, SI
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10
+cols:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VBROADCASTSS (SI), Y2
+	VFMADD231PS Y0, Y2, Y4
+	VFMADD231PS Y1, Y2, Y5
+	VBROADCASTSS (SI)(R9*1), Y3
+	VFMADD231PS Y0, Y3, Y6
+	VFMADD231PS Y1, Y3, Y7
+	VBROADCASTSS (SI)(R9*2), Y2
+	VFMADD231PS Y0, Y2, Y8
+	VFMADD231PS Y1, Y2, Y9
+	VBROADCASTSS (R10), Y3
+	VFMADD231PS Y0, Y3, Y10
+	VFMADD231PS Y1, Y3, Y11
+	VBROADCASTSS (R10)(R9*1), Y2
+	VFMADD231PS Y0, Y2, Y12
+	VFMADD231PS Y1, Y2, Y13
+	VBROADCASTSS (R10)(R9*2), Y3
+	VFMADD231PS Y0, Y3, Y14
+	VFMADD231PS Y1, Y3, Y15
+	ADDQ $4, SI
+	ADDQ $4, R10
+	ADDQ $64, DI
+	DECQ R13
+	JNZ cols
+	ADDQ R11, BX
+	DECQ CX
+	JNZ rows
+	MOVQ dst+48(FP), DX
+	MOVQ ldd+56(FP), R8
+	SHLQ $2, R8
+	MOVBQZX full+80(FP), BX
+	TESTQ BX, BX
+	JZ masked
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y12, (DX)
+	VMOVUPS Y13, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y14, (DX)
+	VMOVUPS Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+masked:
+	MOVQ mask0+64(FP), AX
+	VMOVUPS (AX), Y0
+	MOVQ mask1+72(FP), AX
+	VMOVUPS (AX), Y1
+	VMASKMOVPS Y4, Y0, (DX)
+	VMASKMOVPS Y5, Y1, 32(DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y6, Y0, (DX)
+	VMASKMOVPS Y7, Y1, 32(DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y8, Y0, (DX)
+	VMASKMOVPS Y9, Y1, 32(DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y10, Y0, (DX)
+	VMASKMOVPS Y11, Y1, 32(DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y12, Y0, (DX)
+	VMASKMOVPS Y13, Y1, 32(DX)
+	ADDQ R8, DX
+	VMASKMOVPS Y14, Y0, (DX)
+	VMASKMOVPS Y15, Y1, 32(DX)
+	VZEROUPPER
+	RET
+
+// func convRow8x16AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+// As convRow12x8AVX2 for eight output pixels and sixteen output channels
+// with AVX-512F: w holds sixteen weights per patch position, Z4..Z11
+// accumulate the pixels, stored under the low sixteen bits of mask.
+TEXT ·convRow8x16AVX512(SB), NOSPLIT, $0-72
+	MOVQ kh+0(FP), CX
+	MOVQ src+16(FP), BX
+	MOVQ xs+24(FP), R9
+	SHLQ $2, R9
+	MOVQ line+32(FP), R11
+	SHLQ $2, R11
+	MOVQ w+40(FP), DI
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+rows:
+	MOVQ kc+8(FP), R13
+	MOVQ BX, SI
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10
+	LEAQ (R10)(R9*2), R12
+	ADDQ R9, R12
+cols:
+	VMOVUPS (DI), Z0
+	VBROADCASTSS (SI), Z1
+	VFMADD231PS Z0, Z1, Z4
+	VBROADCASTSS (SI)(R9*1), Z2
+	VFMADD231PS Z0, Z2, Z5
+	VBROADCASTSS (SI)(R9*2), Z3
+	VFMADD231PS Z0, Z3, Z6
+	VBROADCASTSS (R10), Z1
+	VFMADD231PS Z0, Z1, Z7
+	VBROADCASTSS (R10)(R9*1), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VBROADCASTSS (R10)(R9*2), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VBROADCASTSS (R12), Z1
+	VFMADD231PS Z0, Z1, Z10
+	VBROADCASTSS (R12)(R9*1), Z2
+	VFMADD231PS Z0, Z2, Z11
+	ADDQ $4, SI
+	ADDQ $4, R10
+	ADDQ $4, R12
+	ADDQ $64, DI
+	DECQ R13
+	JNZ cols
+	ADDQ R11, BX
+	DECQ CX
+	JNZ rows
+	MOVQ dst+48(FP), DX
+	MOVQ ldd+56(FP), R8
+	SHLQ $2, R8
+	MOVQ mask+64(FP), AX
+	KMOVW AX, K1
+	VMOVUPS Z4, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z5, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z7, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z9, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z11, K1, (DX)
+	VZEROUPPER
+	RET
+
+// func convRow6x32AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
+// As convRow6x16AVX2 for six output pixels and thirty-two output channels
+// with AVX-512F: w holds thirty-two weights per patch position, Z4..Z15
+// accumulate (pixel r in Z(4+2r), Z(5+2r)), channels 0–15 are stored under
+// the low sixteen bits of mask0, 16–31 under those of mask1.
+TEXT ·convRow6x32AVX512(SB), NOSPLIT, $0-80
+	MOVQ kh+0(FP), CX
+	MOVQ src+16(FP), BX
+	MOVQ xs+24(FP), R9
+	SHLQ $2, R9
+	MOVQ line+32(FP), R11
+	SHLQ $2, R11
+	MOVQ w+40(FP), DI
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+rows:
+	MOVQ kc+8(FP), R13
+	MOVQ BX, SI
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10
+cols:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VBROADCASTSS (SI), Z2
+	VFMADD231PS Z0, Z2, Z4
+	VFMADD231PS Z1, Z2, Z5
+	VBROADCASTSS (SI)(R9*1), Z3
+	VFMADD231PS Z0, Z3, Z6
+	VFMADD231PS Z1, Z3, Z7
+	VBROADCASTSS (SI)(R9*2), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	VBROADCASTSS (R10), Z3
+	VFMADD231PS Z0, Z3, Z10
+	VFMADD231PS Z1, Z3, Z11
+	VBROADCASTSS (R10)(R9*1), Z2
+	VFMADD231PS Z0, Z2, Z12
+	VFMADD231PS Z1, Z2, Z13
+	VBROADCASTSS (R10)(R9*2), Z3
+	VFMADD231PS Z0, Z3, Z14
+	VFMADD231PS Z1, Z3, Z15
+	ADDQ $4, SI
+	ADDQ $4, R10
+	ADDQ $128, DI
+	DECQ R13
+	JNZ cols
+	ADDQ R11, BX
+	DECQ CX
+	JNZ rows
+	MOVQ dst+48(FP), DX
+	MOVQ ldd+56(FP), R8
+	SHLQ $2, R8
+	MOVQ mask0+64(FP), AX
+	KMOVW AX, K1
+	MOVQ mask1+72(FP), AX
+	KMOVW AX, K2
+	VMOVUPS Z4, K1, (DX)
+	VMOVUPS Z5, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, K1, (DX)
+	VMOVUPS Z7, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, K1, (DX)
+	VMOVUPS Z9, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, K1, (DX)
+	VMOVUPS Z11, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z12, K1, (DX)
+	VMOVUPS Z13, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z14, K1, (DX)
+	VMOVUPS Z15, K2, 64(DX)
+	VZEROUPPER
+	RET
+
+// func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+// Adds, to twelve patch positions of a kernel gradient and eight output
+// channels, the terms of n output pixels: positions 0–5 are the inputs at
+// src + r·xs + q floats for pixel r, positions 6–11 those at rowoff floats
+// further (6: twelve consecutive positions; a row stride: two kernel
+// rows). Y4..Y15 (loaded from the 12×8 tile s and stored back) accumulate
+// for each position, in order of r, one FMA of the eight channels' output
+// gradients at dg + r·ldg floats (loaded under mask, eight int32s) with
+// the position's input: the order in which the GEMM kernels sum the kernel
+// gradient's depth.
+TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ rowoff+24(FP), R12
+	LEAQ (SI)(R12*4), R12
+	MOVQ dg+32(FP), DI
+	MOVQ ldg+40(FP), R11
+	SHLQ $2, R11
+	MOVQ mask+48(FP), AX
+	VMOVUPS (AX), Y3
+	MOVQ s+56(FP), DX
+	VMOVUPS 0(DX), Y4
+	VMOVUPS 32(DX), Y5
+	VMOVUPS 64(DX), Y6
+	VMOVUPS 96(DX), Y7
+	VMOVUPS 128(DX), Y8
+	VMOVUPS 160(DX), Y9
+	VMOVUPS 192(DX), Y10
+	VMOVUPS 224(DX), Y11
+	VMOVUPS 256(DX), Y12
+	VMOVUPS 288(DX), Y13
+	VMOVUPS 320(DX), Y14
+	VMOVUPS 352(DX), Y15
+gpix:
+	VMASKMOVPS (DI), Y3, Y0
+	VBROADCASTSS 0(SI), Y1
+	VFMADD231PS Y0, Y1, Y4
+	VBROADCASTSS 4(SI), Y2
+	VFMADD231PS Y0, Y2, Y5
+	VBROADCASTSS 8(SI), Y1
+	VFMADD231PS Y0, Y1, Y6
+	VBROADCASTSS 12(SI), Y2
+	VFMADD231PS Y0, Y2, Y7
+	VBROADCASTSS 16(SI), Y1
+	VFMADD231PS Y0, Y1, Y8
+	VBROADCASTSS 20(SI), Y2
+	VFMADD231PS Y0, Y2, Y9
+	VBROADCASTSS 0(R12), Y1
+	VFMADD231PS Y0, Y1, Y10
+	VBROADCASTSS 4(R12), Y2
+	VFMADD231PS Y0, Y2, Y11
+	VBROADCASTSS 8(R12), Y1
+	VFMADD231PS Y0, Y1, Y12
+	VBROADCASTSS 12(R12), Y2
+	VFMADD231PS Y0, Y2, Y13
+	VBROADCASTSS 16(R12), Y1
+	VFMADD231PS Y0, Y1, Y14
+	VBROADCASTSS 20(R12), Y2
+	VFMADD231PS Y0, Y2, Y15
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R11, DI
+	DECQ CX
+	JNZ gpix
+	VMOVUPS Y4, 0(DX)
+	VMOVUPS Y5, 32(DX)
+	VMOVUPS Y6, 64(DX)
+	VMOVUPS Y7, 96(DX)
+	VMOVUPS Y8, 128(DX)
+	VMOVUPS Y9, 160(DX)
+	VMOVUPS Y10, 192(DX)
+	VMOVUPS Y11, 224(DX)
+	VMOVUPS Y12, 256(DX)
+	VMOVUPS Y13, 288(DX)
+	VMOVUPS Y14, 320(DX)
+	VMOVUPS Y15, 352(DX)
+	VZEROUPPER
+	RET
+
+// func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+// As convGrad12x8AVX2 for six patch positions and sixteen output channels
+// (the 6×16 tile s; position q in Y(4+2q), Y(5+2q)), the channels' output
+// gradients loaded under mask0 (0–7) and mask1 (8–15).
+TEXT ·convGrad6x16AVX2(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ dg+24(FP), DI
+	MOVQ ldg+32(FP), R11
+	SHLQ $2, R11
+	MOVQ mask0+40(FP), AX
+	MOVQ mask1+48(FP), BX
+	MOVQ s+56(FP), DX
+	VMOVUPS 0(DX), Y4
+	VMOVUPS 32(DX), Y5
+	VMOVUPS 64(DX), Y6
+	VMOVUPS 96(DX), Y7
+	VMOVUPS 128(DX), Y8
+	VMOVUPS 160(DX), Y9
+	VMOVUPS 192(DX), Y10
+	VMOVUPS 224(DX), Y11
+	VMOVUPS 256(DX), Y12
+	VMOVUPS 288(DX), Y13
+	VMOVUPS 320(DX), Y14
+	VMOVUPS 352(DX), Y15
+gpix:
+	VMOVUPS (AX), Y0
+	VMASKMOVPS (DI), Y0, Y0
+	VMOVUPS (BX), Y1
+	VMASKMOVPS 32(DI), Y1, Y1
+	VBROADCASTSS 0(SI), Y2
+	VFMADD231PS Y0, Y2, Y4
+	VFMADD231PS Y1, Y2, Y5
+	VBROADCASTSS 4(SI), Y3
+	VFMADD231PS Y0, Y3, Y6
+	VFMADD231PS Y1, Y3, Y7
+	VBROADCASTSS 8(SI), Y2
+	VFMADD231PS Y0, Y2, Y8
+	VFMADD231PS Y1, Y2, Y9
+	VBROADCASTSS 12(SI), Y3
+	VFMADD231PS Y0, Y3, Y10
+	VFMADD231PS Y1, Y3, Y11
+	VBROADCASTSS 16(SI), Y2
+	VFMADD231PS Y0, Y2, Y12
+	VFMADD231PS Y1, Y2, Y13
+	VBROADCASTSS 20(SI), Y3
+	VFMADD231PS Y0, Y3, Y14
+	VFMADD231PS Y1, Y3, Y15
+	ADDQ R9, SI
+	ADDQ R11, DI
+	DECQ CX
+	JNZ gpix
+	VMOVUPS Y4, 0(DX)
+	VMOVUPS Y5, 32(DX)
+	VMOVUPS Y6, 64(DX)
+	VMOVUPS Y7, 96(DX)
+	VMOVUPS Y8, 128(DX)
+	VMOVUPS Y9, 160(DX)
+	VMOVUPS Y10, 192(DX)
+	VMOVUPS Y11, 224(DX)
+	VMOVUPS Y12, 256(DX)
+	VMOVUPS Y13, 288(DX)
+	VMOVUPS Y14, 320(DX)
+	VMOVUPS Y15, 352(DX)
+	VZEROUPPER
+	RET
+
+// func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
+// As convGrad12x8AVX2 for twelve patch positions and sixteen output
+// channels with AVX-512F (the 12×16 tile s; position q in Z(4+q)), the
+// channels' output gradients loaded under the low sixteen bits of mask
+// (zero elsewhere).
+TEXT ·convGrad12x16AVX512(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ rowoff+24(FP), R12
+	LEAQ (SI)(R12*4), R12
+	MOVQ dg+32(FP), DI
+	MOVQ ldg+40(FP), R11
+	SHLQ $2, R11
+	MOVQ mask+48(FP), AX
+	KMOVW AX, K1
+	MOVQ s+56(FP), DX
+	VMOVUPS 0(DX), Z4
+	VMOVUPS 64(DX), Z5
+	VMOVUPS 128(DX), Z6
+	VMOVUPS 192(DX), Z7
+	VMOVUPS 256(DX), Z8
+	VMOVUPS 320(DX), Z9
+	VMOVUPS 384(DX), Z10
+	VMOVUPS 448(DX), Z11
+	VMOVUPS 512(DX), Z12
+	VMOVUPS 576(DX), Z13
+	VMOVUPS 640(DX), Z14
+	VMOVUPS 704(DX), Z15
+gpix:
+	VMOVUPS.Z (DI), K1, Z0
+	VBROADCASTSS 0(SI), Z1
+	VFMADD231PS Z0, Z1, Z4
+	VBROADCASTSS 4(SI), Z2
+	VFMADD231PS Z0, Z2, Z5
+	VBROADCASTSS 8(SI), Z1
+	VFMADD231PS Z0, Z1, Z6
+	VBROADCASTSS 12(SI), Z2
+	VFMADD231PS Z0, Z2, Z7
+	VBROADCASTSS 16(SI), Z1
+	VFMADD231PS Z0, Z1, Z8
+	VBROADCASTSS 20(SI), Z2
+	VFMADD231PS Z0, Z2, Z9
+	VBROADCASTSS 0(R12), Z1
+	VFMADD231PS Z0, Z1, Z10
+	VBROADCASTSS 4(R12), Z2
+	VFMADD231PS Z0, Z2, Z11
+	VBROADCASTSS 8(R12), Z1
+	VFMADD231PS Z0, Z1, Z12
+	VBROADCASTSS 12(R12), Z2
+	VFMADD231PS Z0, Z2, Z13
+	VBROADCASTSS 16(R12), Z1
+	VFMADD231PS Z0, Z1, Z14
+	VBROADCASTSS 20(R12), Z2
+	VFMADD231PS Z0, Z2, Z15
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R11, DI
+	DECQ CX
+	JNZ gpix
+	VMOVUPS Z4, 0(DX)
+	VMOVUPS Z5, 64(DX)
+	VMOVUPS Z6, 128(DX)
+	VMOVUPS Z7, 192(DX)
+	VMOVUPS Z8, 256(DX)
+	VMOVUPS Z9, 320(DX)
+	VMOVUPS Z10, 384(DX)
+	VMOVUPS Z11, 448(DX)
+	VMOVUPS Z12, 512(DX)
+	VMOVUPS Z13, 576(DX)
+	VMOVUPS Z14, 640(DX)
+	VMOVUPS Z15, 704(DX)
+	VZEROUPPER
+	RET
