@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,42 @@ else
   fedlab.compare(settings)
 end
 `
+
+// wholeLong is an uninterrupted run of longScript (with --keep-checkpoints)
+// in a directory of its own, made once per test binary (a second of CPU)
+// by wholeLongRun and removed by TestMain.
+var wholeLong struct {
+	once     sync.Once
+	dir, err string
+}
+
+// wholeLongRun returns the run directory of an uninterrupted run of
+// longScript (as long.lua, with --keep-checkpoints), which the tests that
+// interrupt and continue the same run compare theirs with; they must not
+// change it.
+func wholeLongRun(t *testing.T) string {
+	t.Helper()
+	wholeLong.once.Do(func() {
+		dir, err := os.MkdirTemp("", "fedlab-cli-test-")
+		if err != nil {
+			wholeLong.err = err.Error()
+			return
+		}
+		wholeLong.dir = dir
+		script := filepath.Join(dir, "long.lua")
+		if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+			wholeLong.err = err.Error()
+			return
+		}
+		if code, _, stderr := runCLI("run", script, "--out", filepath.Join(dir, "whole"), "--quiet", "--keep-checkpoints"); code != 0 {
+			wholeLong.err = fmt.Sprintf("exit %d: %s", code, stderr)
+		}
+	})
+	if wholeLong.err != "" {
+		t.Fatalf("the uninterrupted run of longScript: %s", wholeLong.err)
+	}
+	return filepath.Join(wholeLong.dir, "whole")
+}
 
 // interruptAfterARound runs fedlab with args under a --timeout that stops
 // its one run after some rounds, leaving a checkpoint in out, and returns
@@ -140,10 +177,7 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 	if m := fullManifest(t, out); m.Status != "complete" || len(m.Checkpoints) != 0 {
 		t.Errorf("manifest %s with checkpoints %v", m.Status, m.Checkpoints)
 	}
-	whole := filepath.Join(dir, "whole")
-	if code, _, stderr := runCLI("run", script, "--out", whole, "--quiet", "--keep-checkpoints"); code != 0 {
-		t.Fatalf("uninterrupted run: exit %d, %s", code, stderr)
-	}
+	whole := wholeLongRun(t)
 	if read(t, whole, "records.csv") != read(t, out, "records.csv") {
 		t.Errorf("records.csv of the resumed run differs from the uninterrupted run's")
 	}
@@ -178,8 +212,14 @@ func TestPlotNotesTheRunsInProgress(t *testing.T) {
 // (fedlab.stages) stopped by --timeout saves its state (the stage, what
 // the stages before it left and the stage's engine state) and the next
 // session continues it; records.csv is byte for byte an uninterrupted
-// run's.
+// run's. Under -short it is skipped (2.5 s of CPU): experiment/pipeline's
+// TestAPipelineContinuesFromItsCheckpointBitForBit continues a pipeline
+// from its checkpoint, and TestATimedOutRunContinuesFromItsCheckpoint a
+// timed-out run through the command line.
 func TestATimedOutPipelineContinuesFromItsCheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a pipeline's checkpoint is experiment/pipeline's TestAPipelineContinuesFromItsCheckpointBitForBit; a timed-out run's TestATimedOutRunContinuesFromItsCheckpoint")
+	}
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
 	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
@@ -240,11 +280,7 @@ func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 	if code != 0 || rounds == 0 || !strings.Contains(errs, want) {
 		t.Fatalf("resume: exit %d, stderr:\n%s\nwant it to contain %q", code, errs, want)
 	}
-	whole := filepath.Join(dir, "whole")
-	if code, _, errs := runCLI("run", script, "--out", whole, "--quiet"); code != 0 {
-		t.Fatalf("uninterrupted run: exit %d, %s", code, errs)
-	}
-	if read(t, whole, "records.csv") != read(t, out, "records.csv") {
+	if read(t, wholeLongRun(t), "records.csv") != read(t, out, "records.csv") {
 		t.Errorf("records.csv of the resumed run differs from the uninterrupted run's")
 	}
 }

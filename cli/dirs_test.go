@@ -22,7 +22,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Run(a, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if wholeLong.dir != "" {
+		os.RemoveAll(wholeLong.dir)
+	}
+	os.Exit(code)
 }
 
 // sweepScript is a small LASSO sweep: 2 algorithms × 3 step sizes × 2
