@@ -43,40 +43,54 @@ else
 end
 `
 
-// wholeLong is an uninterrupted run of longScript (with --keep-checkpoints)
-// in a directory of its own, made once per test binary (a second of CPU)
-// by wholeLongRun and removed by TestMain.
-var wholeLong struct {
-	once     sync.Once
-	dir, err string
+// wholeRuns are uninterrupted runs made once per test binary by
+// uninterrupted, in a directory TestMain removes.
+var wholeRuns struct {
+	sync.Mutex
+	dir  string
+	outs map[string]string // script name, source and arguments → run directory
 }
 
-// wholeLongRun returns the run directory of an uninterrupted run of
-// longScript (as long.lua, with --keep-checkpoints), which the tests that
-// interrupt and continue the same run compare theirs with; they must not
-// change it.
-func wholeLongRun(t *testing.T) string {
+// uninterrupted returns the run directory of an uninterrupted fedlab run
+// of src (as a script named name, with args), which the tests that
+// interrupt and continue the same runs compare theirs with; they must not
+// change it. It is run once per test binary: the runs take a second or
+// so each.
+func uninterrupted(t *testing.T, name, src string, args ...string) string {
 	t.Helper()
-	wholeLong.once.Do(func() {
+	wholeRuns.Lock()
+	defer wholeRuns.Unlock()
+	key := strings.Join(append([]string{name, src}, args...), "\x00")
+	if out, ok := wholeRuns.outs[key]; ok {
+		return out
+	}
+	if wholeRuns.dir == "" {
 		dir, err := os.MkdirTemp("", "fedlab-cli-test-")
 		if err != nil {
-			wholeLong.err = err.Error()
-			return
+			t.Fatal(err)
 		}
-		wholeLong.dir = dir
-		script := filepath.Join(dir, "long.lua")
-		if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
-			wholeLong.err = err.Error()
-			return
-		}
-		if code, _, stderr := runCLI("run", script, "--out", filepath.Join(dir, "whole"), "--quiet", "--keep-checkpoints"); code != 0 {
-			wholeLong.err = fmt.Sprintf("exit %d: %s", code, stderr)
-		}
-	})
-	if wholeLong.err != "" {
-		t.Fatalf("the uninterrupted run of longScript: %s", wholeLong.err)
+		wholeRuns.dir, wholeRuns.outs = dir, map[string]string{}
 	}
-	return filepath.Join(wholeLong.dir, "whole")
+	dir := filepath.Join(wholeRuns.dir, fmt.Sprint(len(wholeRuns.outs)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script, out := filepath.Join(dir, name), filepath.Join(dir, "whole")
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(append([]string{"run", script, "--out", out, "--quiet"}, args...)...); code != 0 {
+		t.Fatalf("the uninterrupted run of %s: exit %d: %s", name, code, stderr)
+	}
+	wholeRuns.outs[key] = out
+	return out
+}
+
+// wholeLongRun is uninterrupted's run of longScript (as long.lua, with
+// --keep-checkpoints).
+func wholeLongRun(t *testing.T) string {
+	t.Helper()
+	return uninterrupted(t, "long.lua", longScript, "--keep-checkpoints")
 }
 
 // interruptAfterARound runs fedlab with args under a --timeout that stops
