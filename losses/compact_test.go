@@ -215,20 +215,6 @@ func TestBytesStorageRecordsEqualOnFashionMNIST(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the same check on synthetic images is TestBytesStorageRecordsEqual's; on Fashion-MNIST it is the full suite's")
 	}
-	f := FashionMNISTHead(t, 200, 60, 4)
-	all := imageLosses(false, 28)
-	delete(all, "cnn") // LeNet-5 in float64 is slow; the synthetic test covers its code path
-	recordsEqual(t, f, all)
-}
-
-// FashionMNISTHead is the first train training and test test images of
-// the installed Fashion-MNIST in 8-bit storage (pixel levels, as
-// fedlab.data.fashion_mnist stores them), dealt in contiguous blocks to
-// clients clients; the test is skipped when the data is not installed.
-// (Exported for the package's external tests: reading the files here
-// keeps the datasets package, and its readers, out of the test binary.)
-func FashionMNISTHead(t *testing.T, train, test, clients int) *core.Federated {
-	t.Helper()
 	const dir = "/usr/share/datasets/fashion-mnist"
 	read := func(name string, skip, n int) []byte {
 		fh, err := os.Open(filepath.Join(dir, name))
@@ -256,11 +242,11 @@ func FashionMNISTHead(t *testing.T, train, test, clients int) *core.Federated {
 		prefix string
 		n      int
 		parts  *[]*core.Data
-	}{{"train", train, &f.Train}, {"t10k", test, &f.Test}} {
+	}{{"train", 200, &f.Train}, {"t10k", 60, &f.Test}} {
 		pix := read(set.prefix+"-images-idx3-ubyte.gz", 16, set.n*F)
 		lab := read(set.prefix+"-labels-idx1-ubyte.gz", 8, set.n)
-		for m := range clients {
-			a, b := m*set.n/clients, (m+1)*set.n/clients
+		for m := range 4 {
+			a, b := m*set.n/4, (m+1)*set.n/4
 			y := make([]float64, b-a)
 			for i := range y {
 				y[i] = float64(lab[a+i])
@@ -268,7 +254,9 @@ func FashionMNISTHead(t *testing.T, train, test, clients int) *core.Federated {
 			*set.parts = append(*set.parts, core.NewBytesData(pix[a*F:b*F], lv, y, b-a, F))
 		}
 	}
-	return f
+	all := imageLosses(false, 28)
+	delete(all, "cnn") // LeNet-5 in float64 is slow; the synthetic test covers its code path
+	recordsEqual(t, f, all)
 }
 
 // recordsEqual runs every loss of ls on f8 (8-bit images) and on the same

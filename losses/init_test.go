@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/fedlab/fedlab/algorithms"
 	"github.com/fedlab/fedlab/core"
+	_ "github.com/fedlab/fedlab/datasets"
 	"github.com/fedlab/fedlab/losses"
 	_ "github.com/fedlab/fedlab/metrics"
 	"github.com/fedlab/fedlab/registry"
@@ -125,7 +126,7 @@ func TestResolveInitOfTheLosses(t *testing.T) {
 
 // A newcomer's first networks learn with the default initial model: a
 // 784-200-200-10 MLP and LeNet-5 (float64 and float32), trained by FedAvg
-// on the first 1,000 Fashion-MNIST images over 5 clients (2 local epochs of batches
+// on 1,000 Fashion-MNIST images over 5 clients (2 local epochs of batches
 // of 10, η = 0.1) for 5 rounds, classify 500 test images far above chance
 // (0.1). With the former default, the zero model, the networks stay at
 // chance (the 0.096).
@@ -136,7 +137,11 @@ func TestDefaultInitLearnsFashionMNIST(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("trains three networks for tens of seconds (minutes under the race detector)")
 	}
-	data := losses.FashionMNISTHead(t, 1000, 500, 5)
+	data, err := registry.Build[*core.Federated](registry.Dataset, "fashion_mnist", map[string]any{
+		"clients": 5.0, "train_samples": 1000.0, "test_samples": 500.0, "seed": 1.0})
+	if err != nil {
+		t.Fatal(err)
+	}
 	none, err := registry.Build[core.Penalty](registry.Regularizer, "none", nil)
 	if err != nil {
 		t.Fatal(err)
