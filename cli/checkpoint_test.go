@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,56 @@ else
   fedlab.compare(settings)
 end
 `
+
+// wholeRuns are uninterrupted runs made once per test binary by
+// uninterrupted, in a directory TestMain removes.
+var wholeRuns struct {
+	sync.Mutex
+	dir  string
+	outs map[string]string // script name, source and arguments → run directory
+}
+
+// uninterrupted returns the run directory of an uninterrupted fedlab run
+// of src (as a script named name, with args), which the tests that
+// interrupt and continue the same runs compare theirs with; they must not
+// change it. It is run once per test binary: the runs take a second or
+// so each.
+func uninterrupted(t *testing.T, name, src string, args ...string) string {
+	t.Helper()
+	wholeRuns.Lock()
+	defer wholeRuns.Unlock()
+	key := strings.Join(append([]string{name, src}, args...), "\x00")
+	if out, ok := wholeRuns.outs[key]; ok {
+		return out
+	}
+	if wholeRuns.dir == "" {
+		dir, err := os.MkdirTemp("", "fedlab-cli-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wholeRuns.dir, wholeRuns.outs = dir, map[string]string{}
+	}
+	dir := filepath.Join(wholeRuns.dir, fmt.Sprint(len(wholeRuns.outs)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script, out := filepath.Join(dir, name), filepath.Join(dir, "whole")
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(append([]string{"run", script, "--out", out, "--quiet"}, args...)...); code != 0 {
+		t.Fatalf("the uninterrupted run of %s: exit %d: %s", name, code, stderr)
+	}
+	wholeRuns.outs[key] = out
+	return out
+}
+
+// wholeLongRun is uninterrupted's run of longScript (as long.lua, with
+// --keep-checkpoints).
+func wholeLongRun(t *testing.T) string {
+	t.Helper()
+	return uninterrupted(t, "long.lua", longScript, "--keep-checkpoints")
+}
 
 // interruptAfterARound runs fedlab with args under a --timeout that stops
 // its one run after some rounds, leaving a checkpoint in out, and returns
@@ -140,10 +191,7 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 	if m := fullManifest(t, out); m.Status != "complete" || len(m.Checkpoints) != 0 {
 		t.Errorf("manifest %s with checkpoints %v", m.Status, m.Checkpoints)
 	}
-	whole := filepath.Join(dir, "whole")
-	if code, _, stderr := runCLI("run", script, "--out", whole, "--quiet", "--keep-checkpoints"); code != 0 {
-		t.Fatalf("uninterrupted run: exit %d, %s", code, stderr)
-	}
+	whole := wholeLongRun(t)
 	if read(t, whole, "records.csv") != read(t, out, "records.csv") {
 		t.Errorf("records.csv of the resumed run differs from the uninterrupted run's")
 	}
@@ -178,8 +226,14 @@ func TestPlotNotesTheRunsInProgress(t *testing.T) {
 // (fedlab.stages) stopped by --timeout saves its state (the stage, what
 // the stages before it left and the stage's engine state) and the next
 // session continues it; records.csv is byte for byte an uninterrupted
-// run's.
+// run's. Under -short it is skipped (2.5 s of CPU): experiment/pipeline's
+// TestAPipelineContinuesFromItsCheckpointBitForBit continues a pipeline
+// from its checkpoint, and TestATimedOutRunContinuesFromItsCheckpoint a
+// timed-out run through the command line.
 func TestATimedOutPipelineContinuesFromItsCheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a pipeline's checkpoint is experiment/pipeline's TestAPipelineContinuesFromItsCheckpointBitForBit; a timed-out run's TestATimedOutRunContinuesFromItsCheckpoint")
+	}
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
 	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
@@ -240,11 +294,7 @@ func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 	if code != 0 || rounds == 0 || !strings.Contains(errs, want) {
 		t.Fatalf("resume: exit %d, stderr:\n%s\nwant it to contain %q", code, errs, want)
 	}
-	whole := filepath.Join(dir, "whole")
-	if code, _, errs := runCLI("run", script, "--out", whole, "--quiet"); code != 0 {
-		t.Fatalf("uninterrupted run: exit %d, %s", code, errs)
-	}
-	if read(t, whole, "records.csv") != read(t, out, "records.csv") {
+	if read(t, wholeLongRun(t), "records.csv") != read(t, out, "records.csv") {
 		t.Errorf("records.csv of the resumed run differs from the uninterrupted run's")
 	}
 }

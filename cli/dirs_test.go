@@ -22,7 +22,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Run(a, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if wholeRuns.dir != "" {
+		os.RemoveAll(wholeRuns.dir)
+	}
+	os.Exit(code)
 }
 
 // sweepScript is a small LASSO sweep: 2 algorithms × 3 step sizes × 2
@@ -47,6 +51,13 @@ func writeScript(t *testing.T, dir string, rounds int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// wholeSweep is uninterrupted's run of the sweep of interruptedRounds
+// rounds (as writeScript writes it).
+func wholeSweep(t *testing.T) string {
+	t.Helper()
+	return uninterrupted(t, "sweep.lua", strings.Replace(sweepScript, "ROUNDS", itoa(interruptedRounds()), 1))
 }
 
 // interruptedRounds is the rounds of each run of the sweep that the kill
@@ -185,11 +196,7 @@ func TestAKilledRunLeavesNothingThatPassesForComplete(t *testing.T) {
 			t.Errorf("temporary file %s left after the resume", e.Name())
 		}
 	}
-	whole := filepath.Join(dir, "whole")
-	if code, _, stderr := runCLI("run", script, "--out", whole, "--quiet"); code != 0 {
-		t.Fatalf("uninterrupted run: exit %d, %s", code, stderr)
-	}
-	sameRecords(t, whole, out)
+	sameRecords(t, wholeSweep(t), out)
 }
 
 type manifestView struct {

@@ -62,11 +62,11 @@ func TestDryRunStopsAtAMisspelledMetric(t *testing.T) {
 }
 
 // shortScripts are the scripts TestDryRunOfEveryShippedScript dry-runs
-// under -short, each in a second or less: a comparison, a multistage
-// pipeline with a schedule, a sweep with its selection, a script whose
-// data may be absent (Fashion-MNIST) and two on a paper's data with their
-// fixtures (LEAF JSON and Parquet).
-var shortScripts = []string{"quickstart.lua", "multistage_example.lua", "homotopy_example.lua", "fco_lasso_sweep.lua", "fco_constrained.lua",
+// under -short, each in a fraction of a second: a comparison, a multistage
+// pipeline with a schedule, and two on a paper's data with their fixtures
+// (LEAF JSON and Parquet). A sweep's dry run is TestDryRunStopsAtAMisspelledMetric's,
+// a missing data file TestDryRunNamesAMissingDataFile's.
+var shortScripts = []string{"quickstart.lua", "multistage_example.lua", "homotopy_example.lua",
 	"fedpd_femnist.lua", "fedda_femnist_cnn.lua"}
 
 // TestDryRunOfEveryShippedScript dry-runs every script under scripts/: it

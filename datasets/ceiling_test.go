@@ -20,9 +20,9 @@ import (
 // memory was checked only after the file was read).
 func TestDecompressionBombStopsAtTheCeiling(t *testing.T) {
 	path, size := decompressionBomb(t)
-	_, err := loadSVMLight(path, 0, false, readLimits{ceiling: budget.Budget{Limit: 48 << 20, Source: "--max-memory"}})
+	_, err := loadSVMLight(path, 0, false, readLimits{ceiling: budget.Budget{Limit: 24 << 20, Source: "--max-memory"}})
 	var ce *CeilingError
-	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), "more than the ceiling of 48.0 MiB (--max-memory)") {
+	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), path+":") || !strings.Contains(err.Error(), "more than the ceiling of 24.0 MiB (--max-memory)") {
 		t.Fatalf("got %v", err)
 	}
 	if ce.Read >= size {
@@ -48,17 +48,17 @@ func decompressionBomb(t *testing.T) (string, int64) {
 }
 
 // TestThePlansCeilingReachesTheReader: the svmlight dataset built by a
-// plan whose limits hold a 48 MiB ceiling (fedlab run --max-memory 48MiB)
+// plan whose limits hold a 24 MiB ceiling (fedlab run --max-memory 24MiB)
 // stops reading there; the ceiling travels with the plan
 // (plan.Limits → registry.Args.WithContext → the factory's BuildContext),
 // not through a variable of this package.
 func TestThePlansCeilingReachesTheReader(t *testing.T) {
 	path, size := decompressionBomb(t)
 	b := plan.NewBuilder()
-	b.Limits = plan.NewLimits(48<<20, 1)
+	b.Limits = plan.NewLimits(24<<20, 1)
 	_, err := b.Dataset(plan.Component{Kind: registry.Dataset, Name: "svmlight", Params: map[string]any{"path": path}})
 	var ce *CeilingError
-	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), `dataset "svmlight": `+path+":") || !strings.Contains(err.Error(), "more than the ceiling of 48.0 MiB (--max-memory)") {
+	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), `dataset "svmlight": `+path+":") || !strings.Contains(err.Error(), "more than the ceiling of 24.0 MiB (--max-memory)") {
 		t.Fatalf("got %v", err)
 	}
 	if ce.Read >= size {

@@ -208,8 +208,13 @@ func TestBytesStorageRecordsEqual(t *testing.T) {
 
 // The same on the first 200 training and 60 test images of the installed
 // Fashion-MNIST (apt-get install dataset-fashion-mnist; CI installs it),
-// with LeNet-5, the MLP and multinomial logistic regression.
+// with LeNet-5, the MLP and multinomial logistic regression. Under
+// -short it is skipped: TestBytesStorageRecordsEqual runs the same code on
+// images like these.
 func TestBytesStorageRecordsEqualOnFashionMNIST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the same check on synthetic images is TestBytesStorageRecordsEqual's; on Fashion-MNIST it is the full suite's")
+	}
 	const dir = "/usr/share/datasets/fashion-mnist"
 	read := func(name string, skip, n int) []byte {
 		fh, err := os.Open(filepath.Join(dir, name))

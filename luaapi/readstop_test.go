@@ -35,8 +35,8 @@ func TestCompressedDataStopsWithTheScript(t *testing.T) {
 	}
 	src := "local data = fedlab.data.svmlight{ path = " + `"` + filepath.ToSlash(path) + `"` + " }\nprint('read')\n"
 
-	t.Run("a 0.5 s limit", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	t.Run("a 0.25 s limit", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 		defer cancel()
 		start := time.Now()
 		out, err := script(t, src, Options{Context: ctx})

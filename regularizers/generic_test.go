@@ -212,13 +212,13 @@ func TestProxNoAlloc(t *testing.T) {
 // minimization of ½‖u−z‖² + tψ₁(u) that only evaluates Value. (Constraints
 // are checked against exact characterizations in balls_test.go instead:
 // pattern search stalls at the boundary of a set.) Four step sizes per
-// penalty, two under -short.
+// penalty, one under -short.
 func TestBruteForce(t *testing.T) {
 	l := smallLayout()
 	rng := newRNG(7)
 	trials := 4
 	if testing.Short() {
-		trials = 2
+		trials = 1
 	}
 	for _, c := range allRegularizers()[:7] {
 		for trial := 0; trial < trials; trial++ {

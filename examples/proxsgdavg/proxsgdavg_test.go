@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/fedlab/fedlab/algorithms"
 	"github.com/fedlab/fedlab/core"
-	_ "github.com/fedlab/fedlab/datasets"
+	_ "github.com/fedlab/fedlab/fedlabtest" // test_data: the data's kind does not matter here
 	_ "github.com/fedlab/fedlab/losses"
 	"github.com/fedlab/fedlab/registry"
 	_ "github.com/fedlab/fedlab/regularizers"
@@ -37,8 +37,8 @@ func TestREADMEShowsThisFile(t *testing.T) {
 // With a constraint (projection) the example is parallel projected SGD,
 // which FedMiD with η_s = 1 equals (the server projection is idempotent).
 func TestEqualsFedMiDWithConstraint(t *testing.T) {
-	data, err := registry.Build[*core.Federated](registry.Dataset, "lasso",
-		map[string]any{"variant": "custom", "dim": 20.0, "support": 5.0, "clients": 6.0, "samples": 30.0})
+	data, err := registry.Build[*core.Federated](registry.Dataset, "test_data",
+		map[string]any{"features": 20.0, "clients": 6.0, "samples": 30.0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +76,8 @@ func TestEqualsFedMiDWithConstraint(t *testing.T) {
 // (core.Stateful), so a run checkpointed after round 7 and resumed from
 // there ends with the uninterrupted run's model and records, bit for bit.
 func TestResumesFromACheckpoint(t *testing.T) {
-	data, err := registry.Build[*core.Federated](registry.Dataset, "lasso",
-		map[string]any{"variant": "custom", "dim": 20.0, "support": 5.0, "clients": 6.0, "samples": 30.0})
+	data, err := registry.Build[*core.Federated](registry.Dataset, "test_data",
+		map[string]any{"features": 20.0, "clients": 6.0, "samples": 30.0})
 	if err != nil {
 		t.Fatal(err)
 	}
