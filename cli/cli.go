@@ -76,7 +76,7 @@ func init() { // commands refer to help, which reads commands
 			"The report holds the script, the parameters, the tables, the figures, the failures and the timing.",
 			[]string{"fedlab report runs/quickstart", "fedlab report runs/quickstart --out quickstart.html --x comm"},
 			reportCmd},
-		{"merge", "DIR... --out DIR", "combine run directories (the shards of a script)",
+		{"merge", "DIR... --out DIR [--invocation N]", "combine run directories (the shards of a script)",
 			"Then run the script into the merged directory to complete the calls that needed every shard.",
 			[]string{"fedlab merge runs/lasso-shard-0-of-2 runs/lasso-shard-1-of-2 --out runs/lasso", "fedlab merge runs/lasso-*-shard-* --out runs/lasso"},
 			mergeCmd},

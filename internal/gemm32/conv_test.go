@@ -17,7 +17,7 @@ import (
 func TestConvMatchesDo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 2))
 	for _, ks := range kernelSets() {
-		for trial := range 400 {
+		for trial := range trials(400) {
 			cout, kh, kc := 1+rng.IntN(40), 1+rng.IntN(5), 1+rng.IntN(30)
 			if trial%4 == 0 { // the layers: 5×5×1 → 6, 5×5×6 → 16, 3×3×3 → 32
 				cout, kh, kc = []int{6, 16, 32, 64}[trial/4%4], []int{5, 5, 3, 3}[trial/4%4], []int{5, 30, 9, 3}[trial/4%4]
@@ -98,7 +98,7 @@ func TestConvRowPanics(t *testing.T) {
 func TestConvGradMatchesDo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 4))
 	for _, ks := range kernelSets() {
-		for trial := range 300 {
+		for trial := range trials(300) {
 			cout, kh, rl := 1+rng.IntN(40), 1+rng.IntN(5), 1+rng.IntN(30)
 			if trial%4 == 0 { // the layers
 				cout, kh, rl = []int{6, 16, 32, 64}[trial/4%4], []int{5, 5, 3, 3}[trial/4%4], []int{5, 30, 9, 3}[trial/4%4]
@@ -157,4 +157,13 @@ func TestAddToMatchesLoop(t *testing.T) {
 			}
 		}
 	}
+}
+
+// trials is n random cases, a quarter of them under -short (every kind of
+// case still comes up: they cycle with the trial number).
+func trials(n int) int {
+	if testing.Short() {
+		return n / 4
+	}
+	return n
 }
