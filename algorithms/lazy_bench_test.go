@@ -4,9 +4,9 @@ package algorithms
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/fedlab/fedlab/internal/cputime"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
@@ -90,22 +90,13 @@ func BenchmarkSparseLocalStep(b *testing.B) {
 					a.ClientUpdate(rd, c, dn, upm) // allocate the scratch
 					c.Steps = b.N
 					b.ReportAllocs()
-					cpu := cpuTime()
+					cpu := cputime.Now()
 					b.ResetTimer()
 					a.ClientUpdate(rd, c, dn, upm)
 					b.StopTimer()
-					b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+					b.ReportMetric(float64(cputime.Now()-cpu)/float64(b.N), "cpu-ns/op")
 				})
 			}
 		}
 	}
-}
-
-// cpuTime is the process's user + system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

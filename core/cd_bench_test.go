@@ -3,9 +3,9 @@
 package core_test
 
 import (
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/fedlab/fedlab/internal/cputime"
 
 	"github.com/fedlab/fedlab/core"
 	_ "github.com/fedlab/fedlab/datasets" // registers the lasso dataset
@@ -69,24 +69,15 @@ func benchSolvers(b *testing.B, name string, p *core.Problem) {
 		b.Run(name+"/"+s.name, func(b *testing.B) {
 			var ref *core.Reference
 			var err error
-			cpu0 := cpuTime(b)
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				if ref, err = s.solve(p, psi, nil, core.SolveSettings{}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cputime.Now()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(ref.Iters), "iters")
 			b.ReportMetric(ref.Residual*1e9, "certificate_1e-9")
 		})
 	}
-}
-
-// cpuTime is the user + system CPU time the process has used so far.
-func cpuTime(b *testing.B) time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

@@ -6,8 +6,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"testing"
+
+	"github.com/fedlab/fedlab/internal/cputime"
 )
 
 // svmlightShapeText generates rows of nnz features with indices spread up to maxIndex,
@@ -34,13 +35,6 @@ func svmlightShapeText(rows, nnz int, qid bool, maxIndex int) []byte {
 	return b.Bytes()
 }
 
-// cpuNow is the CPU time (user + system) the process has used, in seconds.
-func cpuNow() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
 // BenchmarkSVMLightShapes parses 20,000 rows of 30 nonzeros in four
 // shapes (a qid: token per row or not, indices up to 2²⁰ or 2¹⁰) and
 // reports MB and CPU nanoseconds per nonzero per CPU-second, to find what
@@ -61,13 +55,13 @@ func BenchmarkSVMLightShapes(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.SetBytes(int64(len(text)))
-			c0 := cpuNow()
+			c0 := cputime.Now()
 			for b.Loop() {
 				if _, err := ReadSVMLight(bytes.NewReader(text), "x.svm", 1<<20, false); err != nil {
 					b.Fatal(err)
 				}
 			}
-			cpu := cpuNow() - c0
+			cpu := (cputime.Now() - c0).Seconds()
 			b.ReportMetric(float64(len(text))*float64(b.N)/cpu/1e6, "MB/cpu-s")
 			b.ReportMetric(cpu/float64(b.N)/float64(nz)*1e9, "cpu-ns/nonzero")
 			b.ReportMetric(float64(len(text))/20000, "bytes/row")

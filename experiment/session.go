@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fedlab/fedlab/internal/cputime"
+
 	"github.com/fedlab/fedlab/core"
 )
 
@@ -68,7 +70,7 @@ type Session struct {
 // NewSession starts a session that executes calls against store.
 func NewSession(store Store, opts SessionOptions) *Session {
 	s := &Session{store: store, opts: opts, results: map[string]*core.Result{}}
-	s.cpuAtStart, s.cpuKnown = processCPU()
+	s.cpuAtStart, s.cpuKnown = cputime.Process()
 	if opts.Progress != nil {
 		s.progress = NewScriptProgress(opts.Progress, opts.Interactive, opts.Name)
 	}
@@ -194,7 +196,7 @@ func (s *Session) Finish(scriptErr error) error {
 	var intr *Interrupted
 	o := Outcome{Err: scriptErr, Stopped: errors.As(scriptErr, &stop), Interrupted: errors.As(scriptErr, &intr) || s.interrupted(),
 		Ran: s.ran, Reused: s.reused}
-	if cpu, ok := processCPU(); ok && s.cpuKnown {
+	if cpu, ok := cputime.Process(); ok && s.cpuKnown {
 		o.CPU = cpu - s.cpuAtStart
 	}
 	return s.store.Finish(o)

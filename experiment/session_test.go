@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fedlab/fedlab/internal/cputime"
+
 	_ "github.com/fedlab/fedlab/algorithms"
 	"github.com/fedlab/fedlab/core"
 )
@@ -149,9 +151,9 @@ func TestAnInterruptedSessionEndsItsCall(t *testing.T) {
 // burnCPU spins until the process has used d more CPU time.
 func burnCPU(t *testing.T, d time.Duration) {
 	t.Helper()
-	start, _ := processCPU()
+	start, _ := cputime.Process()
 	for {
-		if now, _ := processCPU(); now-start >= d {
+		if now, _ := cputime.Process(); now-start >= d {
 			return
 		}
 	}
@@ -162,11 +164,11 @@ func burnCPU(t *testing.T, d time.Duration) {
 // Finish: at least what the session burnt, at most what the process used
 // around it, and not what it used before.
 func TestASessionAccountsItsCPUTime(t *testing.T) {
-	if _, ok := processCPU(); !ok {
+	if _, ok := cputime.Process(); !ok {
 		t.Skip("the system does not report CPU time: the manifest leaves cpu_seconds out")
 	}
 	burnCPU(t, 400*time.Millisecond) // before the session: not its time
-	before, _ := processCPU()
+	before, _ := cputime.Process()
 	store := &memStore{held: map[string]*core.Result{}}
 	s := NewSession(store, SessionOptions{})
 	if _, err := s.Execute("fedlab.compare", "s.lua:4", nil, plan(t, testBase(t), []uint64{1}, AlgoSpec{Name: "test_gd", Params: map[string]any{"eta_c": 0.1}})); err != nil {
@@ -176,7 +178,7 @@ func TestASessionAccountsItsCPUTime(t *testing.T) {
 	if err := s.Finish(nil); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := processCPU()
+	after, _ := cputime.Process()
 	if got, most := store.outcome.CPU, after-before; got < 200*time.Millisecond || got > most {
 		t.Errorf("CPU %v, want between the 200ms burnt in the session and the %v the process used around it", got, most)
 	}

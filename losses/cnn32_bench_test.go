@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedlab/fedlab/internal/cputime"
+
 	"github.com/fedlab/fedlab/internal/gemm32"
 	"github.com/fedlab/fedlab/losses"
 )
@@ -113,11 +115,11 @@ func benchCNNSteps(b *testing.B) {
 			g := make([]float64, lay.Dim())
 			idx := batch(rng, 16, d.N)
 			ev.Eval(w, d, idx, g)
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				ev.Eval(w, d, idx, g)
 			}
-			if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+			if cpu := (cputime.Now() - cpu0).Seconds(); cpu > 0 {
 				b.ReportMetric(float64(16*b.N)/cpu, "samples/cpu-s")
 				b.ReportMetric(cnnStepFlops(s.net, s.cin, s.side, s.k)*float64(16*b.N)/cpu/1e9, "GFLOP/cpu-s")
 			}

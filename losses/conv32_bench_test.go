@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fedlab/fedlab/internal/cputime"
+
 	"github.com/fedlab/fedlab/internal/gemm32"
 )
 
@@ -54,14 +56,14 @@ func benchConvParts(b *testing.B) {
 		var gm gemm32.Gemm
 		im2col32(g, in, m, col, pad)
 		b.Run(l.name+"/im2col", func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				im2col32(g, in, m, col, pad)
 			}
 			reportCPU(b, cpu0)
 		})
 		b.Run(l.name+"/product", func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				gm.Do(false, true, rows, g.cout, patch, 1, col, patch, w, patch, 0, out, g.cout)
 			}
@@ -69,7 +71,7 @@ func benchConvParts(b *testing.B) {
 		})
 		c, padded := new(gemm32.Conv), make([]float32, m*padSize(g)+gemm32.ConvSlack)
 		b.Run(l.name+"/direct", func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				convDirect(c, g, w, padImages(g, in, m, padded), m, out)
 			}
@@ -77,7 +79,7 @@ func benchConvParts(b *testing.B) {
 		})
 		P, line, gw := g.ho*g.wo, (g.w+2*g.p)*g.cin, make([]float32, g.cout*patch)
 		b.Run(l.name+"/kgrad-product", func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				for s0 := 0; s0 < m; s0 += colGroup(g) {
 					n := min(colGroup(g), m-s0)
@@ -87,7 +89,7 @@ func benchConvParts(b *testing.B) {
 			reportCPU(b, cpu0)
 		})
 		b.Run(l.name+"/kgrad-direct", func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				for s0 := 0; s0 < m; s0 += colGroup(g) {
 					n := min(colGroup(g), m-s0)
@@ -103,7 +105,7 @@ func benchConvParts(b *testing.B) {
 // reportCPU reports the process CPU time per operation since cpu0 (µs),
 // which other jobs on the shared machine disturb less than wall time.
 func reportCPU(b *testing.B, cpu0 time.Duration) {
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Now() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedlab/fedlab/internal/cputime"
+
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
@@ -199,7 +201,7 @@ func TestMLPRegistry(t *testing.T) {
 
 // benchSamples times a stochastic gradient over a batch of 16 rows on
 // 784-feature, 10-class data and reports samples per second of wall-clock
-// and of CPU time (the process's, see cpuTime).
+// and of CPU time (the process's, see cputime.Now).
 func benchSamples(b *testing.B, l core.Loss) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	d := randData(rng, 1024, 784, func(int) float64 { return float64(rng.IntN(10)) })
@@ -215,12 +217,12 @@ func benchSamples(b *testing.B, l core.Loss) {
 	g := make([]float64, lay.Dim())
 	idx := batch(rng, 16, d.N)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	for b.Loop() {
 		ev.Eval(w, d, idx, g)
 	}
 	b.ReportMetric(float64(16*b.N)/b.Elapsed().Seconds(), "samples/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Now() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(16*b.N)/cpu.Seconds(), "samples/cpu-s")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedlab/fedlab/internal/cputime"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )
@@ -34,13 +36,13 @@ func BenchmarkGemm(b *testing.B) {
 		a, lda, bm, ldb, c, ldc := operands(rand.New(rand.NewPCG(1, 1)), s)
 		var g Gemm
 		b.ReportAllocs()
-		cpu0 := cpuTime()
+		cpu0 := cputime.Now()
 		for b.Loop() {
 			g.Do(s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
 		}
 		flops := 2 * float64(s.m*s.n*s.k) * float64(b.N)
 		b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+		if cpu := (cputime.Now() - cpu0).Seconds(); cpu > 0 {
 			b.ReportMetric(flops/cpu/1e9, "GFLOP/cpu-s")
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package experiment
+package cputime
 
 import (
 	"time"
@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// processCPU is the user + system CPU time the process has used so far;
-// ok is false if the system did not say.
-func processCPU() (cpu time.Duration, ok bool) {
+// Process is the user + system CPU time the process has used so far; ok
+// is false if the system did not say.
+func Process() (cpu time.Duration, ok bool) {
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
 		return 0, false
