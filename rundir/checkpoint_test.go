@@ -15,7 +15,6 @@ import (
 	_ "github.com/fedlab/fedlab/algorithms"
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
-	"github.com/fedlab/fedlab/registry"
 )
 
 // stateJobs plans one run of each of the given registered algorithms
@@ -29,22 +28,7 @@ func stateJobs(t *testing.T, names ...string) []experiment.Job {
 // test_data, with the given rounds, evaluated every 4.
 func roundJobs(t *testing.T, rounds int, seeds []uint64, names ...string) []experiment.Job {
 	t.Helper()
-	data, err := registry.Build[*core.Federated](registry.Dataset, "test_data", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loss, _ := registry.Build[core.Loss](registry.Loss, "test_squared", nil)
-	pen, _ := registry.Build[core.Penalty](registry.Regularizer, "test_l1", map[string]any{"lambda": 0.01})
-	p, err := core.NewProblem(data, loss, pen, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, _ := registry.Build[core.Metric](registry.Metric, "test_objective", nil)
-	base := experiment.Base{Problem: p,
-		ProblemID: experiment.ProblemID{Data: experiment.NewComponent("test_data", nil),
-			Loss: experiment.NewComponent("test_squared", nil), Reg: experiment.NewComponent("test_l1", map[string]any{"lambda": 0.01})},
-		Settings: core.Settings{Rounds: rounds, ClientsPerRound: 2, LocalSteps: 2, Batch: 2, EvalEvery: 4},
-		Metrics:  []core.Metric{obj}, MetricIDs: []experiment.Component{experiment.NewComponent("test_objective", nil)}}
+	base := testBase(t, rounds)
 	var jobs []experiment.Job
 	for _, name := range names {
 		js, err := experiment.Jobs(base, experiment.AlgoSpec{Name: name, Params: map[string]any{"eta_c": 0.05}}, nil, seeds)

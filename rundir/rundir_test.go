@@ -17,9 +17,10 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// sweepJobs plans a small sweep: test_gd over eta_c (one value diverges)
-// and two seeds, plus a run that fails.
-func sweepJobs(t testing.TB) []experiment.Job {
+// testBase is the problem of the tests' runs: least squares with ℓ1
+// (λ = 0.01) on test_data, the given rounds of 2 clients × 2 local steps
+// of batch 2, the objective evaluated every 4 rounds.
+func testBase(t testing.TB, rounds int) experiment.Base {
 	t.Helper()
 	data, err := registry.Build[*core.Federated](registry.Dataset, "test_data", nil)
 	if err != nil {
@@ -32,11 +33,18 @@ func sweepJobs(t testing.TB) []experiment.Job {
 		t.Fatal(err)
 	}
 	obj, _ := registry.Build[core.Metric](registry.Metric, "test_objective", nil)
-	base := experiment.Base{Problem: p,
+	return experiment.Base{Problem: p,
 		ProblemID: experiment.ProblemID{Data: experiment.NewComponent("test_data", nil),
 			Loss: experiment.NewComponent("test_squared", nil), Reg: experiment.NewComponent("test_l1", map[string]any{"lambda": 0.01})},
-		Settings: core.Settings{Rounds: 12, ClientsPerRound: 2, LocalSteps: 2, Batch: 2, EvalEvery: 4},
+		Settings: core.Settings{Rounds: rounds, ClientsPerRound: 2, LocalSteps: 2, Batch: 2, EvalEvery: 4},
 		Metrics:  []core.Metric{obj}, MetricIDs: []experiment.Component{experiment.NewComponent("test_objective", nil)}}
+}
+
+// sweepJobs plans a small sweep: test_gd over eta_c (one value diverges)
+// and two seeds, plus a run that fails.
+func sweepJobs(t testing.TB) []experiment.Job {
+	t.Helper()
+	base := testBase(t, 12)
 	var jobs []experiment.Job
 	for _, v := range []float64{0.01, 0.1, 1e200} {
 		cfg := experiment.NewConfig(experiment.NewSetting("eta_c", v))
