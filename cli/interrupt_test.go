@@ -113,8 +113,8 @@ func TestTimeoutStopsRunsAtARoundBoundaryAndKeepsTheCompletedOnes(t *testing.T) 
 	dir := t.TempDir()
 	script := writeScript(t, dir, 1000000)
 	out := filepath.Join(dir, "out")
-	code, _, stderr := runCLI("run", script, "--out", out, "--timeout", "500ms", "--quiet", "--jobs", "1")
-	if code != 124 || !strings.Contains(stderr, "sweep.lua:3: time limit reached (--timeout 500ms)") || !strings.Contains(stderr, "resume with") {
+	code, _, stderr := runCLI("run", script, "--out", out, "--timeout", "1s", "--quiet", "--jobs", "1")
+	if code != 124 || !strings.Contains(stderr, "sweep.lua:3: time limit reached (--timeout 1s)") || !strings.Contains(stderr, "resume with") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if m := manifest(t, out); m.Status != "interrupted" {
