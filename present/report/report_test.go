@@ -6,37 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedlab/fedlab/experiment/experimenttest"
+
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 )
-
-// run makes a run whose metric "acc" is base + round/100 at rounds 0, 10, 20.
-func run(label string, seed uint64, base float64, status core.Status, divergedAt int) experiment.Run {
-	res := &core.Result{Metrics: []string{"acc", "samples", "loss"}, Status: status, DivergedAt: divergedAt,
-		Model: []float64{0.1, 1.0 / 3}}
-	for r := 0; r <= 20; r += 10 {
-		if status == core.Diverged && r >= divergedAt {
-			break
-		}
-		res.Records = append(res.Records, core.Record{Round: r, Up: int64(10 * r), Down: int64(20 * r), Samples: int64(r),
-			Values: []float64{base + float64(r)/100, float64(r), 1.0 / 3}})
-	}
-	if status == core.Failed {
-		res.Records, res.Model = nil, nil
-	}
-	return experiment.Run{Label: label, Algorithm: "algo", Seed: seed, Result: res,
-		Layout: core.NewLayout(core.Block{Name: "kernel", Rows: 2, Cols: 1, Regularized: true})}
-}
-
-func testRuns() []experiment.Run {
-	return []experiment.Run{
-		run("a", 1, 0.5, core.Done, 0),
-		run("a", 2, 0.7, core.Done, 0),
-		run("b", 1, 0.5, core.Done, 0),
-		run("b", 2, 0.5, core.Diverged, 15),
-		run("c", 1, 0, core.Failed, 0),
-	}
-}
 
 func TestTableMeanStd(t *testing.T) {
 	var buf bytes.Buffer
@@ -152,3 +126,10 @@ func TestTableNeverShowsAnotherRound(t *testing.T) {
 		t.Errorf("all runs failed: want a row reading failed:\n%s", out)
 	}
 }
+
+// The runs of the tests (experimenttest).
+var (
+	run      = experimenttest.Run
+	testRuns = experimenttest.Runs
+	sweepRun = experimenttest.SweepRun
+)

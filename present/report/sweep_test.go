@@ -5,21 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 )
-
-// sweepRun makes a run of label with configuration (a, b) whose "acc" is v
-// at rounds 0 and 10 (or diverged at round 5).
-func sweepRun(label string, a, b float64, v float64, diverged bool) experiment.Run {
-	res := &core.Result{Metrics: []string{"acc"}, Status: core.Done,
-		Records: []core.Record{{Round: 0, Values: []float64{0}}, {Round: 10, Values: []float64{v}}}}
-	if diverged {
-		res.Status, res.DivergedAt, res.Records = core.Diverged, 5, res.Records[:1]
-	}
-	return experiment.Run{Label: label, Algorithm: "algo", Seed: 1, Key: "k" + label,
-		Config: experiment.NewConfig(experiment.NewSetting("a", a), experiment.NewSetting("b", b)), Result: res}
-}
 
 func TestSweepTable(t *testing.T) {
 	runs := []experiment.Run{
