@@ -13,10 +13,11 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-// The benchmark formats (idx, cifar, npz, leaf, parquet) read the samples
-// of a split into a pooled table — 8-bit images or float64 features,
-// labels, and each row's writer where the data name one — and federate
-// it with the keys they share (benchSplit). docs/data.md describes them.
+// The benchmark formats (idx, cifar, npz, leaf here, parquet in
+// datasets/parquetdata) read the samples of a split into a pooled table —
+// 8-bit images or float64 features, labels, and each row's writer where
+// the data name one — and federate it with the keys they share
+// (BenchSplit). docs/data.md describes them.
 
 // MethodNatural is the partition that keeps the data's own clients: each
 // writer (LEAF user, client column, client-id array) is a client, holding
@@ -27,8 +28,9 @@ const MethodNatural = "natural"
 // shards and dominant partitions when clients = 0.
 const defaultBenchClients = 10
 
-// benchSplit are the partition keys of the benchmark formats.
-type benchSplit struct {
+// BenchSplit are the partition keys of the benchmark formats, embedded in
+// each one's params.
+type BenchSplit struct {
 	Partition       string  `param:"partition" choices:"iid|dirichlet|shards|dominant|natural" doc:"iid; dirichlet (label proportions ~ Dir(alpha)); shards (label-sorted shards); dominant (client m holds \x60dominant\x60 of class m mod classes); natural (each writer the data name is a client, its rows in file order)"`
 	Clients         int     `param:"clients" min:"0" doc:"clients of the iid, dirichlet, shards and dominant partitions (0 = 10); with natural: 0 = every writer, K = a seeded random K of the writers, kept in file order"`
 	Alpha           float64 `param:"alpha" min:"0" doc:"Dirichlet concentration (> 0) of the dirichlet partition; small = skewed labels"`
@@ -41,7 +43,7 @@ type benchSplit struct {
 }
 
 // defaultBenchSplit are the benchmark formats' defaults.
-var defaultBenchSplit = benchSplit{Partition: MethodIID, Alpha: 0.5, Dominant: 0.8, ShardsPerClient: 2, Seed: 1}
+var defaultBenchSplit = BenchSplit{Partition: MethodIID, Alpha: 0.5, Dominant: 0.8, ShardsPerClient: 2, Seed: 1}
 
 // streams are the random streams (see newRNG) of federate's draws.
 type streams struct{ subTrain, subTest, partition, deal, split uint64 }
@@ -143,7 +145,7 @@ func (p *pooled) checkLabels(classes int) error {
 // federate subsets, partitions and (with a test split, or test_fraction)
 // splits off test sets. hint tells how to name the writers when the data
 // name none and partition = "natural".
-func federate(name string, train, test *pooled, s benchSplit, classes int, st streams, hint string) (*core.Federated, error) {
+func federate(name string, train, test *pooled, s BenchSplit, classes int, st streams, hint string) (*core.Federated, error) {
 	if classes == 1 || classes < 0 {
 		return nil, fmt.Errorf("%s: classes must be 0 (regression) or at least 2, got %d", name, classes)
 	}
@@ -215,7 +217,7 @@ func federate(name string, train, test *pooled, s benchSplit, classes int, st st
 // partitionRows splits the positions 0..len(rows)-1 over the clients; for
 // the natural partition it also returns each client's writer (an index
 // into train.ids).
-func partitionRows(train *pooled, rows []int, s benchSplit, classes int, st streams, hint string) ([][]int, []int, error) {
+func partitionRows(train *pooled, rows []int, s BenchSplit, classes int, st streams, hint string) ([][]int, []int, error) {
 	rng := newRNG(s.Seed, st.partition)
 	if s.Partition == MethodNatural {
 		if train.client == nil {

@@ -24,7 +24,7 @@ type cifarParams struct {
 	Dir     string `param:"dir,required,path" doc:"directory of the binary version: data_batch_N.bin and test_batch.bin (CIFAR-10), train.bin and test.bin (CIFAR-100)"`
 	Classes int    `param:"classes" doc:"10 (CIFAR-10: a label byte per record) or 100 (CIFAR-100: coarse and fine label bytes per record)"`
 	Coarse  bool   `param:"coarse" doc:"CIFAR-100: use the 20 coarse labels instead of the 100 fine ones"`
-	benchSplit
+	BenchSplit
 }
 
 // CIFARParams are the parameters of the dataset "cifar".
@@ -33,7 +33,7 @@ type CIFARParams struct{ cifarParams }
 func init() {
 	registry.DefineWith(registry.Dataset, "cifar",
 		"CIFAR-10/100 binary batches: 32×32 RGB images (3 planes of 1,024 bytes, scaled to [0, 1]); test_batch.bin or test.bin is dealt iid to the clients",
-		CIFARParams{cifarParams{Classes: 10, benchSplit: defaultBenchSplit}},
+		CIFARParams{cifarParams{Classes: 10, BenchSplit: defaultBenchSplit}},
 		func(c registry.BuildContext, p CIFARParams) (*core.Federated, error) {
 			return loadCIFAR(c, p.cifarParams)
 		})
@@ -142,7 +142,7 @@ func loadCIFAR(c registry.BuildContext, p cifarParams) (*core.Federated, error) 
 	if p.Coarse {
 		classes = 20
 	}
-	return federate(p.Dir, train, test, p.benchSplit, classes, benchStreams, // errors name the directory read
+	return federate(p.Dir, train, test, p.BenchSplit, classes, benchStreams, // errors name the directory read
 		"CIFAR names no writers")
 }
 

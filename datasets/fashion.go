@@ -53,8 +53,8 @@ type FashionMNISTOptions struct {
 }
 
 // split returns the options as the idx reader's partition keys.
-func (o FashionMNISTOptions) split() benchSplit {
-	return benchSplit{Partition: o.Partition, Clients: o.Clients, Alpha: o.Alpha, Dominant: o.Dominant,
+func (o FashionMNISTOptions) split() BenchSplit {
+	return BenchSplit{Partition: o.Partition, Clients: o.Clients, Alpha: o.Alpha, Dominant: o.Dominant,
 		TrainSamples: o.TrainSamples, TestSamples: o.TestSamples, Seed: o.Seed}
 }
 

@@ -2,9 +2,6 @@ package datasets
 
 import (
 	"bytes"
-	"fmt"
-	"image"
-	pngpkg "image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +9,6 @@ import (
 
 	"codeberg.org/sbinet/npyio/npy"
 	"codeberg.org/sbinet/npyio/npz"
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/registry"
@@ -42,7 +38,7 @@ func FuzzReadCIFAR(f *testing.F) {
 	f.Add(append(bytes.Repeat(rec, 2), append([]byte{12}, rec[1:]...)...), false)
 	f.Fuzz(func(t *testing.T, b []byte, hundred bool) {
 		dir := t.TempDir()
-		p := cifarParams{Dir: dir, Classes: 10, benchSplit: defaultBenchSplit}
+		p := cifarParams{Dir: dir, Classes: 10, BenchSplit: defaultBenchSplit}
 		name := "data_batch_1.bin"
 		if hundred {
 			p.Classes, name = 100, "train.bin"
@@ -181,61 +177,3 @@ func FuzzParallelLEAF(f *testing.F) {
 	})
 }
 
-// FuzzReadParquet: any bytes as a Parquet file give rows whose features
-// match their count, or an error naming the file, never a panic.
-func FuzzReadParquet(f *testing.F) {
-	type row struct {
-		Img   []byte `parquet:"img"`
-		Who   string `parquet:"who"`
-		Label int64  `parquet:"label"`
-	}
-	var png []byte
-	{
-		var b bytes.Buffer
-		img := image.NewGray(image.Rect(0, 0, 2, 2))
-		pngpkg.Encode(&b, img)
-		png = b.Bytes()
-	}
-	dir := f.TempDir()
-	path := filepath.Join(dir, "seed.parquet")
-	if err := parquet.WriteFile(path, []row{{png, "a", 0}, {png, "b", 1}, {[]byte("x"), "b", 1}}); err != nil {
-		f.Fatal(err)
-	}
-	seed, _ := os.ReadFile(path)
-	f.Add(seed)
-	f.Add(seed[:len(seed)-9])
-	f.Add(seed[len(seed)/2:])
-	for i, bomb := range [][]byte{ // image bombs: headers declaring 60000×60000, 16-bit 30000×30000, 65535×65535
-		pngDeclaring(f, image.NewGray(image.Rect(0, 0, 2, 2)), 60000, 60000),
-		pngDeclaring(f, image.NewRGBA64(image.Rect(0, 0, 2, 2)), 30000, 30000),
-		jpegDeclaring(f, 65535, 65535),
-	} {
-		path := filepath.Join(dir, fmt.Sprintf("bomb%d.parquet", i))
-		if err := parquet.WriteFile(path, []row{{png, "a", 0}, {bomb, "b", 1}}); err != nil {
-			f.Fatal(err)
-		}
-		b, _ := os.ReadFile(path)
-		f.Add(b)
-		parquet.WriteFile(path, []row{{bomb, "a", 0}, {png, "b", 1}})
-		b, _ = os.ReadFile(path)
-		f.Add(b)
-	}
-	forgePageSize(f, path) // a page header declaring 2 GiB
-	forged, _ := os.ReadFile(path)
-	f.Add(forged)
-	f.Fuzz(func(t *testing.T, b []byte) {
-		path := writeFuzzFile(t, t.TempDir(), "f.parquet", b)
-		p := parquetParams{Path: path, Image: "img", Label: "label", Classes: 2, benchSplit: defaultBenchSplit}
-		pooled, err := p.readParquet(path, defaultLimits())
-		cleanMessage(t, err)
-		if err != nil {
-			if !strings.Contains(err.Error(), path) {
-				t.Fatalf("error does not name the file: %v", err)
-			}
-			return
-		}
-		if len(pooled.pix) != pooled.n*pooled.features || len(pooled.y) != pooled.n {
-			t.Fatalf("%d rows of %d features: %d bytes, %d labels", pooled.n, pooled.features, len(pooled.pix), len(pooled.y))
-		}
-	})
-}

@@ -25,8 +25,7 @@ func within(t *testing.T, what string, f func()) {
 }
 
 // TestNamedPipesAreRefused: a named pipe without a writer where a data
-// file is expected (a LEAF file, one of a LEAF folder's files, a Parquet
-// file, an .npz archive, an .npy file in a directory, a CIFAR batch, an
+// file is expected (a LEAF file, one of a LEAF folder's files, an .npz archive, an .npy file in a directory, a CIFAR batch, an
 // IDX file, an svmlight or CSV file) is refused as not a regular file at once, when the memory is
 // declared (--dry-run) and when the data are read, instead of blocking in
 // open(2).
@@ -54,7 +53,6 @@ func TestNamedPipesAreRefused(t *testing.T) {
 	}{
 		{"leaf", map[string]any{"path": fifo("one.json"), "classes": 2}, filepath.Join(dir, "one.json")},
 		{"leaf", map[string]any{"path": leafDir, "classes": 2}, fifo("leaf", "b.json")},
-		{"parquet", map[string]any{"path": fifo("d.parquet"), "label": "y", "features": "x", "classes": 2}, filepath.Join(dir, "d.parquet")},
 		{"npz", map[string]any{"path": fifo("d.npz"), "classes": 2}, filepath.Join(dir, "d.npz")},
 		{"npz", map[string]any{"path": filepath.Dir(fifo("npy", "x.npy")), "classes": 2}, filepath.Join(dir, "npy", "x.npy")},
 		{"cifar", map[string]any{"dir": cifarDir}, fifo("cifar", "data_batch_1.bin")},

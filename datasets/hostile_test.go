@@ -83,7 +83,6 @@ func TestMissingDataSuggests(t *testing.T) {
 		{"leaf", map[string]any{"path": filepath.Join(dir, "femnist", "trian"), "classes": 2},
 			filepath.Join(dir, "femnist", "trian") + ": no such file or directory (did you mean \"train\"?)"},
 		{"npz", map[string]any{"path": filepath.Join(dir, "femnist", "tran"), "classes": 2}, "(did you mean \"train\"?)"},
-		{"parquet", map[string]any{"path": filepath.Join(dir, "femnist", "trains"), "label": "y", "features": "x", "classes": 2}, "(did you mean \"train\"?)"},
 		{"cifar", map[string]any{"dir": filepath.Join(dir, "femnits")}, "(did you mean \"femnist\"?)"},
 		{"idx", map[string]any{"dir": filepath.Join(dir, "femnits")}, "(did you mean \"femnist\"?)"},
 		{"leaf", map[string]any{"path": filepath.Join(dir, "femnist", "train"), "test": filepath.Join(dir, "femnist", "test"), "classes": 2},

@@ -22,13 +22,13 @@ type IDXParams struct {
 	TestLabels string `param:"test_labels,path" doc:"test labels file (optional, with test_images)"`
 	Transpose  bool   `param:"transpose" doc:"the images are stored transposed, columns first (EMNIST): transpose each back"`
 	Classes    int    `param:"classes" min:"2" doc:"number of classes, labels 0..classes-1 (10 MNIST/KMNIST/EMNIST digits, 62 EMNIST byclass, 47 bymerge/balanced, 27 letters: labels 1..26)"`
-	benchSplit
+	BenchSplit
 }
 
 func init() {
 	registry.DefineWith(registry.Dataset, "idx",
 		"IDX image files (MNIST, EMNIST, KMNIST; gzip or plain): 8-bit images scaled to [0, 1]; a test pair is dealt iid to the clients",
-		IDXParams{Classes: 10, benchSplit: defaultBenchSplit}, loadIDXDataset)
+		IDXParams{Classes: 10, BenchSplit: defaultBenchSplit}, loadIDXDataset)
 }
 
 // idxNames are the file names looked for in dir (after the prefix), each
@@ -149,7 +149,7 @@ func loadIDXDataset(c registry.BuildContext, p IDXParams) (*core.Federated, erro
 			return nil, fmt.Errorf("idx: %w", err)
 		}
 	}
-	return federate(filepath.Base(f[0]), train, test, p.benchSplit, p.Classes, benchStreams,
+	return federate(filepath.Base(f[0]), train, test, p.BenchSplit, p.Classes, benchStreams,
 		"IDX files name no writers (FEMNIST's writers come with LEAF's JSON or the flwrlabs/femnist Parquet files)")
 }
 

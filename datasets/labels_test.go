@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // filterLabels is the table's rows whose label is listed, relabelled by
@@ -91,50 +89,6 @@ func TestLEAFLabelsEqualTheRowsKept(t *testing.T) {
 	}
 }
 
-// TestParquetLabelsEqualTheRowsKept: Parquet rows read with labels give,
-// value for value, the dataset of the kept rows written as CSV, and the
-// test split read with labels the test split of the kept rows.
-func TestParquetLabelsEqualTheRowsKept(t *testing.T) {
-	tb, pix := byteTable(36, 6, 6, 5)
-	testTab, testPix := byteTable(18, 6, 6, 5)
-	kept := tb.filterLabels(filterLabelsList)
-	var keptPix, keptTestPix [][]byte
-	for i, y := range tb.y {
-		if slices.Contains(filterLabelsList, y) {
-			keptPix = append(keptPix, pix[i])
-		}
-	}
-	keptTest := testTab.filterLabels(filterLabelsList)
-	for i, y := range testTab.y {
-		if slices.Contains(filterLabelsList, y) {
-			keptTestPix = append(keptTestPix, testPix[i])
-		}
-	}
-	dir := t.TempDir()
-	file := func(name string, tb table, pix [][]byte) string {
-		path := filepath.Join(dir, name)
-		if err := parquet.WriteFile(path, femnistRows(t, tb, pix)); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	train, test := file("train.parquet", tb, pix), file("test.parquet", testTab, testPix)
-	keptTrain, keptTestFile := file("kept.parquet", kept, keptPix), file("kept-test.parquet", keptTest, keptTestPix)
-	labels := []any{5, 0, 2, 3}
-	src := map[string]any{"image": "image", "label": "character", "labels": labels}
-	f := build(t, "parquet", merged(src, map[string]any{"path": train, "client": "writer_id", "partition": "natural", "classes": 4}))
-	sameFederated(t, f, kept.csvTwin(t, map[string]any{"classes": 4}))
-	naturalKeepsWriters(t, f, kept)
-	plain := table{x: kept.x, y: kept.y}
-	for _, raw := range partitionCases {
-		sameFederated(t, build(t, "parquet", merged(src, raw, map[string]any{"path": train})), plain.csvTwin(t, raw))
-	}
-	natural := map[string]any{"client": "writer_id", "partition": "natural", "classes": 4}
-	sameFederated(t,
-		build(t, "parquet", merged(src, natural, map[string]any{"path": train, "test": test})),
-		build(t, "parquet", merged(natural, map[string]any{"image": "image", "label": "character", "path": keptTrain, "test": keptTestFile})))
-}
-
 // merged is the union of maps, later keys winning.
 func merged(ms ...map[string]any) map[string]any {
 	out := map[string]any{}
@@ -151,20 +105,12 @@ func merged(ms ...map[string]any) map[string]any {
 // sample has is refused naming the file; a message about a kept row names
 // its place in the file, not among the rows kept.
 func TestLabelsErrors(t *testing.T) {
-	tb, pix := byteTable(12, 3, 3, 3) // labels i·7 mod 3 = i mod 3
+	tb, _ := byteTable(12, 3, 3, 3) // labels i·7 mod 3 = i mod 3
 	dir := t.TempDir()
 	writeLEAF(t, dir, tb, map[string][]string{"d.json": {"w0", "w1", "w2"}})
 	leafPath := filepath.Join(dir, "d.json")
-	pq := filepath.Join(dir, "d.parquet")
-	if err := parquet.WriteFile(pq, femnistRows(t, tb, pix)); err != nil {
-		t.Fatal(err)
-	}
 	stranger := table{x: [][]float64{tb.x[0], tb.x[1]}, y: []int{0, 1}, client: []string{"zz", "zz"}}
 	writeLEAF(t, dir, stranger, map[string][]string{"s.json": {"zz"}})
-	strangerPQ := filepath.Join(dir, "s.parquet")
-	if err := parquet.WriteFile(strangerPQ, femnistRows(t, stranger, pix[:2])); err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		raw  map[string]any
 		want string
@@ -175,28 +121,18 @@ func TestLabelsErrors(t *testing.T) {
 		{map[string]any{"labels": []any{7, 8}}, ": no sample has a label in labels = {7, 8}"},
 		{map[string]any{"labels": []any{2, 7}}, ": labels = {2, 7} lists 7, which no training sample has (class 1 would be empty)"},
 	} {
-		for _, src := range []map[string]any{
-			{"path": leafPath},
-			{"path": pq, "image": "image", "label": "character"},
-		} {
-			args := merged(map[string]any{"classes": 2}, src, c.raw)
-			want := c.want
-			if strings.HasPrefix(want, ":") {
-				want = src["path"].(string) + want
-			}
-			if err := buildErr(t, map[bool]string{true: "leaf", false: "parquet"}[src["image"] == nil], args); !strings.Contains(err.Error(), want) {
-				t.Errorf("%v: %v, want %q", args, err, want)
-			}
+		args := merged(map[string]any{"classes": 2, "path": leafPath}, c.raw)
+		want := c.want
+		if strings.HasPrefix(want, ":") {
+			want = leafPath + want
+		}
+		if err := buildErr(t, "leaf", args); !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want %q", args, err, want)
 		}
 	}
 	// the stranger's row 1 (label 1) is its only kept row
 	if err := buildErr(t, "leaf", map[string]any{"path": leafPath, "test": filepath.Join(dir, "s.json"), "classes": 2, "labels": []any{2, 1}}); !strings.Contains(err.Error(),
 		filepath.Join(dir, "s.json")+": user \"zz\" sample 1: writer \"zz\" has no training samples") {
 		t.Errorf("leaf: %v", err)
-	}
-	if err := buildErr(t, "parquet", map[string]any{"path": pq, "test": strangerPQ, "image": "image", "label": "character", "client": "writer_id",
-		"partition": "natural", "classes": 2, "labels": []any{2, 1}}); !strings.Contains(err.Error(),
-		strangerPQ+": s.parquet row 1: writer \"zz\" has no training samples") {
-		t.Errorf("parquet: %v", err)
 	}
 }

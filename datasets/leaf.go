@@ -30,7 +30,7 @@ type leafParams struct {
 	MinSamples int       `param:"min_samples" min:"0" doc:"LEAF's minimum: drop the users with fewer training samples than this"`
 	Classes    int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1 (62 FEMNIST, 10 its digits); 0 = regression"`
 	Labels     []float64 `param:"labels" min:"0" doc:"keep only the samples whose label is listed ({0, ..., 9}: FEMNIST's digits), relabelled 0..k-1 in the listed order (classes = k), before min_samples, fraction and the partition (a user left with fewer than min_samples samples is dropped); {} = every sample"`
-	benchSplit
+	BenchSplit
 }
 
 // LEAFParams are the parameters of the dataset "leaf".
@@ -41,7 +41,7 @@ func init() {
 	d.Partition = MethodNatural
 	registry.DefineWith(registry.Dataset, "leaf",
 		"LEAF JSON split (FEMNIST, Synthetic: numeric x rows): each user a client (partition = \"natural\"), LEAF's user sampling seeded; a test split pairs up by user",
-		LEAFParams{leafParams{Fraction: 1, benchSplit: d}},
+		LEAFParams{leafParams{Fraction: 1, BenchSplit: d}},
 		func(c registry.BuildContext, p LEAFParams) (*core.Federated, error) { return loadLEAF(c, p.leafParams) })
 }
 
@@ -931,5 +931,5 @@ func loadLEAF(c registry.BuildContext, p leafParams) (*core.Federated, error) {
 		}
 		test = ts.pooled(ts.users)
 	}
-	return federate(filepath.Base(p.Path), train, test, p.benchSplit, p.Classes, benchStreams, "")
+	return federate(filepath.Base(p.Path), train, test, p.BenchSplit, p.Classes, benchStreams, "")
 }

@@ -2,13 +2,11 @@ package datasets
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
-	"github.com/parquet-go/parquet-go"
 )
 
 // buildNoting builds the dataset name from raw with a BuildContext whose
@@ -73,35 +71,6 @@ func TestLEAFNamesTheWritersItDrops(t *testing.T) {
 		if notices != c.want {
 			t.Errorf("%v: notices\n%q\nexpected\n%q", c.raw, notices, c.want)
 		}
-	}
-}
-
-// The writers of a Parquet file that labels leave without a sample are
-// named on the notice channel.
-func TestParquetNamesTheWritersItDrops(t *testing.T) {
-	type writerRow struct {
-		Features []float64 `parquet:"features,list"`
-		Label    int32     `parquet:"label"`
-		Writer   string    `parquet:"writer"`
-	}
-	tb := droppingTable()
-	var rows []writerRow
-	for i := range tb.x {
-		rows = append(rows, writerRow{Features: tb.x[i], Label: int32(tb.y[i]), Writer: tb.client[i]})
-	}
-	path := filepath.Join(t.TempDir(), "train.parquet")
-	if err := parquet.WriteFile(path, rows); err != nil {
-		t.Fatal(err)
-	}
-	raw := map[string]any{"path": path, "features": "features", "label": "label", "client": "writer", "partition": "natural", "classes": 2, "labels": []any{0, 1}}
-	f, notices := buildNoting(t, "parquet", raw)
-	want := "fedlab: parquet: " + path + `: 1 of 4 writers dropped (no sample with a label in labels = {0, 1}): "w1"` + "\n"
-	if len(f.Train) != 3 || notices != want {
-		t.Errorf("%d clients and notices\n%q\nexpected 3 and\n%q", len(f.Train), notices, want)
-	}
-	raw["labels"], raw["classes"] = []any{}, 3
-	if _, notices := buildNoting(t, "parquet", raw); notices != "" {
-		t.Errorf("without labels: notices %q", notices)
 	}
 }
 

@@ -32,13 +32,13 @@ type NPZParams struct {
 	YTest      string `param:"y_test" doc:"test labels (optional, with x_test)"`
 	ClientTest string `param:"client_test" doc:"each test row's writer (optional): the natural partition pairs test rows with the clients by writer"`
 	Classes    int    `param:"classes,required" min:"0" doc:"number of classes (labels 0..classes-1); 0 = regression"`
-	benchSplit
+	BenchSplit
 }
 
 func init() {
 	registry.DefineWith(registry.Dataset, "npz",
 		"NumPy arrays (.npz archive or .npy files): features or uint8 images, labels, and optionally each row's writer (partition = \"natural\")",
-		NPZParams{X: "x", Y: "y", benchSplit: defaultBenchSplit}, loadNPZ)
+		NPZParams{X: "x", Y: "y", BenchSplit: defaultBenchSplit}, loadNPZ)
 }
 
 // Check refuses a client array without the natural partition, and test
@@ -427,7 +427,7 @@ func loadNPZ(c registry.BuildContext, p NPZParams) (*core.Federated, error) {
 			return nil, fmt.Errorf("npz: %w", err)
 		}
 	}
-	return federate(filepath.Base(p.Path), train, test, p.benchSplit, p.Classes, benchStreams,
+	return federate(filepath.Base(p.Path), train, test, p.BenchSplit, p.Classes, benchStreams,
 		"name the array of each row's writer with client = NAME")
 }
 

@@ -15,7 +15,7 @@ import (
 // none other is.
 func TestDatasetPathsAreDeclared(t *testing.T) {
 	want := []string{"cifar.dir", "csv.path", "fashion_mnist.dir", "idx.dir", "idx.images", "idx.labels", "idx.test_images", "idx.test_labels",
-		"leaf.path", "leaf.test", "npz.path", "parquet.path", "parquet.test", "svmlight.path"}
+		"leaf.path", "leaf.test", "npz.path", "svmlight.path"}
 	var got []string
 	for _, s := range registry.Specs(registry.Dataset) {
 		for _, p := range s.Params {

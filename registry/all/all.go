@@ -10,6 +10,7 @@ import (
 	_ "github.com/fedlab/fedlab/algorithms"
 	_ "github.com/fedlab/fedlab/algorithms/serveropt"
 	_ "github.com/fedlab/fedlab/datasets"
+	_ "github.com/fedlab/fedlab/datasets/parquetdata"
 	_ "github.com/fedlab/fedlab/effects/availability"
 	_ "github.com/fedlab/fedlab/effects/compress"
 	_ "github.com/fedlab/fedlab/effects/privacy"

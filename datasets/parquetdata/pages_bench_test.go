@@ -1,4 +1,4 @@
-package datasets
+package parquetdata
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/fedlab/fedlab/datasets"
 )
 
 // femnistShapedParquet writes rows of flwrlabs/femnist's shape: 28×28
@@ -76,7 +78,7 @@ func BenchmarkParquetPageCheck(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := checkPages(fh, pf, defaultLimits()); err != nil {
+			if err := checkPages(fh, pf, datasets.DefaultLimits()); err != nil {
 				b.Fatal(err)
 			}
 			fh.Close()
@@ -85,7 +87,7 @@ func BenchmarkParquetPageCheck(b *testing.B) {
 	b.Run("read", func(b *testing.B) {
 		p := parquetParams{Path: path, Image: "image", Label: "character", Client: "writer_id", Classes: 62}
 		for b.Loop() {
-			if _, err := p.readParquet(path, defaultLimits()); err != nil {
+			if _, err := p.readParquet(path, datasets.DefaultLimits()); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,10 @@
-package datasets
+// Package parquetdata registers the dataset "parquet" (fedlab.data.parquet):
+// Parquet files, Hugging Face's and Flower Datasets' form (flwrlabs/femnist,
+// cifar10), read with github.com/parquet-go/parquet-go. It is a package of
+// its own so that only the binaries that import it (registry/all) link the
+// Parquet library; it reads into the benchmark formats' table and
+// partitions with their keys (datasets.Samples, datasets.BenchSplit).
+package parquetdata
 
 import (
 	"bytes"
@@ -25,7 +31,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/fedlab/fedlab/core"
-	"github.com/fedlab/fedlab/internal/budget"
+	"github.com/fedlab/fedlab/datasets"
 	"github.com/fedlab/fedlab/registry"
 )
 
@@ -40,17 +46,17 @@ type parquetParams struct {
 	Mixed    bool      `param:"mixed_splits" doc:"read files of several Hugging Face splits (train-*, test-*, validation-*) as one split; without it, a path or glob whose files name two splits is refused"`
 	Classes  int       `param:"classes,required" min:"0" doc:"number of classes, labels 0..classes-1; 0 = regression"`
 	Labels   []float64 `param:"labels" min:"0" doc:"keep only the samples whose label is listed ({0, ..., 9}: FEMNIST's digits), relabelled 0..k-1 in the listed order (classes = k), before the partition; {} = every sample"`
-	benchSplit
+	datasets.BenchSplit
 }
 
-// ParquetParams are the parameters of the dataset "parquet".
-type ParquetParams struct{ parquetParams }
+// Params are the parameters of the dataset "parquet".
+type Params struct{ parquetParams }
 
 func init() {
 	registry.DefineWith(registry.Dataset, "parquet",
 		"Parquet files (Hugging Face / Flower Datasets: flwrlabs/femnist, cifar10): an image column (PNG/JPEG) or feature columns, a label column and optionally a writer column (partition = \"natural\")",
-		ParquetParams{parquetParams{benchSplit: defaultBenchSplit}},
-		func(c registry.BuildContext, p ParquetParams) (*core.Federated, error) {
+		Params{parquetParams{BenchSplit: datasets.DefaultBenchSplit()}},
+		func(c registry.BuildContext, p Params) (*core.Federated, error) {
 			return loadParquet(c, p.parquetParams)
 		})
 }
@@ -59,14 +65,14 @@ func init() {
 // column with feature columns, and a client column without the natural
 // partition.
 func (p parquetParams) Check() error {
-	if err := checkLabelList(p.Labels, p.Classes); err != nil {
+	if err := datasets.CheckLabelList(p.Labels, p.Classes); err != nil {
 		return err
 	}
 	if (p.Image == "") == (p.Features == "") {
 		return fmt.Errorf("give image (a column of encoded images) or features (numeric columns), one of them")
 	}
-	if p.Client != "" && p.Partition != MethodNatural {
-		return fmt.Errorf("client = %q names each row's writer, which only partition = %q uses: set it, or drop client", p.Client, MethodNatural)
+	if p.Client != "" && p.Partition != datasets.MethodNatural {
+		return fmt.Errorf("client = %q names each row's writer, which only partition = %q uses: set it, or drop client", p.Client, datasets.MethodNatural)
 	}
 	return nil
 }
@@ -123,7 +129,7 @@ func parquetFiles(path string) ([]string, error) {
 		sort.Strings(files)
 		return files, nil
 	}
-	st, err := statData(path)
+	st, err := datasets.StatData(path)
 	if err != nil {
 		return nil, err
 	}
@@ -193,15 +199,15 @@ func (p parquetParams) columns(path string, schema *parquet.Schema) (parquetColu
 				for _, i := range under {
 					sub = append(sub, strings.Join(leaves[i], "."))
 				}
-				return -1, false, fmt.Errorf("%s: column %s is a group of columns (%s): name one of them as the %s", path, echo(name).quoted(), strings.Join(sub, ", "), role)
+				return -1, false, fmt.Errorf("%s: column %s is a group of columns (%s): name one of them as the %s", path, datasets.Quote(name), strings.Join(sub, ", "), role)
 			}
 			if len(under) == 0 {
-				return -1, false, fmt.Errorf("%s: no column %s for the %s (columns: %s)", path, echo(name).quoted(), role, strings.Join(names, ", "))
+				return -1, false, fmt.Errorf("%s: no column %s for the %s (columns: %s)", path, datasets.Quote(name), role, strings.Join(names, ", "))
 			}
 			at = under[0]
 		}
 		if repeated[at] && !list {
-			return -1, false, fmt.Errorf("%s: column %s is a list (%s values a row), not one value a row: the %s must be a scalar column%s", path, echo(name).quoted(), schemaType(schema, leaves[at]), role, map[bool]string{true: "; a list column holds all the features, features = its name alone", false: ""}[role == "feature"])
+			return -1, false, fmt.Errorf("%s: column %s is a list (%s values a row), not one value a row: the %s must be a scalar column%s", path, datasets.Quote(name), schemaType(schema, leaves[at]), role, map[bool]string{true: "; a list column holds all the features, features = its name alone", false: ""}[role == "feature"])
 		}
 		return at, repeated[at], nil
 	}
@@ -227,7 +233,7 @@ func (p parquetParams) columns(path string, schema *parquet.Schema) (parquetColu
 			}
 		}
 		if leaf, _ := schema.Lookup(leaves[c.image]...); leaf.Node.Type().Kind() != parquet.ByteArray {
-			return c, fmt.Errorf("%s: column %s holds %s values, not encoded images: image names a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct", path, echo(p.Image).quoted(), schemaType(schema, leaves[c.image]))
+			return c, fmt.Errorf("%s: column %s holds %s values, not encoded images: image names a column of PNG or JPEG bytes, or Hugging Face's {bytes, path} struct", path, datasets.Quote(p.Image), schemaType(schema, leaves[c.image]))
 		}
 	}
 	c.names, c.featureAt = p.featureNames(), map[int]int{}
@@ -258,8 +264,8 @@ func schemaType(schema *parquet.Schema, path []string) string {
 
 // parquetSet accumulates the rows of a split.
 type parquetSet struct {
-	p                        *pooled
-	index                    map[string]int // writer → index into p.ids
+	p                        *datasets.Samples
+	index                    map[string]int // writer → index into p.Writers
 	spans                    []parquetSpan
 	imageH, imageW, channels int      // fixed by the first image
 	pending                  [][]byte // encoded images of the batch, decoded by flush
@@ -267,7 +273,7 @@ type parquetSet struct {
 	rows                     int      // the rows the footers declare (capacity of the pixel array)
 	bytes                    int64    // the files' size
 	featuresPerSample        int      // fixed by the first row of features; -1 before it
-	limits                   readLimits
+	limits                   datasets.Limits
 }
 
 // parquetSpan is the rows of one file.
@@ -277,12 +283,12 @@ type parquetSpan struct {
 }
 
 // readParquet reads every file of a split, stopping at the limits b (ceiling, context).
-func (p parquetParams) readParquet(path string, b readLimits) (*pooled, error) {
+func (p parquetParams) readParquet(path string, b datasets.Limits) (*datasets.Samples, error) {
 	files, err := p.files(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &parquetSet{p: &pooled{name: path}, index: map[string]int{}, featuresPerSample: -1, limits: b}
+	s := &parquetSet{p: &datasets.Samples{Name: path}, index: map[string]int{}, featuresPerSample: -1, limits: b}
 	for _, f := range files { // the footers' row counts, to size the pixel array once
 		n, err := parquetRows(f)
 		if err != nil {
@@ -294,16 +300,16 @@ func (p parquetParams) readParquet(path string, b readLimits) (*pooled, error) {
 		}
 	}
 	if p.Client != "" {
-		s.p.client = []int{}
+		s.p.Writer = []int{}
 	}
 	for _, f := range files {
-		start := s.p.n
+		start := len(s.p.Y)
 		if err := p.readFile(f, s); err != nil {
 			return nil, err
 		}
-		s.spans = append(s.spans, parquetSpan{f, start, s.p.n})
+		s.spans = append(s.spans, parquetSpan{f, start, len(s.p.Y)})
 	}
-	s.p.where = func(i int) string {
+	s.p.Where = func(i int) string {
 		for _, sp := range s.spans {
 			if i < sp.end {
 				return fmt.Sprintf("%s row %d", filepath.Base(sp.path), i-sp.start)
@@ -319,10 +325,10 @@ func (p parquetParams) readParquet(path string, b readLimits) (*pooled, error) {
 func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: damaged Parquet file (the reader failed: %s)", path, libError(r))
+			err = fmt.Errorf("%s: damaged Parquet file (the reader failed: %s)", path, datasets.LibMessage(r))
 		}
 	}()
-	fh, err := openData(path)
+	fh, err := datasets.OpenData(path)
 	if err != nil {
 		return err
 	}
@@ -333,7 +339,7 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 	}
 	pf, err := openParquet(stopReaderAt{fh, s.limits}, st.Size())
 	if err != nil {
-		return fmt.Errorf("%s: not a Parquet file, or truncated: %s", path, libError(err))
+		return fmt.Errorf("%s: not a Parquet file, or truncated: %s", path, datasets.LibMessage(err))
 	}
 	cols, err := p.columns(path, pf.Schema())
 	if err != nil {
@@ -354,25 +360,25 @@ func (p parquetParams) readFile(path string, s *parquetSet) (err error) {
 				return fmt.Errorf("%s: row %d: %w", path, row, err)
 			}
 			row++
-			read += int64(s.p.features)
+			read += int64(s.p.Features)
 		}
 		if err := s.flush(path); err != nil {
 			return err
 		}
-		if read >= readCheckEvery {
-			if cerr := checkCeiling(read, s.limits); cerr != nil {
+		if read >= datasets.ReadCheckEvery {
+			if cerr := s.limits.CheckCeiling(read); cerr != nil {
 				return fmt.Errorf("%s: row %d: %w", path, row, cerr)
 			}
 			read = 0
 		}
-		if serr := s.limits.stopped(); serr != nil {
+		if serr := s.limits.Stopped(); serr != nil {
 			return fmt.Errorf("%s: row %d: %w", path, row, serr)
 		}
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: row %d: damaged Parquet data: %s", path, row, libError(err))
+			return fmt.Errorf("%s: row %d: damaged Parquet data: %s", path, row, datasets.LibMessage(err))
 		}
 	}
 }
@@ -403,7 +409,7 @@ func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
 // with parquet-go's Thrift decoder from the bytes of its chunk: a page
 // must fit in what is left of its chunk, and its uncompressed size under
 // b's ceiling (the check stops too when b's context ends).
-func checkPages(r io.ReaderAt, pf *parquet.File, b readLimits) error {
+func checkPages(r io.ReaderAt, pf *parquet.File, b datasets.Limits) error {
 	size := pf.Size()
 	for g, rg := range pf.Metadata().RowGroups {
 		for c, chunk := range rg.Columns {
@@ -419,12 +425,12 @@ func checkPages(r io.ReaderAt, pf *parquet.File, b readLimits) error {
 			for pos := start; pos < end; {
 				h, n, err := pageHeader(r, pos, end)
 				if err != nil {
-					return fmt.Errorf("row group %d column %d: the page header at byte %d: %s", g, c, pos, libError(err))
+					return fmt.Errorf("row group %d column %d: the page header at byte %d: %s", g, c, pos, datasets.LibMessage(err))
 				}
 				if left := end - pos - n; int64(h.CompressedPageSize) > left {
 					return fmt.Errorf("row group %d column %d: the page at byte %d declares %d bytes, its column chunk holds %d more", g, c, pos, h.CompressedPageSize, left)
 				}
-				if err := checkGrowth(pos, uint64(max(h.UncompressedPageSize, 0)), b); err != nil {
+				if err := b.CheckGrowth(pos, uint64(max(h.UncompressedPageSize, 0))); err != nil {
 					return fmt.Errorf("row group %d column %d: the page at byte %d declares %d bytes uncompressed: %w", g, c, pos, h.UncompressedPageSize, err)
 				}
 				pos += n + int64(h.CompressedPageSize)
@@ -457,14 +463,14 @@ func pageHeader(r io.ReaderAt, pos, end int64) (*format.PageHeader, int64, error
 }
 
 // stopReaderAt stops the Parquet reader's reads once the build's context
-// ends (see readLimits).
+// ends (datasets.Limits).
 type stopReaderAt struct {
 	r      io.ReaderAt
-	limits readLimits
+	limits datasets.Limits
 }
 
 func (s stopReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if err := s.limits.stopped(); err != nil {
+	if err := s.limits.Stopped(); err != nil {
 		return 0, err
 	}
 	return s.r.ReadAt(p, off)
@@ -495,13 +501,13 @@ func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Ro
 					continue // an empty list
 				}
 				if c.list {
-					return fmt.Errorf("feature column %s: value %d of the list is null", echo(c.names[k]).quoted(), len(feats))
+					return fmt.Errorf("feature column %s: value %d of the list is null", datasets.Quote(c.names[k]), len(feats))
 				}
-				return fmt.Errorf("feature column %s is null", echo(c.names[k]).quoted())
+				return fmt.Errorf("feature column %s is null", datasets.Quote(c.names[k]))
 			}
 			x, err := parquetNumber(*v)
 			if err != nil {
-				return fmt.Errorf("feature column %s: %w", echo(c.names[k]).quoted(), err)
+				return fmt.Errorf("feature column %s: %w", datasets.Quote(c.names[k]), err)
 			}
 			if c.list {
 				feats = append(feats, x)
@@ -518,12 +524,12 @@ func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Ro
 	}
 	y, err := parquetNumber(*label)
 	if err != nil {
-		return fmt.Errorf("label column %s: %w", echo(p.Label).quoted(), err)
+		return fmt.Errorf("label column %s: %w", datasets.Quote(p.Label), err)
 	}
 	d := s.p
 	if c.client >= 0 {
 		if client == nil || client.IsNull() {
-			return fmt.Errorf("the writer (column %s) is null", echo(p.Client).quoted())
+			return fmt.Errorf("the writer (column %s) is null", datasets.Quote(p.Client))
 		}
 		id := client.String()
 		if client.Kind() == parquet.ByteArray {
@@ -531,11 +537,11 @@ func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Ro
 		}
 		w, ok := s.index[id]
 		if !ok {
-			w = len(d.ids)
+			w = len(d.Writers)
 			s.index[id] = w
-			d.ids = append(d.ids, id)
+			d.Writers = append(d.Writers, id)
 		}
-		d.client = append(d.client, w)
+		d.Writer = append(d.Writer, w)
 	}
 	if c.image >= 0 {
 		if img == nil || img.IsNull() {
@@ -546,15 +552,14 @@ func (p parquetParams) addRow(s *parquetSet, c parquetColumns, values parquet.Ro
 		}
 	} else {
 		if s.featuresPerSample < 0 {
-			s.featuresPerSample, d.features = len(feats), len(feats)
+			s.featuresPerSample, d.Features = len(feats), len(feats)
 		}
 		if len(feats) != s.featuresPerSample || len(feats) == 0 {
 			return fmt.Errorf("%d features, earlier rows %d", len(feats), s.featuresPerSample)
 		}
-		d.x = append(d.x, feats...)
+		d.X = append(d.X, feats...)
 	}
-	d.y = append(d.y, y)
-	d.n++
+	d.Y = append(d.Y, y)
 	return nil
 }
 
@@ -595,23 +600,23 @@ func (s *parquetSet) addImage(b []byte, row int) error {
 	if cfg.Width*cfg.Height > maxImagePixels {
 		return fmt.Errorf("the %s image declares %d×%d pixels, more than fedlab decodes (%d pixels: 8192×8192)", format, cfg.Width, cfg.Height, maxImagePixels)
 	}
-	if err := checkGrowth(0, uint64(cfg.Width)*uint64(cfg.Height)*8, s.limits); err != nil {
+	if err := s.limits.CheckGrowth(0, uint64(cfg.Width)*uint64(cfg.Height)*8); err != nil {
 		return fmt.Errorf("the %s image declares %d×%d pixels: %w", format, cfg.Width, cfg.Height, err)
 	}
 	img, _, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
-		return fmt.Errorf("the image does not decode (%d bytes): %s", len(b), libError(err))
+		return fmt.Errorf("the image does not decode (%d bytes): %s", len(b), datasets.LibMessage(err))
 	}
 	r := img.Bounds()
 	s.imageH, s.imageW, s.channels = r.Dy(), r.Dx(), channels
-	s.p.features = s.imageH * s.imageW * s.channels
+	s.p.Features = s.imageH * s.imageW * s.channels
 	// a damaged footer may declare any count: trust it up to 64 pixel
 	// bytes per byte of file (PNG compresses 28×28 digits about 1.6 times)
-	if s.rows > 0 && s.rows <= math.MaxInt32/s.p.features && int64(s.rows*s.p.features) <= 64*s.bytes {
-		s.p.pix = slices.Grow(s.p.pix, s.rows*s.p.features)
+	if s.rows > 0 && s.rows <= math.MaxInt32/s.p.Features && int64(s.rows*s.p.Features) <= 64*s.bytes {
+		s.p.Pix = slices.Grow(s.p.Pix, s.rows*s.p.Features)
 	}
-	s.p.pix = append(s.p.pix, make([]byte, s.p.features)...)
-	return s.pixels(img, format, s.p.pix[len(s.p.pix)-s.p.features:])
+	s.p.Pix = append(s.p.Pix, make([]byte, s.p.Features)...)
+	return s.pixels(img, format, s.p.Pix[len(s.p.Pix)-s.p.Features:])
 }
 
 // maxImagePixels bounds the pixels of an image column's image.
@@ -625,7 +630,7 @@ const maxImagePixels = 8192 * 8192
 func imageConfig(b []byte) (image.Config, string, int, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
 	if err != nil {
-		return cfg, format, 0, fmt.Errorf("the image does not decode (%d bytes): %s", len(b), libError(err))
+		return cfg, format, 0, fmt.Errorf("the image does not decode (%d bytes): %s", len(b), datasets.LibMessage(err))
 	}
 	switch m := cfg.ColorModel.(type) {
 	case color.Palette:
@@ -654,12 +659,12 @@ func imageConfig(b []byte) (image.Config, string, int, error) {
 // the pixel bytes; an error names the first row (in file order) whose
 // image fails. The queued bytes belong to the rows of the last batch read.
 func (s *parquetSet) flush(path string) error {
-	n, F := len(s.pending), s.p.features
+	n, F := len(s.pending), s.p.Features
 	if n == 0 {
 		return nil
 	}
-	base := len(s.p.pix)
-	s.p.pix = append(s.p.pix, make([]byte, n*F)...)
+	base := len(s.p.Pix)
+	s.p.Pix = append(s.p.Pix, make([]byte, n*F)...)
 	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -680,10 +685,10 @@ func (s *parquetSet) flush(path string) error {
 				}
 				img, _, err := image.Decode(bytes.NewReader(s.pending[k]))
 				if err != nil {
-					errs[k] = fmt.Errorf("the image does not decode (%d bytes): %s", len(s.pending[k]), libError(err))
+					errs[k] = fmt.Errorf("the image does not decode (%d bytes): %s", len(s.pending[k]), datasets.LibMessage(err))
 					continue
 				}
-				errs[k] = s.pixels(img, format, s.p.pix[base+k*F:base+(k+1)*F])
+				errs[k] = s.pixels(img, format, s.p.Pix[base+k*F:base+(k+1)*F])
 			}
 		})
 	}
@@ -744,29 +749,24 @@ func (s *parquetSet) pixels(img image.Image, format string, dst []byte) error {
 // loading then says why). Every row counts: labels filters the rows read
 // in place, so this stays an upper bound.
 func (p parquetParams) Memory() (uint64, string) {
-	return declareSplits([2]string{p.Path, p.Test}, [2]string{"training rows", "test rows"}, func(_ int, path string) (splitMemory, bool) {
+	return datasets.DeclareSamples([2]string{p.Path, p.Test}, p.Image != "", func(path string) (int64, int, bool) {
 		files, err := p.files(path)
 		if err != nil {
-			return splitMemory{}, false
+			return 0, 0, false
 		}
 		var n int64
 		for _, f := range files {
 			k, err := parquetRows(f)
 			if err != nil {
-				return splitMemory{}, false
+				return 0, 0, false
 			}
 			n += k
 		}
 		width, err := p.firstWidth(files)
 		if err != nil {
-			return splitMemory{}, false
+			return 0, 0, false
 		}
-		rows := int(min(n, math.MaxInt32))
-		m := splitMemory{n: n, width: width, bytes: sampleBytes(rows, width, 0)}
-		if p.Image != "" {
-			m.bytes = pixelBytes(rows, width, budget.Product(rows, width)) // and the pixel bytes read
-		}
-		return m, true
+		return n, width, true
 	})
 }
 
@@ -777,7 +777,7 @@ func parquetRows(path string) (n int64, err error) {
 			err = fmt.Errorf("damaged Parquet file")
 		}
 	}()
-	fh, err := openData(path)
+	fh, err := datasets.OpenData(path)
 	if err != nil {
 		return 0, err
 	}
@@ -800,7 +800,7 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 			err = fmt.Errorf("damaged Parquet file")
 		}
 	}()
-	fh, err := openData(files[0])
+	fh, err := datasets.OpenData(files[0])
 	if err != nil {
 		return 0, err
 	}
@@ -817,7 +817,7 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := checkPages(fh, pf, defaultLimits()); err != nil {
+	if err := checkPages(fh, pf, datasets.DefaultLimits()); err != nil {
 		return 0, err
 	}
 	r := parquet.NewReader(pf)
@@ -826,38 +826,38 @@ func (p parquetParams) firstWidth(files []string) (width int, err error) {
 	if n, err := r.ReadRows(rows); n == 0 {
 		return 0, fmt.Errorf("no rows: %v", err)
 	}
-	s := &parquetSet{p: &pooled{}, index: map[string]int{}, featuresPerSample: -1, limits: defaultLimits()}
+	s := &parquetSet{p: &datasets.Samples{}, index: map[string]int{}, featuresPerSample: -1, limits: datasets.DefaultLimits()}
 	if err := p.addRow(s, cols, rows[0], 0); err != nil {
 		return 0, err
 	}
-	return s.p.features, nil
+	return s.p.Features, nil
 }
 
 // loadParquet reads the parquet dataset, stopping at c's memory ceiling or when c's context ends.
 func loadParquet(c registry.BuildContext, p parquetParams) (*core.Federated, error) {
-	limits := limitsOf(c)
+	limits := datasets.LimitsOf(c)
 	train, err := p.readParquet(p.Path, limits)
 	if err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
-	if err := train.keepLabels(p.Labels, true); err != nil {
+	if err := train.KeepLabels(p.Labels, true); err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
-	train.noteDroppedWriters(c, "parquet", p.Labels)
-	var test *pooled
+	train.NoteDroppedWriters(c, "parquet", p.Labels)
+	var test *datasets.Samples
 	if p.Test != "" {
 		if test, err = p.readParquet(p.Test, limits); err != nil {
 			return nil, fmt.Errorf("parquet: test split: %w", err)
 		}
-		if err := test.keepLabels(p.Labels, false); err != nil {
+		if err := test.KeepLabels(p.Labels, false); err != nil {
 			return nil, fmt.Errorf("parquet: test split: %w", err)
 		}
 	}
 	name := filepath.Base(strings.TrimRight(p.Path, "/"))
-	if p.Client != "" && len(train.ids) == 1 {
+	if p.Client != "" && len(train.Writers) == 1 {
 		return nil, fmt.Errorf("parquet: %s: the client column %s names one writer (%s): a natural partition needs at least two",
-			train.name, echo(p.Client).quoted(), echo(train.ids[0]).quoted())
+			train.Name, datasets.Quote(p.Client), datasets.Quote(train.Writers[0]))
 	}
-	return federate(name, train, test, p.benchSplit, p.Classes, benchStreams,
+	return datasets.FederateSamples(name, train, test, p.BenchSplit, p.Classes,
 		"name the column of each row's writer with client = COLUMN")
 }
