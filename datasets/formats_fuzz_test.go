@@ -176,4 +176,3 @@ func FuzzParallelLEAF(f *testing.F) {
 		}
 	})
 }
-
