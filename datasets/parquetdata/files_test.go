@@ -3,6 +3,7 @@ package parquetdata
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -38,5 +39,19 @@ func TestParquetMissingDataSuggests(t *testing.T) {
 	want := filepath.Join(dir, "femnist", "trains") + ": no such file or directory (did you mean \"train\"?)"
 	if err := buildErr(t, "parquet", raw); !strings.Contains(err.Error(), want) {
 		t.Errorf("%v: %v, want %q", raw, err, want)
+	}
+}
+
+// TestParquetParamsTypeIsExported: the dataset's params type is this
+// package's Params, so that a Go plan names it
+// (plan.Of(func(p *parquetdata.Params) { ... })): plan's
+// TestEveryComponentHasAnExportedParamsType, whose binary does not link
+// this package, checks the other components so.
+func TestParquetParamsTypeIsExported(t *testing.T) {
+	if got, want := registry.ParamsType(registry.Dataset, "parquet"), reflect.TypeFor[Params](); got != want {
+		t.Errorf("params type %v, want %v", got, want)
+	}
+	if got := registry.GoField(registry.Dataset, "parquet", "partition"); got != "Partition" {
+		t.Errorf("partition is the Go field %q, want Partition", got)
 	}
 }
