@@ -6,7 +6,9 @@
 // directory, exactly as `fedlab run` does for a script (resume, run keys,
 // --shard/merge-compatible directories, the same progress line). It is
 // the Go counterpart of examples/goplan/goplan.lua, and its test checks
-// that both give the same runs, keys and records.
+// that both give the same runs, keys and records. It imports the component
+// packages it uses, not registry/all: a program links only the components
+// (and their file-format libraries) it imports.
 //
 //	go run ./examples/goplan -out runs/goplan
 package main
@@ -30,7 +32,6 @@ import (
 	"github.com/fedlab/fedlab/plan"
 	"github.com/fedlab/fedlab/present/report"
 	"github.com/fedlab/fedlab/registry"
-	_ "github.com/fedlab/fedlab/registry/all"
 	"github.com/fedlab/fedlab/regularizers"
 	"github.com/fedlab/fedlab/rundir"
 	"github.com/fedlab/fedlab/schedules/sched"
