@@ -261,9 +261,10 @@ func recordSize(t *testing.T, dir, what string, size int64) {
 
 // TestAStoredFileLargerThanTheCeilingIsNotRead: a manifest that records a
 // checkpoint, or a result, of 1 TiB, more than the ceiling (--max-memory
-// 256MB): the next session says it does not read it, computes the run
-// again from round 0, completes with exit status 0, and its records are
-// an uninterrupted run's.
+// 256MB). The checkpoint is not read and not removed: its run fails (exit
+// status 3) with a message that says so, and a session where it fits
+// resumes from it, with an uninterrupted run's records. The result is not
+// read either: the run is computed again, with the same records.
 func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -272,14 +273,29 @@ func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 	}
 	whole := wholeLongRun(t)
 	interruptAfterARound(t, "out", "run", "long.lua", "--out", "out", "--quiet")
-	recordSize(t, "out", "checkpoints", 1<<40)
-	_, stderr := mustCLI(t, 0, "run", "long.lua", "--out", "out", "--max-memory", "256MB")
-	notice := regexp.MustCompile(`fedlab: out/checkpoints/[0-9a-f]{16}\.[0-9]+\.ckpt \(its size as the manifest records it\) needs about 1.0 TiB of memory, more than 256.0 MiB \(--max-memory\); not read; fedmid \(seed 1\) starts again from round 0\n`)
-	if !notice.MatchString(stderr) || !strings.Contains(stderr, "1 runs (1 ran) in out") {
-		t.Errorf("a checkpoint recorded as 1 TiB:\n%s", stderr)
+	files, _ := filepath.Glob(filepath.Join("out", "checkpoints", "*.ckpt"))
+	if len(files) != 1 {
+		t.Fatalf("checkpoints after the interruption: %v", files)
 	}
+	info, err := os.Stat(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	recordSize(t, "out", "checkpoints", 1<<40)
+	_, stderr := mustCLI(t, exitRunsFailed, "run", "long.lua", "--out", "out", "--max-memory", "256MB", "--quiet")
+	notice := regexp.MustCompile(`out/checkpoints/[0-9a-f]{16}\.([0-9]+)\.ckpt \(its size as the manifest records it\) needs about 1.0 TiB of memory, more than 256.0 MiB \(--max-memory\); not read; kept: a session with a larger --max-memory resumes fedmid \(seed 1\) from it, after round ([0-9]+) of 100000 \(delete out/checkpoints/[0-9a-f]{16}\.([0-9]+)\.ckpt to run it again from round 0\)`)
+	m := notice.FindStringSubmatch(stderr)
+	if m == nil || m[1] != m[2] || m[2] != m[3] || !strings.Contains(stderr, "1 run failed") {
+		t.Fatalf("a checkpoint recorded as 1 TiB:\n%s", stderr)
+	}
+	if after, err := os.Stat(files[0]); err != nil || after.Size() != info.Size() {
+		t.Fatalf("the checkpoint not read was not kept: %v", err)
+	}
+	recordSize(t, "out", "checkpoints", info.Size()) // where it fits
+	_, stderr = mustCLI(t, 0, "run", "long.lua", "--out", "out")
+	wantIn(t, "the session where it fits", stderr, ": resuming fedmid (seed 1) after round "+m[2]+" of 100000")
 	if read(t, "out", "records.csv") != read(t, whole, "records.csv") {
-		t.Errorf("records after recomputing differ from the uninterrupted run's")
+		t.Errorf("records after resuming differ from the uninterrupted run's")
 	}
 	writeRoundsScript(t, dir, "5")
 	mustCLI(t, 0, "run", "s.lua", "--out", "small", "--quiet")

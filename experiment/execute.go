@@ -61,8 +61,10 @@ type Checkpoints interface {
 	// Resume returns the checkpoint job j continues from, with the run's
 	// time up to it (over the executions that ran it), or nil to start it
 	// from round 0 (the implementation says why it does not use a
-	// checkpoint it holds).
-	Resume(j *Job) (data []byte, elapsed time.Duration)
+	// checkpoint it holds). An error fails the run without starting it:
+	// the store keeps a checkpoint it cannot read now (one larger than the
+	// memory ceiling, say) for a later execution.
+	Resume(j *Job) (data []byte, elapsed time.Duration, err error)
 	// Save stores data, the state of job j after done rounds, in place of
 	// its previous checkpoint; elapsed is the run's time so far, over the
 	// executions that ran it (its share, in a cohort). A run resumed from
@@ -304,7 +306,11 @@ func executeCohort(opts *Options, jobs []Job, u []int, workers int) []*core.Resu
 			results[k] = &core.Result{Status: core.Failed, Err: err.Error()}
 			continue
 		}
-		s, before := settingsOf(opts, j, i, workers, len(u))
+		s, before, err := settingsOf(opts, j, i, workers, len(u))
+		if err != nil {
+			results[k] = &core.Result{Status: core.Failed, Err: err.Error()}
+			continue
+		}
 		members = append(members, core.Member{Alg: alg, Settings: s})
 		at = append(at, k)
 		resumed = append(resumed, before)
@@ -343,7 +349,10 @@ func execute(opts *Options, j *Job, i, workers int) *core.Result {
 		if opts.Checkpoints == nil {
 			return j.Stages.RunInterruptible(j.Seed, 0, workers, progress, interrupt)
 		}
-		data, before := opts.Checkpoints.Resume(j)
+		data, before, err := opts.Checkpoints.Resume(j)
+		if err != nil {
+			return &core.Result{Status: core.Failed, Err: err.Error()}
+		}
 		ck := &pipeline.Checkpointing{Key: j.Key, Resume: data, Checkpoint: checkpointHook(opts, j, 1, before)}
 		resumedAt(prog, i, j, ck.Resume)
 		res := j.Stages.RunCheckpointed(j.Seed, 0, workers, progress, interrupt, ck)
@@ -360,7 +369,10 @@ func execute(opts *Options, j *Job, i, workers int) *core.Result {
 	if err != nil {
 		return &core.Result{Status: core.Failed, Err: err.Error()}
 	}
-	s, before := settingsOf(opts, j, i, workers, 1)
+	s, before, err := settingsOf(opts, j, i, workers, 1)
+	if err != nil {
+		return &core.Result{Status: core.Failed, Err: err.Error()}
+	}
 	res := core.Run(j.Problem, alg, s, j.Metrics)
 	if s.Resume != nil && resumeFailed(res) {
 		resumedAt(prog, i, j, nil)
@@ -420,8 +432,9 @@ func rerun(opts *Options, j *Job, s core.Settings, res *core.Result) *core.Resul
 // checkpointed to opts.Checkpoints (if set) as one of a cohort of the
 // given size (1: alone), continuing j.Continue and keeping its state for
 // j.KeepState (continuation); before is the run's time up to the
-// checkpoint it resumes from (0: none).
-func settingsOf(opts *Options, j *Job, i, workers, cohort int) (s core.Settings, before time.Duration) {
+// checkpoint it resumes from (0: none). An error is opts.Checkpoints'
+// refusal to start the run (see Checkpoints.Resume).
+func settingsOf(opts *Options, j *Job, i, workers, cohort int) (s core.Settings, before time.Duration, err error) {
 	s = j.Settings
 	s.Seed, s.Run, s.Workers = j.Seed, 0, min(workers, max(j.Problem.Data.Clients(), 1)) // more workers than clients would idle
 	if prog := opts.Progress; prog != nil {
@@ -432,12 +445,14 @@ func settingsOf(opts *Options, j *Job, i, workers, cohort int) (s core.Settings,
 	}
 	if opts.Checkpoints != nil {
 		s.AlgorithmName, s.CheckpointKey = j.Algorithm, j.Key
-		s.Resume, before = opts.Checkpoints.Resume(j)
+		if s.Resume, before, err = opts.Checkpoints.Resume(j); err != nil {
+			return s, 0, err
+		}
 		s.Checkpoint = checkpointHook(opts, j, cohort, before)
 	}
 	continuation(j, &s)
 	resumedAt(opts.Progress, i, j, s.Resume)
-	return s, before
+	return s, before, nil
 }
 
 // checkpointHook is job j's core.Settings.Checkpoint: it saves the run's

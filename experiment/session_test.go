@@ -205,13 +205,13 @@ type memCheckpoints struct {
 	before time.Duration
 }
 
-func (c *memCheckpoints) Resume(j *Job) ([]byte, time.Duration) {
+func (c *memCheckpoints) Resume(j *Job) ([]byte, time.Duration, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.data[j.Key] == nil {
-		return nil, 0
+		return nil, 0, nil
 	}
-	return c.data[j.Key], c.before
+	return c.data[j.Key], c.before, nil
 }
 
 func (c *memCheckpoints) Save(j *Job, done int, elapsed time.Duration, data []byte) error {

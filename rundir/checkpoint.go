@@ -72,22 +72,45 @@ type checkpoints struct{ d *Dir }
 // that the manifest records, if the directory holds one that the
 // manifest records as this build wrote it and that is intact and of j's
 // key; otherwise nil, with a notice naming the file and what is wrong
-// with it (no notice when there is neither a file nor a record).
-func (c checkpoints) Resume(j *experiment.Job) ([]byte, time.Duration) {
+// with it (no notice when there is neither a file nor a record), and the
+// file is removed. A checkpoint whose recorded size passes the memory
+// ceiling is neither read nor removed: the run fails with an error that
+// says so, and a session with a larger ceiling resumes from it.
+func (c checkpoints) Resume(j *experiment.Job) ([]byte, time.Duration, error) {
 	d := c.d
+	if err := d.beyondCeiling(j); err != nil {
+		return nil, 0, err
+	}
 	b, rec, path, problem := d.verified(j.Key)
 	switch {
 	case b == nil && problem == "":
-		return nil, 0
+		return nil, 0, nil
 	case problem == "":
 		d.notice("%s: resuming %s (seed %d) after round %d of %d", path, j.Label, j.Seed, rec.Rounds, j.Settings.Rounds)
-		return b, time.Duration(rec.Elapsed * float64(time.Second))
+		return b, time.Duration(rec.Elapsed * float64(time.Second)), nil
 	}
 	d.notice("%s; %s", problem, fromZero(j))
 	if err := d.dropCheckpoints(j.Key); err != nil {
 		d.notice("%s", err)
 	}
-	return nil, 0
+	return nil, 0, nil
+}
+
+// beyondCeiling is the error of job j's recorded checkpoint when its
+// size passes the memory ceiling; nil when it fits or there is none.
+func (d *Dir) beyondCeiling(j *experiment.Job) error {
+	d.mu.Lock()
+	rec := d.m.Checkpoints[j.Key]
+	d.mu.Unlock()
+	if rec == nil {
+		return nil
+	}
+	name := checkpointPath(j.Key, rec.Rounds)
+	if problem := d.tooLarge(name, rec.Size); problem != "" {
+		return fmt.Errorf("%s; kept: a session with a larger --max-memory resumes %s (seed %d) from it, after round %d of %d (delete %s to run it again from round 0)",
+			problem, j.Label, j.Seed, rec.Rounds, j.Settings.Rounds, filepath.Join(d.path, filepath.FromSlash(name)))
+	}
+	return nil
 }
 
 // verified returns the checkpoint of run key that the manifest records,

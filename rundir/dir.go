@@ -466,7 +466,7 @@ func (d *Dir) tooLarge(name string, size int64) string {
 // Save stores a run that just completed: model and result file first,
 // then the manifest entry; its checkpoint is removed (see
 // removeCheckpoint), but for the state of a run that keeps it (see
-// keepRungStates).
+// keepRungStates) and for a failed run's.
 func (d *Dir) Save(j *experiment.Job, r experiment.Run) error {
 	end := time.Now().UTC().Truncate(time.Millisecond)
 	st := stored{res: r.Result, started: end.Add(-r.Result.Elapsed).Truncate(time.Millisecond), finished: end}
@@ -478,7 +478,10 @@ func (d *Dir) Save(j *experiment.Job, r experiment.Run) error {
 		}
 		st.sum = sum
 		d.memory[j.Key] = st
-		if !d.keptRungState(j) { // a rung state stays for a longer run to continue (see keepRungStates)
+		// A rung state stays for a longer run to continue (see
+		// keepRungStates); a failed run's checkpoint stays for the session
+		// that retries it (one larger than the memory ceiling, say).
+		if !d.keptRungState(j) && r.Result.Status != core.Failed {
 			if err := d.removeCheckpoint(j.Key); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package rundir
 import (
 	"fmt"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 )
 
@@ -89,7 +90,8 @@ func (d *Dir) restoreRungState(j *experiment.Job) {
 }
 
 // dropRungStates removes the checkpoints of the runs that are done (rung
-// states), with their records, unless the session keeps checkpoints.
+// states), with their records, unless the session keeps checkpoints; a
+// failed run's checkpoint stays for the session that retries it.
 func (d *Dir) dropRungStates() error {
 	if d.opts.KeepCheckpoints {
 		return nil
@@ -97,7 +99,7 @@ func (d *Dir) dropRungStates() error {
 	var keys []string
 	d.mu.Lock()
 	for key := range d.m.Checkpoints {
-		if e := d.m.Runs[key]; e != nil && e.Status != Pending {
+		if e := d.m.Runs[key]; e != nil && e.Status != Pending && e.Status != string(core.Failed) {
 			keys = append(keys, key)
 		}
 	}
