@@ -25,6 +25,7 @@ const readCheckEvery = 8 << 20
 type readLimits struct {
 	ceiling budget.Budget
 	ctx     context.Context // nil: the reader is not stopped
+	maxLine int             // the longest line of text (see boundedLines); 0: MaxLine
 }
 
 // limitsOf returns the limits of a build: its memory ceiling (the plan's,

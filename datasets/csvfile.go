@@ -37,8 +37,8 @@ const maxEcho = 40
 // buffered whole.
 const MaxLine = 64 << 20
 
-// boundedLines returns r, failing once MaxLine bytes pass without a line
-// break, when the memory in use passes b's ceiling while it is read, or
+// boundedLines returns r, failing once b's maxLine bytes (MaxLine unless
+// a test sets a smaller one) pass without a line break, when the memory in use passes b's ceiling while it is read, or
 // when b's context ends (see checkCeiling).
 func boundedLines(r io.Reader, b readLimits) io.Reader { return &lineBound{r: r, limits: b} }
 
@@ -67,8 +67,12 @@ func (l *lineBound) Read(p []byte) (int, error) {
 	} else {
 		l.run += n
 	}
-	if l.run > MaxLine {
-		return n, fmt.Errorf("a line is longer than %d MiB: not a text file of samples", MaxLine>>20)
+	longest := l.limits.maxLine
+	if longest == 0 {
+		longest = MaxLine
+	}
+	if l.run > longest {
+		return n, fmt.Errorf("a line is longer than %d MiB: not a text file of samples", longest>>20)
 	}
 	return n, err
 }
