@@ -62,8 +62,13 @@ func TestConcatenationIsCheckedBeforeItAllocates(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)
 		}
 	}
-	// 10 strings of 20 MB (under 64 MiB) made and dropped one after another: each fits once the last is collected
-	src := fmt.Sprintf("for i = 1, 10 do local s = string.rep('x', %d) .. string.rep('y', %d) end\n", mb(1e7), mb(1e7))
+	// 10 strings of 20 MB (under 64 MiB; under -short 4 of 5 MB, under 16 MiB) made and dropped one
+	// after another: each fits once the last is collected
+	n := 10
+	if testing.Short() {
+		n = 4
+	}
+	src := fmt.Sprintf("for i = 1, %d do local s = string.rep('x', %d) .. string.rep('y', %d) end\n", n, mb(1e7), mb(1e7))
 	if _, err := sandboxScript(t, src, Options{MaxMemory: ceiling}); err != nil {
 		t.Errorf("garbage counted against a concatenation: %v", err)
 	}
