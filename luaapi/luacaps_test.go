@@ -123,14 +123,25 @@ func TestGsubIsCheckedBeforeItGrows(t *testing.T) {
 // of more than 16 MiB with a message, and a chunk being compiled stops
 // at the time limit (gopher-lua compiled a 120 MB chunk past --timeout).
 func TestLoadedChunksAreBoundedAndTimed(t *testing.T) {
-	out, err := script(t, `local f, e = loadstring(("-"):rep(17 * 2^20))
+	// maxChunk's 16 MiB, or under -short a bound of 1 MiB (the chunks a
+	// sixteenth as long)
+	var opts Options
+	unit := "2^20"
+	if testing.Short() {
+		opts.chunkLimit, unit = 1<<20, "2^16"
+	}
+	out, err := script(t, `local f, e = loadstring(("-"):rep(17 * `+unit+`))
 print(f, e)
 local n = 0
-local g, e2 = load(function() n = n + 1; if n < 40 then return ("-"):rep(2^19) end end)
+local g, e2 = load(function() n = n + 1; if n < 40 then return ("-"):rep(`+unit+` / 2) end end)
 print(g, e2, n)
-`, Options{})
+`, opts)
 	want := "nil\tchunk too long: 17.0 MiB of source, more than the 16.0 MiB a chunk loaded by a script may have\n" +
 		"nil\tchunk too long: 16.5 MiB of source, more than the 16.0 MiB a chunk loaded by a script may have\t33\n"
+	if testing.Short() {
+		want = "nil\tchunk too long: 1.1 MiB of source, more than the 1.0 MiB a chunk loaded by a script may have\n" +
+			"nil\tchunk too long: 1.0 MiB of source, more than the 1.0 MiB a chunk loaded by a script may have\t33\n"
+	}
 	if err != nil || out != want {
 		t.Errorf("long chunks: %q, %v\nwant %q", out, err, want)
 	}
