@@ -25,6 +25,10 @@ const readCheckEvery = 8 << 20
 type readLimits struct {
 	ceiling budget.Budget
 	ctx     context.Context // nil: the reader is not stopped
+
+	// The text readers' bounds (see boundedLines); a test sets smaller ones.
+	maxLine    int   // the longest line of text; 0: MaxLine
+	checkEvery int64 // bytes of text between two memory checks; 0: readCheckEvery
 }
 
 // limitsOf returns the limits of a build: its memory ceiling (the plan's,

@@ -1,10 +1,13 @@
 package datasets
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedlab/fedlab/core"
 )
 
 // writeCIFAR writes the rows as CIFAR binary records into files of per
@@ -32,6 +35,13 @@ func writeCIFAR(t *testing.T, dir string, names []string, per int, pix [][]byte,
 // and labels written as CSV; the test batch is dealt to the clients.
 func TestCIFAREqualsCSV(t *testing.T) {
 	tb, pix := byteTable(30, CIFARPixels, 4, 0)
+	csvPath := filepath.Join(t.TempDir(), "twin.csv")
+	tb.writeCSV(t, csvPath) // once: csvTwin writes its 92,000 values at each call
+	twinOf := func(raw map[string]any) *core.Federated {
+		args := map[string]any{"path": csvPath}
+		maps.Copy(args, raw)
+		return build(t, "csv", args)
+	}
 	dir := t.TempDir()
 	writeCIFAR(t, dir, []string{"data_batch_1.bin", "data_batch_2.bin", "data_batch_10.bin"}, 10, pix, tb.y, false)
 	for _, raw := range partitionCases {
@@ -42,7 +52,7 @@ func TestCIFAREqualsCSV(t *testing.T) {
 			}
 		}
 		f := build(t, "cifar", args)
-		twin := tb.csvTwin(t, raw)
+		twin := twinOf(raw)
 		twin.Classes = 10
 		sameFederated(t, f, twin)
 	}
@@ -51,7 +61,7 @@ func TestCIFAREqualsCSV(t *testing.T) {
 	testTab, testPix := byteTable(9, CIFARPixels, 4, 0)
 	writeCIFAR(t, hundred, []string{"test.bin"}, 9, testPix, testTab.y, true)
 	f := build(t, "cifar", map[string]any{"dir": hundred, "classes": 100, "clients": 3, "seed": 7})
-	twin := tb.csvTwin(t, map[string]any{"classes": 4, "clients": 3, "seed": 7})
+	twin := twinOf(map[string]any{"classes": 4, "clients": 3, "seed": 7})
 	twin.Classes, twin.Test = 100, f.Test
 	sameFederated(t, f, twin)
 	seen := 0

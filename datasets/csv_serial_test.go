@@ -18,7 +18,7 @@ import (
 
 // readCSVSerial is ReadCSV as it was, record by record.
 func readCSVSerial(r io.Reader, name, label, client string) (*Table, error) {
-	cr := csv.NewReader(bufio.NewReader(boundedLines(r, defaultLimits())))
+	cr := csv.NewReader(bufio.NewReader(boundedLines(r, readerLimits)))
 	cr.TrimLeadingSpace = true
 	wrap := func(err error) error {
 		var pe *csv.ParseError

@@ -37,9 +37,10 @@ const maxEcho = 40
 // buffered whole.
 const MaxLine = 64 << 20
 
-// boundedLines returns r, failing once MaxLine bytes pass without a line
-// break, when the memory in use passes b's ceiling while it is read, or
-// when b's context ends (see checkCeiling).
+// boundedLines returns r, failing once MaxLine bytes (b's maxLine, if a
+// test sets one) pass without a line break, when the memory in use passes
+// b's ceiling while it is read (checked every readCheckEvery bytes, or b's
+// checkEvery), or when b's context ends (see checkCeiling).
 func boundedLines(r io.Reader, b readLimits) io.Reader { return &lineBound{r: r, limits: b} }
 
 type lineBound struct {
@@ -56,7 +57,11 @@ func (l *lineBound) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.read += int64(n)
-	if l.read-l.checked >= readCheckEvery {
+	every := l.limits.checkEvery
+	if every == 0 {
+		every = readCheckEvery
+	}
+	if l.read-l.checked >= every {
 		l.checked = l.read
 		if cerr := checkCeiling(l.read, l.limits); cerr != nil {
 			return n, cerr
@@ -67,8 +72,12 @@ func (l *lineBound) Read(p []byte) (int, error) {
 	} else {
 		l.run += n
 	}
-	if l.run > MaxLine {
-		return n, fmt.Errorf("a line is longer than %d MiB: not a text file of samples", MaxLine>>20)
+	longest := l.limits.maxLine
+	if longest == 0 {
+		longest = MaxLine
+	}
+	if l.run > longest {
+		return n, fmt.Errorf("a line is longer than %d MiB: not a text file of samples", longest>>20)
 	}
 	return n, err
 }

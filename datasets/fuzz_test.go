@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // cleanMessage fails the test when an error message could disturb a
@@ -142,14 +144,22 @@ func (e endless) Read(p []byte) (int, error) {
 }
 
 // TestReadersRefuseEndlessLines: a line that never ends stops the svmlight
-// and the CSV reader at 64 MiB with the message naming the bound (the
-// svmlight reader only under -short).
+// and the CSV reader at the line bound with the message naming it: a bound
+// of 1 MiB through the readers' limits, and (in the full suite) the real
+// 64 MiB of MaxLine through the exported readers.
 func TestReadersRefuseEndlessLines(t *testing.T) {
-	if _, err := ReadSVMLight(endless(0), "zero", 0, false); err == nil || !strings.Contains(err.Error(), "a line is longer than 64 MiB") {
-		t.Errorf("svmlight: %v", err)
+	small := readLimits{ceiling: budget.Ceiling(0), maxLine: 1 << 20}
+	if _, err := readSVMLight(endless(0), "zero", 0, false, textChunk, small); err == nil || !strings.Contains(err.Error(), "a line is longer than 1 MiB") {
+		t.Errorf("svmlight, 1 MiB bound: %v", err)
+	}
+	if _, err := readCSV(endless('x'), "xs", "label", "", textChunk, small); err == nil || !strings.Contains(err.Error(), "a line is longer than 1 MiB") {
+		t.Errorf("csv, 1 MiB bound: %v", err)
 	}
 	if testing.Short() {
-		return // the CSV reader shares the line bound (boundedLines); read 64 MiB more in the full suite
+		return // MaxLine's 64 MiB, read twice, in the full suite
+	}
+	if _, err := ReadSVMLight(endless(0), "zero", 0, false); err == nil || !strings.Contains(err.Error(), "a line is longer than 64 MiB") {
+		t.Errorf("svmlight: %v", err)
 	}
 	if _, err := ReadCSV(endless('x'), "xs", "label", ""); err == nil || !strings.Contains(err.Error(), "a line is longer than 64 MiB") {
 		t.Errorf("csv: %v", err)

@@ -237,6 +237,11 @@ func sameTable(t *testing.T, what string, a *Table, aerr error, b *Table, berr e
 	}
 }
 
+// readerLimits are the exported readers' limits (defaultLimits), read once
+// per test binary: the parallel-versus-serial tests read thousands of
+// texts, and defaultLimits reads /proc/meminfo and the cgroup files.
+var readerLimits = defaultLimits()
+
 // TestParallelSVMLightIsSerial: the chunked parallel parser gives what the
 // line-by-line parser gives, value for value, or the same error (the one
 // of the first bad line, with its number), on generated files of valid
@@ -256,7 +261,7 @@ func TestParallelSVMLightIsSerial(t *testing.T) {
 		features := []int{0, 0, 200}[rng.IntN(3)]
 		zero := rng.IntN(4) == 0
 		what := fmt.Sprintf("trial %d (chunk %d, features %d, zero_based %v)", trial, size, features, zero)
-		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", features, zero, size, defaultLimits())
+		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", features, zero, size, readerLimits)
 		want, werr := readSVMLightSerial(strings.NewReader(text), "f.svm", features, zero)
 		sameTable(t, what, got, gerr, want, werr)
 		if werr != nil {
@@ -264,7 +269,7 @@ func TestParallelSVMLightIsSerial(t *testing.T) {
 		}
 		cut := rng.IntN(len(text) + 1)
 		boom := errors.New("unexpected EOF")
-		got, gerr = readSVMLight(&failingReader{text[:cut], boom}, "f.svm", features, zero, size, defaultLimits())
+		got, gerr = readSVMLight(&failingReader{text[:cut], boom}, "f.svm", features, zero, size, readerLimits)
 		want, werr = readSVMLightSerial(&failingReader{text[:cut], boom}, "f.svm", features, zero)
 		sameTable(t, what+fmt.Sprintf(", failing after %d bytes", cut), got, gerr, want, werr)
 	}
@@ -280,7 +285,7 @@ func FuzzParallelSVMLight(f *testing.F) {
 	f.Add("1 1:1\n2 3:1 2:1\n", uint16(3))
 	f.Add("1 1:1\r\n0 qid:2 5:1\n\n", uint16(1))
 	f.Fuzz(func(t *testing.T, text string, size uint16) {
-		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", 0, false, 1+int(size), defaultLimits())
+		got, gerr := readSVMLight(strings.NewReader(text), "f.svm", 0, false, 1+int(size), readerLimits)
 		want, werr := readSVMLightSerial(strings.NewReader(text), "f.svm", 0, false)
 		sameTable(t, "fuzz", got, gerr, want, werr)
 	})
@@ -398,7 +403,7 @@ func TestParallelCSVIsSerial(t *testing.T) {
 		size := 1 + rng.IntN(4096)
 		client := []string{"", "client"}[rng.IntN(2)]
 		what := fmt.Sprintf("trial %d (chunk %d, client %q)", trial, size, client)
-		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", client, size, defaultLimits())
+		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", client, size, readerLimits)
 		want, werr := readCSVSerial(strings.NewReader(text), "f.csv", "label", client)
 		sameTable(t, what, got, gerr, want, werr)
 		if werr != nil {
@@ -406,7 +411,7 @@ func TestParallelCSVIsSerial(t *testing.T) {
 		}
 		cut := rng.IntN(len(text) + 1)
 		boom := errors.New("unexpected EOF")
-		got, gerr = readCSV(&failingReader{text[:cut], boom}, "f.csv", "label", client, size, defaultLimits())
+		got, gerr = readCSV(&failingReader{text[:cut], boom}, "f.csv", "label", client, size, readerLimits)
 		want, werr = readCSVSerial(&failingReader{text[:cut], boom}, "f.csv", "label", client)
 		sameTable(t, what+fmt.Sprintf(", failing after %d bytes", cut), got, gerr, want, werr)
 	}
@@ -421,7 +426,7 @@ func FuzzParallelCSV(f *testing.F) {
 	f.Add("label,x\n1,2\n0,\"3\"\n", uint16(5))
 	f.Add("x,label,client\n1,2,a\n\"4\n\",1,b\n", uint16(2))
 	f.Fuzz(func(t *testing.T, text string, size uint16) {
-		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", "", 1+int(size), defaultLimits())
+		got, gerr := readCSV(strings.NewReader(text), "f.csv", "label", "", 1+int(size), readerLimits)
 		want, werr := readCSVSerial(strings.NewReader(text), "f.csv", "label", "")
 		sameTable(t, "fuzz", got, gerr, want, werr)
 	})

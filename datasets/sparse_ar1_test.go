@@ -1,26 +1,39 @@
 package datasets
 
 import (
+	"maps"
 	"math"
 	"reflect"
 	"testing"
 )
 
 func TestSparseAR1Defaults(t *testing.T) {
-	f := build(t, "sparse_ar1", map[string]any{"test_samples": 2})
-	if f.Clients() != 64 || f.Features != 1024 || f.Samples() != 64*128 || f.Shape != [2]int{} || f.Classes != 0 {
-		t.Fatalf("clients %d features %d samples %d shape %v", f.Clients(), f.Features, f.Samples(), f.Shape)
+	// the defaults at once (64 MiB of features), or under -short the
+	// default clients with one sample each and the default samples with 2
+	// clients
+	sizes := []map[string]any{{}}
+	if testing.Short() {
+		sizes = []map[string]any{{"clients": 2}, {"samples": 1}}
 	}
-	if f.Test[63].N != 2 {
-		t.Errorf("test samples %d, want 2", f.Test[63].N)
-	}
-	for i, w := range f.Truth.Weights {
-		if want := float64(b2i(i < 512)); w != want {
-			t.Fatalf("w*[%d] = %g, want %g", i, w, want)
+	for _, over := range sizes {
+		raw := map[string]any{"test_samples": 2}
+		maps.Copy(raw, over)
+		f := build(t, "sparse_ar1", raw)
+		clients, samples := sizesOf(over, 64, 128)
+		if f.Clients() != clients || f.Features != 1024 || f.Samples() != clients*samples || f.Shape != [2]int{} || f.Classes != 0 {
+			t.Fatalf("%v: clients %d features %d samples %d shape %v", over, f.Clients(), f.Features, f.Samples(), f.Shape)
 		}
-	}
-	if f.Truth.Bias != 0 {
-		t.Errorf("bias %g, want none", f.Truth.Bias)
+		if f.Test[clients-1].N != 2 {
+			t.Errorf("%v: test samples %d, want 2", over, f.Test[clients-1].N)
+		}
+		for i, w := range f.Truth.Weights {
+			if want := float64(b2i(i < 512)); w != want {
+				t.Fatalf("%v: w*[%d] = %g, want %g", over, i, w, want)
+			}
+		}
+		if f.Truth.Bias != 0 {
+			t.Errorf("%v: bias %g, want none", over, f.Truth.Bias)
+		}
 	}
 }
 

@@ -23,7 +23,7 @@ func readSVMLightSerial(r io.Reader, name string, features int, zeroBased bool) 
 	if features < 0 || features > core.MaxFeatures {
 		return nil, fmt.Errorf("%s: features = %d outside 0..%d", name, features, core.MaxFeatures)
 	}
-	br := bufio.NewReaderSize(boundedLines(r, defaultLimits()), 1<<16)
+	br := bufio.NewReaderSize(boundedLines(r, readerLimits), 1<<16)
 	t := &Table{Name: name}
 	var (
 		sp       = &core.CSR{Ptr: []int{0}}

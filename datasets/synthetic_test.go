@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"strings"
@@ -39,52 +41,93 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
+// variantSizes are the sizes a preset's test builds it with: the preset's
+// own (none given), and under -short, but for the variant full, the
+// preset's clients and its samples per client each with the other made
+// small (every preset's full build makes 64 MiB of features).
+func variantSizes(variant, full string) []map[string]any {
+	if testing.Short() && variant != full {
+		return []map[string]any{{"clients": 2}, {"samples": 1}}
+	}
+	return []map[string]any{{}}
+}
+
+// sizesOf returns the clients and samples per client of a build with the
+// sizes given in over, the others the preset's.
+func sizesOf(over map[string]any, clients, samples int) (int, int) {
+	if c, ok := over["clients"]; ok {
+		clients = c.(int)
+	}
+	if n, ok := over["samples"]; ok {
+		samples = n.(int)
+	}
+	return clients, samples
+}
+
 func TestLassoVariants(t *testing.T) {
 	for v, p := range LassoPresets {
-		f := build(t, "lasso", map[string]any{"variant": v, "test_samples": 2})
-		if f.Name != "lasso ("+v+")" {
-			t.Errorf("%s: name %q", v, f.Name)
-		}
-		if f.Clients() != p.Clients || f.Features != 1024 || f.Classes != 0 || f.Shape != [2]int{} {
-			t.Errorf("%s: M=%d d=%d classes=%d shape=%v", v, f.Clients(), f.Features, f.Classes, f.Shape)
-		}
-		if f.Samples() != 8192 {
-			t.Errorf("%s: %d samples, want 8192", v, f.Samples())
-		}
-		for m, d := range f.Train {
-			if d.N != p.Samples || f.Test[m].N != 2 || f.Test[m].Features != 1024 {
-				t.Fatalf("%s client %d: n=%d test=%d", v, m, d.N, f.Test[m].N)
+		for _, over := range variantSizes(v, "IV") {
+			raw := map[string]any{"variant": v, "test_samples": 2}
+			maps.Copy(raw, over)
+			f := build(t, "lasso", raw)
+			clients, samples := sizesOf(over, p.Clients, p.Samples)
+			name := "lasso (" + v + ")"
+			if len(over) > 0 {
+				name = fmt.Sprintf("lasso (d1=%d, d=1024, M=%d, n=%d)", p.Support, clients, samples)
 			}
-		}
-		w := f.Truth.Weights
-		if len(w) != 1024 {
-			t.Fatalf("%s: truth has %d weights", v, len(w))
-		}
-		for i, x := range w {
-			if want := float64(b2i(i < p.Support)); x != want {
-				t.Fatalf("%s: truth[%d] = %g, want %g", v, i, x, want)
+			if f.Name != name {
+				t.Errorf("%s %v: name %q, want %q", v, over, f.Name, name)
 			}
-		}
-		if b := f.Truth.Bias; b == 0 || math.Abs(b) > 6 {
-			t.Errorf("%s: implausible bias %g", v, b)
+			if f.Clients() != clients || f.Features != 1024 || f.Classes != 0 || f.Shape != [2]int{} {
+				t.Errorf("%s %v: M=%d d=%d classes=%d shape=%v", v, over, f.Clients(), f.Features, f.Classes, f.Shape)
+			}
+			if len(over) == 0 && f.Samples() != 8192 {
+				t.Errorf("%s: %d samples, want 8192", v, f.Samples())
+			}
+			for m, d := range f.Train {
+				if d.N != samples || f.Test[m].N != 2 || f.Test[m].Features != 1024 {
+					t.Fatalf("%s %v client %d: n=%d test=%d", v, over, m, d.N, f.Test[m].N)
+				}
+			}
+			w := f.Truth.Weights
+			if len(w) != 1024 {
+				t.Fatalf("%s: truth has %d weights", v, len(w))
+			}
+			for i, x := range w {
+				if want := float64(b2i(i < p.Support)); x != want {
+					t.Fatalf("%s: truth[%d] = %g, want %g", v, i, x, want)
+				}
+			}
+			if b := f.Truth.Bias; b == 0 || math.Abs(b) > 6 {
+				t.Errorf("%s: implausible bias %g", v, b)
+			}
 		}
 	}
 }
 
 func TestLowRankVariants(t *testing.T) {
 	for v, p := range LowRankPresets {
-		f := build(t, "lowrank", map[string]any{"variant": v, "test_samples": 1})
-		if f.Name != "lowrank ("+v+")" || f.Shape != [2]int{32, 32} || f.Features != 1024 {
-			t.Errorf("%s: name %q shape %v features %d", v, f.Name, f.Shape, f.Features)
-		}
-		if f.Clients() != p.Clients || f.Train[0].N != p.Samples || f.Test[p.Clients-1].N != 1 {
-			t.Errorf("%s: M=%d n=%d", v, f.Clients(), f.Train[0].N)
-		}
-		for i := range 32 {
-			for j := range 32 {
-				want := float64(b2i(i == j && i < p.Rank))
-				if got := f.Truth.Weights[i*32+j]; got != want {
-					t.Fatalf("%s: W[%d,%d] = %g, want %g", v, i, j, got, want)
+		for _, over := range variantSizes(v, "IV") {
+			raw := map[string]any{"variant": v, "test_samples": 1}
+			maps.Copy(raw, over)
+			f := build(t, "lowrank", raw)
+			clients, samples := sizesOf(over, p.Clients, p.Samples)
+			name := "lowrank (" + v + ")"
+			if len(over) > 0 {
+				name = fmt.Sprintf("lowrank (r=%d, 32×32, M=%d, n=%d)", p.Rank, clients, samples)
+			}
+			if f.Name != name || f.Shape != [2]int{32, 32} || f.Features != 1024 {
+				t.Errorf("%s %v: name %q (want %q) shape %v features %d", v, over, f.Name, name, f.Shape, f.Features)
+			}
+			if f.Clients() != clients || f.Train[0].N != samples || f.Test[clients-1].N != 1 {
+				t.Errorf("%s %v: M=%d n=%d", v, over, f.Clients(), f.Train[0].N)
+			}
+			for i := range 32 {
+				for j := range 32 {
+					want := float64(b2i(i == j && i < p.Rank))
+					if got := f.Truth.Weights[i*32+j]; got != want {
+						t.Fatalf("%s: W[%d,%d] = %g, want %g", v, i, j, got, want)
+					}
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package luaapi
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,6 +33,36 @@ var callScripts = map[string]string{
 	"fedlab.xyplot series": "fedlab.xyplot{ file = 'x', series = { { label = 'a', x = { 1 }, y = { 2 }, %s } } }",
 }
 
+// mustFailInMemory is mustFail for a script whose runs are kept in memory
+// (Options.Out ""): no run directory is made, and a file the script
+// writes lands in the test's own current directory (t.Chdir).
+func mustFailInMemory(t *testing.T, src, prefix string, want ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	path := filepath.Join(dir, "script.lua")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	_, err := RunFile(path, Options{Stdout: &out, Stderr: &out})
+	if err == nil {
+		t.Fatalf("script succeeded, want an error beginning %q", prefix)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		t.Errorf("error %q does not begin with %q", msg, prefix)
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q lacks %q", msg, w)
+		}
+	}
+	if strings.Contains(msg, "traceback") || strings.Contains(msg, "goroutine") {
+		t.Errorf("error carries a stack trace: %q", msg)
+	}
+}
+
 // Every call table rejects a misspelled key with the script line, the
 // call, a "did you mean" naming the key and the valid keys; and the same
 // entry spelled right is accepted.
@@ -50,7 +81,7 @@ local sweep = fedlab.sweep{ problem = problem, algorithms = { fedlab.algo.test_g
 		// the longest key, misspelled by one extra letter
 		k := slices.MaxFunc(c.Keys, func(a, b key) int { return len(a.Name) - len(b.Name) })
 		bad := k.Name + "z"
-		mustFail(t, prelude+fmt.Sprintf(src, bad+" = 1")+"\n", fmt.Sprintf("script.lua:%d: ", line),
+		mustFailInMemory(t, prelude+fmt.Sprintf(src, bad+" = 1")+"\n", fmt.Sprintf("script.lua:%d: ", line),
 			fmt.Sprintf("unknown key %q (did you mean %q?)", bad, k.Name), "valid keys: "+strings.Join(c.names(), ", "))
 	}
 	for name := range callScripts {

@@ -61,60 +61,65 @@ func load(L *lua.LState, r io.Reader, name string) (*lua.LFunction, error) {
 }
 
 // guardedLoadString is loadstring(s [, name]) compiling with checked
-// concatenations, under the script's context, a chunk of at most
-// maxChunk bytes (see luacaps.go).
-func guardedLoadString(L *lua.LState) int {
-	src := L.CheckString(1)
-	if len(src) > maxChunk {
-		L.Push(lua.LNil)
-		L.Push(lua.LString(chunkTooLong(len(src))))
-		return 2
+// concatenations, under the script's context, a chunk of at most limit
+// bytes (maxChunk; see luacaps.go).
+func guardedLoadString(limit int) lua.LGFunction {
+	return func(L *lua.LState) int {
+		src := L.CheckString(1)
+		if len(src) > limit {
+			L.Push(lua.LNil)
+			L.Push(lua.LString(chunkTooLong(len(src), limit)))
+			return 2
+		}
+		fn, err := compileLoaded(L, src, L.OptString(2, "<string>"))
+		if err != nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString(err.Error()))
+			return 2
+		}
+		L.Push(fn)
+		return 1
 	}
-	fn, err := compileLoaded(L, src, L.OptString(2, "<string>"))
-	if err != nil {
-		L.Push(lua.LNil)
-		L.Push(lua.LString(err.Error()))
-		return 2
-	}
-	L.Push(fn)
-	return 1
 }
 
 // guardedLoad is load(reader [, name]) compiling with checked
 // concatenations: reader is called until it returns nil or "", or the
-// pieces pass maxChunk bytes.
-func guardedLoad(L *lua.LState) int {
-	reader := L.CheckFunction(1)
-	name := L.OptString(2, "?")
-	var b strings.Builder
-	for {
-		L.Push(reader)
-		L.Call(0, 1)
-		piece := L.Get(-1)
-		L.Pop(1)
-		if piece == lua.LNil {
-			break
+// pieces pass limit bytes (maxChunk).
+func guardedLoad(limit int) lua.LGFunction {
+	loadString := guardedLoadString(limit)
+	return func(L *lua.LState) int {
+		reader := L.CheckFunction(1)
+		name := L.OptString(2, "?")
+		var b strings.Builder
+		for {
+			L.Push(reader)
+			L.Call(0, 1)
+			piece := L.Get(-1)
+			L.Pop(1)
+			if piece == lua.LNil {
+				break
+			}
+			if !lua.LVCanConvToString(piece) {
+				L.Push(lua.LNil)
+				L.Push(lua.LString("reader function must return a string"))
+				return 2
+			}
+			s := lua.LVAsString(piece)
+			if s == "" {
+				break
+			}
+			if b.Len()+len(s) > limit {
+				L.Push(lua.LNil)
+				L.Push(lua.LString(chunkTooLong(b.Len()+len(s), limit)))
+				return 2
+			}
+			b.WriteString(s)
 		}
-		if !lua.LVCanConvToString(piece) {
-			L.Push(lua.LNil)
-			L.Push(lua.LString("reader function must return a string"))
-			return 2
-		}
-		s := lua.LVAsString(piece)
-		if s == "" {
-			break
-		}
-		if b.Len()+len(s) > maxChunk {
-			L.Push(lua.LNil)
-			L.Push(lua.LString(chunkTooLong(b.Len() + len(s))))
-			return 2
-		}
-		b.WriteString(s)
+		L.Replace(1, lua.LString(b.String()))
+		L.Replace(2, lua.LString(name))
+		L.SetTop(2)
+		return loadString(L)
 	}
-	L.Replace(1, lua.LString(b.String()))
-	L.Replace(2, lua.LString(name))
-	L.SetTop(2)
-	return guardedLoadString(L)
 }
 
 // concatPart holds the operands of a long `..` chain evaluated so far

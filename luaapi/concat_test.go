@@ -1,8 +1,11 @@
 package luaapi
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fedlab/fedlab/internal/budget"
 )
 
 // TestCheckedConcatenationKeepsLuaSemantics: scripts are compiled with
@@ -45,19 +48,28 @@ print(o .. "s", "s" .. o, f(f("z")), loadstring("return 'p' .. 'q'")(), load(fun
 // allocates (under a `ulimit -v` the runtime would end the process); one
 // that fits after a collection is not refused for garbage.
 func TestConcatenationIsCheckedBeforeItAllocates(t *testing.T) {
+	// sizes for a ceiling of 64 MiB, a quarter of them under -short's 16 MiB
+	ceiling := testCeiling()
+	mb := func(n uint64) uint64 { return n * ceiling / (64 << 20) }
 	for _, c := range []struct{ src, want string }{
-		{"local s = string.rep('x', 40e6)\nlocal t = s .. s\n", "script.lua:2: memory ceiling reached: the concatenation (..) would make a string of 76.3 MiB"},
-		{"local s = string.rep('x', 20e6)\nlocal u = table.concat({ s, s, s, s })\n", "script.lua:2: memory ceiling reached: table.concat would make a string of 76.3 MiB"},
-		{"local s = string.rep('x', 40e6)\nlocal f = loadstring('local s = ... return s .. s')\nf(s)\n", "<string>:1: memory ceiling reached: the concatenation (..)"},
-		{"local s = string.rep('x', 30e6)\nlocal u = ('%s%s'):format(s, s)\n", "script.lua:2: memory ceiling reached: string.format would make a string of 57.2 MiB"},
+		{fmt.Sprintf("local s = string.rep('x', %d)\nlocal t = s .. s\n", mb(40e6)), "script.lua:2: memory ceiling reached: the concatenation (..) would make a string of " + budget.Format(mb(80e6))},
+		{fmt.Sprintf("local s = string.rep('x', %d)\nlocal u = table.concat({ s, s, s, s })\n", mb(20e6)), "script.lua:2: memory ceiling reached: table.concat would make a string of " + budget.Format(mb(80e6))},
+		{fmt.Sprintf("local s = string.rep('x', %d)\nlocal f = loadstring('local s = ... return s .. s')\nf(s)\n", mb(40e6)), "<string>:1: memory ceiling reached: the concatenation (..)"},
+		{fmt.Sprintf("local s = string.rep('x', %d)\nlocal u = ('%%s%%s'):format(s, s)\n", mb(30e6)), "script.lua:2: memory ceiling reached: string.format would make a string of " + budget.Format(mb(60e6))},
 	} {
-		_, err := sandboxScript(t, c.src, Options{MaxMemory: 64 << 20})
+		_, err := sandboxScript(t, c.src, Options{MaxMemory: ceiling})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)
 		}
 	}
-	// 10 strings of 20 MB made and dropped one after another: each fits once the last is collected
-	if _, err := sandboxScript(t, "for i = 1, 10 do local s = string.rep('x', 1e7) .. string.rep('y', 1e7) end\n", Options{MaxMemory: 64 << 20}); err != nil {
+	// 10 strings of 20 MB (under 64 MiB; under -short 4 of 5 MB, under 16 MiB) made and dropped one
+	// after another: each fits once the last is collected
+	n := 10
+	if testing.Short() {
+		n = 4
+	}
+	src := fmt.Sprintf("for i = 1, %d do local s = string.rep('x', %d) .. string.rep('y', %d) end\n", n, mb(1e7), mb(1e7))
+	if _, err := sandboxScript(t, src, Options{MaxMemory: ceiling}); err != nil {
 		t.Errorf("garbage counted against a concatenation: %v", err)
 	}
 }

@@ -35,8 +35,12 @@ func (in *interp) confine() {
 	// `..`, loadstring, load and table.concat check sizes (see concat.go)
 	in.L.SetGlobal(concatGlobal, in.L.NewFunction(concat(lim, in.guard.held)))
 	in.L.SetGlobal(concatPartGlobal, in.L.NewFunction(concatPartial))
-	in.L.SetGlobal("loadstring", in.L.NewFunction(guardedLoadString))
-	in.L.SetGlobal("load", in.L.NewFunction(guardedLoad))
+	chunk := in.opts.chunkLimit
+	if chunk == 0 {
+		chunk = maxChunk
+	}
+	in.L.SetGlobal("loadstring", in.L.NewFunction(guardedLoadString(chunk)))
+	in.L.SetGlobal("load", in.L.NewFunction(guardedLoad(chunk)))
 	if tbl, ok := in.L.GetGlobal("table").(*lua.LTable); ok {
 		tbl.RawSetString("concat", in.L.NewFunction(tableConcat(lim, in.guard.held)))
 	}

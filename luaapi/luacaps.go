@@ -66,10 +66,10 @@ func unpack(orig *lua.LFunction) lua.LGFunction {
 	}
 }
 
-// chunkTooLong is loadstring's and load's message for a chunk longer than
-// maxChunk.
-func chunkTooLong(size int) string {
-	return fmt.Sprintf("chunk too long: %s of source, more than the %s a chunk loaded by a script may have", budget.Format(uint64(size)), budget.Format(maxChunk))
+// chunkTooLong is loadstring's and load's message for a chunk of size
+// bytes, longer than limit (maxChunk).
+func chunkTooLong(size, limit int) string {
+	return fmt.Sprintf("chunk too long: %s of source, more than the %s a chunk loaded by a script may have", budget.Format(uint64(size)), budget.Format(uint64(limit)))
 }
 
 // compileStopped is the message of a chunk whose compilation the script's

@@ -105,13 +105,17 @@ func TestGsubIsCheckedBeforeItGrows(t *testing.T) {
 			t.Errorf("%q: %v", src, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	matches := "3e7"
+	if testing.Short() {
+		matches = "2e6" // still more than a second of matching: far past -short's limit
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testLimit(300*time.Millisecond))
 	defer cancel()
 	start := time.Now()
-	_, err := sandboxScript(t, "local s = string.rep('x', 3e7):gsub('x', 'y')\n", Options{Context: ctx})
+	_, err := sandboxScript(t, "local s = string.rep('x', "+matches+"):gsub('x', 'y')\n", Options{Context: ctx})
 	var intr *rundir.Interrupted
 	if !errors.As(err, &intr) || time.Since(start) > stopBound {
-		t.Errorf("30 million matches under a 0.3 s limit: %v after %v", err, time.Since(start))
+		t.Errorf("%s matches under a %v limit: %v after %v", matches, testLimit(300*time.Millisecond), err, time.Since(start))
 	}
 }
 
@@ -119,18 +123,29 @@ func TestGsubIsCheckedBeforeItGrows(t *testing.T) {
 // of more than 16 MiB with a message, and a chunk being compiled stops
 // at the time limit (gopher-lua compiled a 120 MB chunk past --timeout).
 func TestLoadedChunksAreBoundedAndTimed(t *testing.T) {
-	out, err := script(t, `local f, e = loadstring(("-"):rep(17 * 2^20))
+	// maxChunk's 16 MiB, or under -short a bound of 1 MiB (the chunks a
+	// sixteenth as long)
+	var opts Options
+	unit := "2^20"
+	if testing.Short() {
+		opts.chunkLimit, unit = 1<<20, "2^16"
+	}
+	out, err := script(t, `local f, e = loadstring(("-"):rep(17 * `+unit+`))
 print(f, e)
 local n = 0
-local g, e2 = load(function() n = n + 1; if n < 40 then return ("-"):rep(2^19) end end)
+local g, e2 = load(function() n = n + 1; if n < 40 then return ("-"):rep(`+unit+` / 2) end end)
 print(g, e2, n)
-`, Options{})
+`, opts)
 	want := "nil\tchunk too long: 17.0 MiB of source, more than the 16.0 MiB a chunk loaded by a script may have\n" +
 		"nil\tchunk too long: 16.5 MiB of source, more than the 16.0 MiB a chunk loaded by a script may have\t33\n"
+	if testing.Short() {
+		want = "nil\tchunk too long: 1.1 MiB of source, more than the 1.0 MiB a chunk loaded by a script may have\n" +
+			"nil\tchunk too long: 1.0 MiB of source, more than the 1.0 MiB a chunk loaded by a script may have\t33\n"
+	}
 	if err != nil || out != want {
 		t.Errorf("long chunks: %q, %v\nwant %q", out, err, want)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), testLimit(300*time.Millisecond))
 	defer cancel()
 	start := time.Now()
 	_, err = sandboxScript(t, "local src = 'local t = {' .. ('1,'):rep(7e6) .. '}'\nlocal f = loadstring(src)\n", Options{Context: ctx})
@@ -138,7 +153,7 @@ print(g, e2, n)
 	// stopped while compiling (line 2), or, on a loaded machine, while
 	// building the source (line 1): either way promptly
 	if !errors.As(err, &intr) || !(strings.HasPrefix(err.Error(), "script.lua:2: ") || strings.HasPrefix(err.Error(), "script.lua:1: ")) || time.Since(start) > stopBound {
-		t.Errorf("compiling 14 MB under a 0.3 s limit: %v after %v", err, time.Since(start))
+		t.Errorf("compiling 14 MB under a %v limit: %v after %v", testLimit(300*time.Millisecond), err, time.Since(start))
 	}
 }
 
@@ -216,13 +231,17 @@ func TestTableConcatComputesWhatLuaComputes(t *testing.T) {
 	if err != nil || out != "199999\n" {
 		t.Errorf("10^5 entries: %q, %v", out, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	entries := "3e6"
+	if testing.Short() {
+		entries = "3e5" // filled well within the shorter limit: table.concat runs when it ends
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testLimit(300*time.Millisecond))
 	defer cancel()
 	start := time.Now()
-	_, err = sandboxScript(t, "local t = {}\nfor i = 1, 3e6 do t[i] = 'x' end\nwhile true do local s = table.concat(t) end\n", Options{Context: ctx})
+	_, err = sandboxScript(t, "local t = {}\nfor i = 1, "+entries+" do t[i] = 'x' end\nwhile true do local s = table.concat(t) end\n", Options{Context: ctx})
 	var intr *rundir.Interrupted
 	if !errors.As(err, &intr) || time.Since(start) > stopBound {
-		t.Errorf("table.concat under a 0.3 s limit: %v after %v", err, time.Since(start))
+		t.Errorf("table.concat under a %v limit: %v after %v", testLimit(300*time.Millisecond), err, time.Since(start))
 	}
 }
 
@@ -246,8 +265,10 @@ print(xpcall(function() error({ code = 7 }) end, function(e) return e.code end))
 // that fits under the ceiling alone but not beside what the process
 // holds (it checked the result against the whole ceiling only).
 func TestStringRepIsCheckedBesideWhatIsHeld(t *testing.T) {
-	_, err := sandboxScript(t, "local a = string.rep('x', 40e6)\nlocal b = string.rep('y', 40e6)\n", Options{MaxMemory: 64 << 20})
-	if err == nil || !strings.HasPrefix(err.Error(), "script.lua:2: memory ceiling reached: string.rep would make a string of 38.1 MiB beside the ") {
-		t.Errorf("two strings of 40 MB under 64 MiB: %v", err)
+	n := testCeiling() * 40e6 / (64 << 20) // 40 MB, each alone under the ceiling, not both
+	src := fmt.Sprintf("local a = string.rep('x', %d)\nlocal b = string.rep('y', %d)\n", n, n)
+	_, err := sandboxScript(t, src, Options{MaxMemory: testCeiling()})
+	if want := "script.lua:2: memory ceiling reached: string.rep would make a string of " + budget.Format(n) + " beside the "; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("two strings of %d bytes under %s: %v, want %q", n, budget.Format(testCeiling()), err, want)
 	}
 }

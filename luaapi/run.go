@@ -76,6 +76,9 @@ type Options struct {
 	// replay, set by Claims, is the run directory whose stored runs the
 	// script reads: nothing is computed or written there.
 	replay *replay
+	// chunkLimit, set by tests, bounds the source of a chunk loadstring
+	// or load compiles (0: maxChunk).
+	chunkLimit int
 }
 
 // interp is the state of one script.

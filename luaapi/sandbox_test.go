@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedlab/fedlab/internal/budget"
 	"github.com/fedlab/fedlab/rundir/runfile"
 )
 
@@ -133,14 +134,15 @@ func TestFreeTextStaysOnItsLineInTheModelFile(t *testing.T) {
 }
 
 func TestMemoryCeilingStopsStringAndTableBombs(t *testing.T) {
+	ceiling := testCeiling()
 	cases := []struct{ src, want string }{
-		{"local s = string.rep('x', 2^40)\n", "script.lua:1: string.rep: the result would take 1.0 TiB, more than the memory ceiling of 64.0 MiB (--max-memory"},
+		{"local s = string.rep('x', 2^40)\n", "script.lua:1: string.rep: the result would take 1.0 TiB, more than the memory ceiling of " + budget.Format(ceiling) + " (--max-memory"},
 		{"local s = ('ab'):rep(2^50)\n", "script.lua:1: string.rep: the result would take"},
 		{"local s = 'x'\nwhile true do\n  s = s .. s\nend\n", "memory ceiling reached"},
 		{"local t = {}\nlocal i = 0\nwhile true do\n  i = i + 1\n  t[i] = {i, i, i}\nend\n", "memory ceiling reached"},
 	}
 	for _, c := range cases {
-		_, err := sandboxScript(t, c.src, Options{MaxMemory: 64 << 20})
+		_, err := sandboxScript(t, c.src, Options{MaxMemory: ceiling})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -299,28 +300,45 @@ func TestARunThatCannotCheckpointIsNamedOnce(t *testing.T) {
 	}
 }
 
+// TestACohortResumesFromItsMembersCheckpoints: a cohort interrupted once
+// every member has saved a checkpoint resumes each member from its own
+// and gives the directory of the run never interrupted.
 func TestACohortResumesFromItsMembersCheckpoints(t *testing.T) {
-	jobs := roundJobs(t, 20000, []uint64{1, 2, 3}, "fedavg") // one cohort of three seeds
+	rounds := 20000
+	if testing.Short() {
+		rounds = 40 // the interruption comes at round 2 of each member
+	}
+	jobs := roundJobs(t, rounds, []uint64{1, 2, 3}, "fedavg") // one cohort of three seeds
 	cohorts := experiment.Cohorts{MaxState: 1 << 30}
 	whole := t.TempDir()
 	resumeSession(t, whole, Options{Cohorts: cohorts, Jobs: 3}, jobs)
 
-	// Interrupted once every member has saved a checkpoint (every round).
+	// Interrupted once every member has saved a checkpoint (every round):
+	// a member that reports round 2 done has saved the checkpoint of round
+	// 1 (a round's checkpoint follows its progress report).
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		for ctx.Err() == nil {
-			if m, ok, _ := ReadManifest(dir); ok && len(m.Checkpoints) == 3 {
+	defer cancel(nil)
+	var mu sync.Mutex
+	second := map[int]bool{}
+	interrupting := append([]experiment.Job(nil), jobs...)
+	for i := range interrupting {
+		interrupting[i].Settings.Progress = func(done, _ int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if done >= 2 {
+				second[i] = true
+			}
+			if len(second) == len(interrupting) {
 				cancel(errors.New("interrupted (test)"))
 			}
-			time.Sleep(time.Millisecond)
 		}
-	}()
+	}
 	d, err := Open(dir, Options{Script: script, Context: ctx, Cohorts: cohorts, Jobs: 3, CheckpointEvery: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = d.Execute("fedlab.compare", "cmp.lua:3", nil, jobs)
+	_, err = d.Execute("fedlab.compare", "cmp.lua:3", nil, interrupting)
 	if _, ferr := d.Finish(err); ferr != nil || err == nil {
 		t.Fatalf("the cohort was not interrupted: %v %v", err, ferr)
 	}
