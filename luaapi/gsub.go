@@ -31,11 +31,14 @@ func gsub(lim budget.Budget, held func() uint64) lua.LGFunction {
 		src := []byte(str)
 		var b strings.Builder
 		grow := func(piece string) {
-			if n := b.Len() + len(piece); n > b.Cap() {
-				if err := fits(lim, held, "string.gsub", uint64(2*n)); err != nil {
+			if b.Len()+len(piece) > b.Cap() {
+				// Grow(k) past the capacity allocates 2·cap + k bytes
+				// (strings.Builder's policy) beside the old buffer, which
+				// held already counts
+				if err := fits(lim, held, "string.gsub", uint64(2*b.Cap()+len(piece))); err != nil {
 					L.RaiseError("%s", err)
 				}
-				b.Grow(n)
+				b.Grow(len(piece))
 			}
 			b.WriteString(piece)
 		}

@@ -95,12 +95,19 @@ func TestGsubComputesWhatLuaComputes(t *testing.T) {
 // a table replacement; a gsub with millions of matches stops at the time
 // limit (gopher-lua's copies the string once per match).
 func TestGsubIsCheckedBeforeItGrows(t *testing.T) {
+	// 200 pieces of 1 MB under a 64 MiB ceiling, or under -short of 250 kB
+	// under 16 MiB: the result's buffer passes the ceiling, which gsub's
+	// check refuses before the buffer grows
+	ceiling, big := uint64(64<<20), "1e6"
+	if testing.Short() {
+		ceiling, big = 16<<20, "2.5e5"
+	}
 	for _, src := range []string{
-		"local big = string.rep('y', 1e6)\nlocal s = string.rep('x', 200):gsub('x', big)\n",
-		"local big = string.rep('y', 1e6)\nlocal s = string.rep('x', 200):gsub('x', function() return big end)\n",
-		"local big = string.rep('y', 1e6)\nlocal s = string.rep('x', 200):gsub('x', { x = big })\n",
+		"local big = string.rep('y', " + big + ")\nlocal s = string.rep('x', 200):gsub('x', big)\n",
+		"local big = string.rep('y', " + big + ")\nlocal s = string.rep('x', 200):gsub('x', function() return big end)\n",
+		"local big = string.rep('y', " + big + ")\nlocal s = string.rep('x', 200):gsub('x', { x = big })\n",
 	} {
-		_, err := sandboxScript(t, src, Options{MaxMemory: 64 << 20})
+		_, err := sandboxScript(t, src, Options{MaxMemory: ceiling})
 		if err == nil || !strings.HasPrefix(err.Error(), "script.lua:2: memory ceiling reached: string.gsub would make a string of ") {
 			t.Errorf("%q: %v", src, err)
 		}
