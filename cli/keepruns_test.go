@@ -225,11 +225,11 @@ func TestMergeIntoAnInputIsRefused(t *testing.T) {
 func TestACompletedHalvingSweepLeavesNoCheckpointsFolder(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	script := halvingScript(t, dir, ", halving = { eta = 3 }")
-	mustCLI(t, 0, "run", script, "--out", "d", "--quiet")
-	if _, err := os.Stat(filepath.Join("d", "checkpoints")); !os.IsNotExist(err) {
-		entries, _ := os.ReadDir(filepath.Join("d", "checkpoints"))
-		t.Errorf("d/checkpoints is left after the sweep completed (%v, %d entries)", err, len(entries))
+	script := halvingScript(t, dir, halvingThirds)
+	completed := filepath.Join(halvingRun(t).dir, "checkpoints")
+	if _, err := os.Stat(completed); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(completed)
+		t.Errorf("%s is left after the sweep completed (%v, %d entries)", completed, err, len(entries))
 	}
 	mustCLI(t, 0, "run", script, "--out", "k", "--quiet", "--keep-checkpoints")
 	if entries, err := os.ReadDir(filepath.Join("k", "checkpoints")); err != nil || len(entries) == 0 {
@@ -273,7 +273,7 @@ func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 	whole := wholeLongRun(t)
 	interruptAfterARound(t, "out", "run", "long.lua", "--out", "out", "--quiet")
 	recordSize(t, "out", "checkpoints", 1<<40)
-	_, stderr := mustCLI(t, 0, "run", "long.lua", "--out", "out", "--max-memory", "256MB")
+	_, stderr := mustCLI(t, 0, "run", "long.lua", "--out", "out", "--max-memory", "256MB", "--workers", "1")
 	notice := regexp.MustCompile(`fedlab: out/checkpoints/[0-9a-f]{16}\.[0-9]+\.ckpt \(its size as the manifest records it\) needs about 1.0 TiB of memory, more than 256.0 MiB \(--max-memory\); not read; fedmid \(seed 1\) starts again from round 0\n`)
 	if !notice.MatchString(stderr) || !strings.Contains(stderr, "1 runs (1 ran) in out") {
 		t.Errorf("a checkpoint recorded as 1 TiB:\n%s", stderr)
