@@ -311,8 +311,8 @@ func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 }
 
 // TestCheckpointRoundsSavesAtMultiplesOfN: with --checkpoint-every 0 (no
-// time period) and the run setting checkpoint_rounds = 7919, a running
-// session's manifest records checkpoints after multiples of 7919 rounds.
+// time period) and the run setting checkpoint_rounds = 1999, a running
+// session's manifest records checkpoints after multiples of 1999 rounds.
 func TestCheckpointRoundsSavesAtMultiplesOfN(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
@@ -320,7 +320,7 @@ func TestCheckpointRoundsSavesAtMultiplesOfN(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd, stderr := child(t, "run", script, "--out", out, "--quiet", "--checkpoint-every", "0", "--set", "checkpoint_rounds=7919", "--jobs", "1", "--workers", "1")
+	cmd, stderr := child(t, "run", script, "--out", out, "--quiet", "--checkpoint-every", "0", "--set", "checkpoint_rounds=1999", "--jobs", "1", "--workers", "1")
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
 	deadline := time.Now().Add(60 * time.Second)
@@ -339,8 +339,8 @@ func TestCheckpointRoundsSavesAtMultiplesOfN(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	for _, r := range seen {
-		if r == 0 || r%7919 != 0 {
-			t.Errorf("checkpoints after rounds %v, want multiples of 7919", seen)
+		if r == 0 || r%1999 != 0 {
+			t.Errorf("checkpoints after rounds %v, want multiples of 1999", seen)
 		}
 	}
 }
