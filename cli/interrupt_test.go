@@ -124,7 +124,7 @@ func TestTimeoutStopsRunsAtARoundBoundaryAndKeepsTheCompletedOnes(t *testing.T) 
 
 func TestTwoScriptsIntoOneDirectoryLoseNothing(t *testing.T) {
 	dir := t.TempDir()
-	a := writeScript(t, dir, interruptedRounds())
+	a := writeScript(t, dir, 3000)
 	b := filepath.Join(dir, "other.lua")
 	// B: another problem, and 20 rounds (only A must still run when B starts)
 	src := strings.Replace(sweepScript, "ROUNDS", "20", 1)
