@@ -39,6 +39,7 @@ func halvingRun(t *testing.T) wholeRun {
 	return uninterruptedRun(t, "sweep.lua", halvingSrc(halvingThirds), "--workers", "1")
 }
 
+// halvingSrc is the source halvingScript writes.
 func halvingSrc(extra string) string {
 	return `local data = fedlab.data.lasso{ variant = "custom", dim = 32, support = 4, clients = 6, samples = 10, test_samples = 0 }
 local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
