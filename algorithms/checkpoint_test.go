@@ -206,7 +206,7 @@ func checkpointVariants() []checkpointCase {
 // algorithm, with its defaults (a small step where one is required), on a
 // dense, a sparse, an unregularized and a neural problem, and under system
 // effects (a decaying λ, Markov dropout, top-k uplink compression with error feedback
-// and client-level DP; stragglers; downlink compression), 2 seeds, and
+// and client-level DP; stragglers; downlink compression), 2 seeds (1 under -short), and
 // the parameter variants of checkpointVariants: a run checkpointed after
 // round 3 of 7 and a fresh engine resumed from that checkpoint end with
 // the records (counts, bits and ε included) and the model of the
@@ -222,6 +222,10 @@ func TestContinuationEqualsUninterruptedRun(t *testing.T) {
 	}
 	checked := map[string]int{}
 	var refused, undeclared []string
+	seeds := []uint64{1, 2}
+	if testing.Short() {
+		seeds = seeds[:1] // -short: every algorithm and case, one seed
+	}
 	for _, cs := range append(checkpointCases(), checkpointVariants()...) {
 		algs := cs.algs
 		if algs == nil {
@@ -238,7 +242,7 @@ func TestContinuationEqualsUninterruptedRun(t *testing.T) {
 					alg.Params[k] = v
 				}
 			}
-			cmp := plan.Compare{Problem: cs.problem, Settings: base, Metrics: metrics, Seeds: []uint64{1, 2}, System: cs.system,
+			cmp := plan.Compare{Problem: cs.problem, Settings: base, Metrics: metrics, Seeds: seeds, System: cs.system,
 				Algorithms: []plan.Algorithm{alg}}
 			js, err := b.Compare(cmp)
 			if err != nil {

@@ -217,8 +217,10 @@ var badInputs = []badInput{
 }
 
 // shortSkips are the bad inputs left to the full suite: the memory bombs,
-// which fill the 64 MB ceiling before they stop.
-var shortSkips = map[string]bool{"concat bomb": true, "table bomb": true}
+// which fill the 64 MB ceiling before they stop, and the infinite loop,
+// which spins until its timeout (TestTimeoutStopsAnInfiniteLuaLoop stops
+// one under -short too).
+var shortSkips = map[string]bool{"concat bomb": true, "table bomb": true, "infinite loop": true}
 
 // goDump matches what a Go runtime dump or a recovered panic prints.
 var goDump = regexp.MustCompile(`goroutine \d+|panic[:(]|runtime error|internal error|stack traceback|\.go:\d+`)
@@ -235,7 +237,7 @@ func TestBadInputsGetClearErrors(t *testing.T) {
 		names[c.name] = true
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			if testing.Short() && shortSkips[c.name] {
-				t.Skip("fills 64 MB (-short: luaapi's TestMemoryCeilingStopsStringAndTableBombs stops the same bombs)")
+				t.Skip("fills 64 MB or spins to its timeout (-short: luaapi's TestMemoryCeilingStopsStringAndTableBombs stops the same bombs, TestTimeoutStopsAnInfiniteLuaLoop an infinite loop)")
 			}
 			dir := t.TempDir()
 			for name, content := range c.files {

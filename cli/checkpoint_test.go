@@ -48,28 +48,37 @@ end
 var wholeRuns struct {
 	sync.Mutex
 	dir  string
-	outs map[string]string // script name, source and arguments → run directory
+	outs map[string]wholeRun // script name, source and arguments → the run
 }
+
+// wholeRun is a run directory and what the script printed.
+type wholeRun struct{ dir, stdout string }
 
 // uninterrupted returns the run directory of an uninterrupted fedlab run
 // of src (as a script named name, with args), which the tests that
-// interrupt and continue the same runs compare theirs with; they must not
-// change it. It is run once per test binary: the runs take a second or
-// so each.
+// interrupt and continue the same runs compare theirs with, and the tests
+// that only read a run directory share; they must not change it. It is
+// run once per test binary: the runs take a second or so each.
 func uninterrupted(t *testing.T, name, src string, args ...string) string {
+	t.Helper()
+	return uninterruptedRun(t, name, src, args...).dir
+}
+
+// uninterruptedRun is uninterrupted with the script's standard output.
+func uninterruptedRun(t *testing.T, name, src string, args ...string) wholeRun {
 	t.Helper()
 	wholeRuns.Lock()
 	defer wholeRuns.Unlock()
 	key := strings.Join(append([]string{name, src}, args...), "\x00")
-	if out, ok := wholeRuns.outs[key]; ok {
-		return out
+	if run, ok := wholeRuns.outs[key]; ok {
+		return run
 	}
 	if wholeRuns.dir == "" {
 		dir, err := os.MkdirTemp("", "fedlab-cli-test-")
 		if err != nil {
 			t.Fatal(err)
 		}
-		wholeRuns.dir, wholeRuns.outs = dir, map[string]string{}
+		wholeRuns.dir, wholeRuns.outs = dir, map[string]wholeRun{}
 	}
 	dir := filepath.Join(wholeRuns.dir, fmt.Sprint(len(wholeRuns.outs)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -79,18 +88,20 @@ func uninterrupted(t *testing.T, name, src string, args ...string) string {
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI(append([]string{"run", script, "--out", out, "--quiet"}, args...)...); code != 0 {
+	code, stdout, stderr := runCLI(append([]string{"run", script, "--out", out, "--quiet"}, args...)...)
+	if code != 0 {
 		t.Fatalf("the uninterrupted run of %s: exit %d: %s", name, code, stderr)
 	}
-	wholeRuns.outs[key] = out
-	return out
+	wholeRuns.outs[key] = wholeRun{out, stdout}
+	return wholeRuns.outs[key]
 }
 
 // wholeLongRun is uninterrupted's run of longScript (as long.lua, with
-// --keep-checkpoints).
+// --keep-checkpoints; on one worker, which costs the least CPU: records do
+// not depend on --workers).
 func wholeLongRun(t *testing.T) string {
 	t.Helper()
-	return uninterrupted(t, "long.lua", longScript, "--keep-checkpoints")
+	return uninterrupted(t, "long.lua", longScript, "--keep-checkpoints", "--workers", "1")
 }
 
 // interruptAfterARound runs fedlab with args under a --timeout that stops
@@ -180,7 +191,7 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 <ul><li>fedmid seed 1 at round %d of 100000</li></ul>`, rounds); !strings.Contains(read(t, dir, "report.html"), want) {
 		t.Errorf("the report does not say how far the run got:\n%s", want)
 	}
-	code, _, stderr = runCLI("run", script, "--out", out, "--quiet")
+	code, _, stderr = runCLI("run", script, "--out", out, "--quiet", "--workers", "1")
 	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of 100000\n$`).FindStringSubmatch(stderr)
 	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] == "0" {
 		t.Fatalf("resume: exit %d, stderr:\n%s", code, stderr)
@@ -289,7 +300,7 @@ func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 	for _, c := range fullManifest(t, out).Checkpoints {
 		rounds = c.Rounds
 	}
-	code, _, errs := runCLI("run", script, "--out", out, "--quiet")
+	code, _, errs := runCLI("run", script, "--out", out, "--quiet", "--workers", "1")
 	want := fmt.Sprintf("resuming fedmid (seed 1) after round %d of 100000\n", rounds)
 	if code != 0 || rounds == 0 || !strings.Contains(errs, want) {
 		t.Fatalf("resume: exit %d, stderr:\n%s\nwant it to contain %q", code, errs, want)
@@ -300,8 +311,8 @@ func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 }
 
 // TestCheckpointRoundsSavesAtMultiplesOfN: with --checkpoint-every 0 (no
-// time period) and the run setting checkpoint_rounds = 7919, a running
-// session's manifest records checkpoints after multiples of 7919 rounds.
+// time period) and the run setting checkpoint_rounds = 1999, a running
+// session's manifest records checkpoints after multiples of 1999 rounds.
 func TestCheckpointRoundsSavesAtMultiplesOfN(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
@@ -309,7 +320,7 @@ func TestCheckpointRoundsSavesAtMultiplesOfN(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd, stderr := child(t, "run", script, "--out", out, "--quiet", "--checkpoint-every", "0", "--set", "checkpoint_rounds=7919", "--jobs", "1", "--workers", "1")
+	cmd, stderr := child(t, "run", script, "--out", out, "--quiet", "--checkpoint-every", "0", "--set", "checkpoint_rounds=1999", "--jobs", "1", "--workers", "1")
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
 	deadline := time.Now().Add(60 * time.Second)
@@ -328,8 +339,8 @@ func TestCheckpointRoundsSavesAtMultiplesOfN(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	for _, r := range seen {
-		if r == 0 || r%7919 != 0 {
-			t.Errorf("checkpoints after rounds %v, want multiples of 7919", seen)
+		if r == 0 || r%1999 != 0 {
+			t.Errorf("checkpoints after rounds %v, want multiples of 1999", seen)
 		}
 	}
 }

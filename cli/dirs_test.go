@@ -114,11 +114,8 @@ func TestRunResumesAndRefusesAChangedScript(t *testing.T) {
 func TestShardsMergedEqualTheSingleRun(t *testing.T) {
 	dir := t.TempDir()
 	script := writeScript(t, dir, 20)
-	single := filepath.Join(dir, "single")
-	code, want, stderr := runCLI("run", script, "--out", single, "--quiet")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	whole := uninterruptedRun(t, "sweep.lua", strings.Replace(sweepScript, "ROUNDS", "20", 1))
+	single, want := whole.dir, whole.stdout
 	var shards []string
 	for i := range 3 {
 		s := filepath.Join(dir, "shard"+itoa(i))

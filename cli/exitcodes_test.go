@@ -141,7 +141,7 @@ func TestDocumentedExitCodes(t *testing.T) {
 		// 3, 4 and 124
 		{[]string{"run", failing, "--out", filepath.Join(dir, "o7"), "--quiet"}, 3, "1 runs (1 ran, 1 failed) in "},
 		{[]string{"claims", "--strict", claimedOut}, 4, "of 1 claims, 1 fail and 0 not evaluated (--strict: exit status 4)"},
-		{[]string{"run", loop, "--out", filepath.Join(dir, "o8"), "--timeout", "300ms"}, 124, "loop.lua:"},
+		{[]string{"run", loop, "--out", filepath.Join(dir, "o8"), "--timeout", "50ms"}, 124, "loop.lua:"},
 	}
 	walked := map[int]bool{130: true, 143: true} // below, in child processes
 	for _, c := range cases {
@@ -165,7 +165,7 @@ func TestDocumentedExitCodes(t *testing.T) {
 		name   string
 	}{{syscall.SIGINT, 130, "interrupted (SIGINT)"}, {syscall.SIGTERM, 143, "terminated (SIGTERM)"}} {
 		sdir := t.TempDir()
-		script := writeScript(t, sdir, 10000)
+		script := writeScript(t, sdir, interruptedRounds())
 		sout := filepath.Join(sdir, "out")
 		cmd, stderr := child(t, "run", script, "--out", sout, "--jobs", "1", "--workers", "1", "--quiet")
 		waitResults(t, sout, 1)

@@ -15,22 +15,39 @@ import (
 	"github.com/fedlab/fedlab/rundir"
 )
 
-// halvingScript is a sweep of 9 step sizes × 2 algorithms, 90 rounds,
-// with the given extra keys (a halving table, or none for the full grid).
+// halvingScript writes sweep.lua into dir: a sweep of 9 step sizes × 2
+// algorithms, 90 rounds, with the given extra keys (a halving table, or
+// none for the full grid).
 func halvingScript(t *testing.T, dir, extra string) string {
 	t.Helper()
-	src := `local data = fedlab.data.lasso{ variant = "custom", dim = 32, support = 4, clients = 6, samples = 10, test_samples = 0 }
+	path := filepath.Join(dir, "sweep.lua")
+	if err := os.WriteFile(path, []byte(halvingSrc(extra)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// halvingThirds is the halving of halvingScript with eta = 3 from 10
+// rounds: rungs of 10, 30 and 90 rounds.
+const halvingThirds = ", halving = { eta = 3, first = 10 }"
+
+// halvingRun is uninterrupted's run of halvingScript with halvingThirds
+// (--workers 1), which the tests that read a halving sweep's directory
+// share.
+func halvingRun(t *testing.T) wholeRun {
+	t.Helper()
+	return uninterruptedRun(t, "sweep.lua", halvingSrc(halvingThirds), "--workers", "1")
+}
+
+// halvingSrc is the source halvingScript writes.
+func halvingSrc(extra string) string {
+	return `local data = fedlab.data.lasso{ variant = "custom", dim = 32, support = 4, clients = 6, samples = 10, test_samples = 0 }
 local p = fedlab.problem{ data = data, loss = fedlab.loss.squared{}, reg = fedlab.reg.l1{ lambda = 0.1 } }
 local sw = fedlab.sweep{ problem = p, algorithms = { fedlab.algo.fedavg{}, fedlab.algo.fedmid{} },
   grid = { eta_c = { 0.001, 0.002, 0.003, 0.005, 0.01, 0.02, 0.03, 0.05, 3 } }, rounds = 90, local_steps = 2, batch = 3, eval_every = 10,
   seeds = { 1, 2 }, select = { metric = "objective", mode = "min", last = 20 }` + extra + ` }
 for _, b in ipairs(sw.best) do print(b.label, b.config.eta_c, b.score) end
 `
-	path := filepath.Join(dir, "sweep.lua")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // mustRunCLI runs fedlab and returns its standard output.
@@ -78,9 +95,9 @@ func TestSuccessiveHalving(t *testing.T) {
 	}
 
 	// eta = 3 from 10 rounds: rungs of 10, 30 and 90 rounds
-	h := filepath.Join(dir, "halving")
-	script := halvingScript(t, t.TempDir(), ", halving = { eta = 3, first = 10 }")
-	hOut := mustRunCLI(t, "run", script, "--out", h, "--quiet", "--workers", "1")
+	whole := halvingRun(t)
+	h, hOut := whole.dir, whole.stdout
+	script := halvingScript(t, t.TempDir(), halvingThirds)
 	lh, err := rundir.Load(h)
 	if err != nil {
 		t.Fatal(err)

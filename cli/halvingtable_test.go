@@ -16,8 +16,7 @@ import (
 // (9 step sizes, eta 3: 3 continue to rung 2, 1 to rung 3.)
 func TestTableShowsAHalvingSweepAsOneSweep(t *testing.T) {
 	dir := t.TempDir()
-	out := filepath.Join(dir, "run")
-	mustRunCLI(t, "run", halvingScript(t, dir, ", halving = { eta = 3, first = 10 }"), "--out", out, "--quiet")
+	out := halvingRun(t).dir
 	got := mustRunCLI(t, "table", out, "--metric", "objective", "--round", "90")
 	want := `Calls 1–3: sweep.lua:3 fedlab.sweep, successive halving: rungs of 10, 30 and 90 rounds
 fedavg: min objective (mean over the last 20 rounds)

@@ -113,7 +113,7 @@ func TestTimeoutStopsRunsAtARoundBoundaryAndKeepsTheCompletedOnes(t *testing.T) 
 	dir := t.TempDir()
 	script := writeScript(t, dir, 1000000)
 	out := filepath.Join(dir, "out")
-	code, _, stderr := runCLI("run", script, "--out", out, "--timeout", "1s", "--quiet", "--jobs", "1")
+	code, _, stderr := runCLI("run", script, "--out", out, "--timeout", "1s", "--quiet", "--jobs", "1", "--workers", "1")
 	if code != 124 || !strings.Contains(stderr, "sweep.lua:3: time limit reached (--timeout 1s)") || !strings.Contains(stderr, "resume with") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -126,8 +126,9 @@ func TestTwoScriptsIntoOneDirectoryLoseNothing(t *testing.T) {
 	dir := t.TempDir()
 	a := writeScript(t, dir, 3000)
 	b := filepath.Join(dir, "other.lua")
-	src, _ := os.ReadFile(a)
-	os.WriteFile(b, []byte(strings.Replace(string(src), "lambda = 0.05", "lambda = 0.07", 1)), 0o644)
+	// B: another problem, and 20 rounds (only A must still run when B starts)
+	src := strings.Replace(sweepScript, "ROUNDS", "20", 1)
+	os.WriteFile(b, []byte(strings.Replace(src, "lambda = 0.05", "lambda = 0.07", 1)), 0o644)
 	out := filepath.Join(dir, "out")
 
 	// B starts while A runs: refused, A is untouched.

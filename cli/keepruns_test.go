@@ -225,11 +225,11 @@ func TestMergeIntoAnInputIsRefused(t *testing.T) {
 func TestACompletedHalvingSweepLeavesNoCheckpointsFolder(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	script := halvingScript(t, dir, ", halving = { eta = 3 }")
-	mustCLI(t, 0, "run", script, "--out", "d", "--quiet")
-	if _, err := os.Stat(filepath.Join("d", "checkpoints")); !os.IsNotExist(err) {
-		entries, _ := os.ReadDir(filepath.Join("d", "checkpoints"))
-		t.Errorf("d/checkpoints is left after the sweep completed (%v, %d entries)", err, len(entries))
+	script := halvingScript(t, dir, halvingThirds)
+	completed := filepath.Join(halvingRun(t).dir, "checkpoints")
+	if _, err := os.Stat(completed); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(completed)
+		t.Errorf("%s is left after the sweep completed (%v, %d entries)", completed, err, len(entries))
 	}
 	mustCLI(t, 0, "run", script, "--out", "k", "--quiet", "--keep-checkpoints")
 	if entries, err := os.ReadDir(filepath.Join("k", "checkpoints")); err != nil || len(entries) == 0 {
@@ -292,7 +292,7 @@ func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 		t.Fatalf("the checkpoint not read was not kept: %v", err)
 	}
 	recordSize(t, "out", "checkpoints", info.Size()) // where it fits
-	_, stderr = mustCLI(t, 0, "run", "long.lua", "--out", "out")
+	_, stderr = mustCLI(t, 0, "run", "long.lua", "--out", "out", "--workers", "1")
 	wantIn(t, "the session where it fits", stderr, ": resuming fedmid (seed 1) after round "+m[2]+" of 100000")
 	if read(t, "out", "records.csv") != read(t, whole, "records.csv") {
 		t.Errorf("records after resuming differ from the uninterrupted run's")

@@ -12,7 +12,7 @@ import (
 // of 1e7 cm or a font of 1e6 pt ran out of memory or panicked in
 // makeslice); --x and report's --x name the valid axes and metrics.
 func TestPlotFlagsHaveRanges(t *testing.T) {
-	out := argsRunDir(t)
+	out := sharedArgsRunDir(t)
 	for _, c := range []struct {
 		args []string
 		want string

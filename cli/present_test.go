@@ -84,6 +84,13 @@ func TestSetArgumentsChangeOnlyTheRunsTheyAffect(t *testing.T) {
 	}
 }
 
+// sharedArgsRunDir is uninterrupted's run of the args script (with
+// --set eta=0.05), for the tests that only read the directory.
+func sharedArgsRunDir(t *testing.T) string {
+	t.Helper()
+	return uninterrupted(t, "args.lua", argsScript, "--set", "eta=0.05")
+}
+
 // argsRunDir runs the args script into a new run directory.
 func argsRunDir(t *testing.T) string {
 	t.Helper()

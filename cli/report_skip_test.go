@@ -10,7 +10,7 @@ import (
 // as fedlab plot --skip-round0 does: the figures change (the LASSO
 // objective at round 0 sets the y range of the figures with it).
 func TestReportSkipsRound0(t *testing.T) {
-	out := argsRunDir(t)
+	out := sharedArgsRunDir(t)
 	with, without := filepath.Join(t.TempDir(), "with.html"), filepath.Join(t.TempDir(), "without.html")
 	if code, _, stderr := runCLI("report", out, "--out", with); code != 0 {
 		t.Fatalf("report: exit %d, %s", code, stderr)

@@ -26,7 +26,8 @@ func f32(net losses.CNN) losses.CNN {
 const tol32 = 2e-5
 
 // cnn32Cases are cnnCases plus LeNet-5 and the 4-layer CNN on 28×28 images
-// (70 rows: three chunks).
+// (70 rows: three chunks; under -short 40 rows, two, and the 4-layer CNN
+// with 4 filters per layer).
 func cnn32Cases() []struct {
 	name string
 	net  losses.CNN
@@ -34,7 +35,12 @@ func cnn32Cases() []struct {
 } {
 	cs := cnnCases()
 	rng := rand.New(rand.NewPCG(33, 34))
-	d := randData(rng, 70, 784, func(int) float64 { return float64(rng.IntN(10)) })
+	n, cnn4Net := 70, fedda4
+	if testing.Short() {
+		n = 40               // still one full chunk of 32 samples and a partial one
+		cnn4Net = cnn4(4, 1) // the 4-layer CNN's shapes with 4 filters per layer
+	}
+	d := randData(rng, n, 784, func(int) float64 { return float64(rng.IntN(10)) })
 	for i, v := range d.X {
 		d.X[i] = math.Max(0, v) / 3
 	}
@@ -46,7 +52,7 @@ func cnn32Cases() []struct {
 		name string
 		net  losses.CNN
 		f    *core.Federated
-	}{"fedda4", fedda4, fed(d, 10)})
+	}{"fedda4", cnn4Net, fed(d, 10)})
 	return cs
 }
 
@@ -133,8 +139,7 @@ func TestCNN32NoAllocations(t *testing.T) {
 			"batch+grad": func() { ev.Eval(w, d, idx, g) },
 			"full+grad":  func() { ev.Eval(w, d, nil, g) },
 			"accuracy":   func() { ev.(core.Predictor).Accuracy(w, d) },
-		} {
-			f()
+		} { // AllocsPerRun calls f once before it counts: the first call may allocate
 			if a := testing.AllocsPerRun(allocRuns(5), f); a != 0 {
 				t.Errorf("%s %s: %g allocations per call", name, what, a)
 			}
@@ -278,6 +283,9 @@ func TestCNN32KernelsBitIdentical(t *testing.T) {
 		{"lenet5", lenet5, 784, 62, 16},
 		{"cnn4-64-c3", losses.CNN{InChannels: 3, Channels: []int{64, 64, 64, 64}, Kernel: 3, Padding: []int{1}, Pool: 2}, 3 * 32 * 32, 10, 40},
 	} {
+		if testing.Short() && c.features == 3*32*32 {
+			c.batchSize = 12 // still 12·32·32 rows in the first layer's product
+		}
 		d := randData(rng, 50, c.features, func(int) float64 { return float64(rng.IntN(c.classes)) })
 		lay := layout(t, f32(c.net), fed(d, c.classes))
 		w := randVec(rng, lay.Dim(), 0.1)
@@ -329,6 +337,9 @@ func TestCNN32DirectConvBitIdentical(t *testing.T) {
 		{"cnn4-64-c3", cnn4(64, 3), 3 * 32 * 32, 10, 40, []bool{true, false, false, false}},
 		{"odd", odd, 2 * 15 * 21, 4, 35, []bool{true, true}},
 	} {
+		if testing.Short() && c.features == 3*32*32 {
+			c.batchSize = 12 // still 12·32·32 rows in the first layer's product
+		}
 		d := randData(rng, 50, c.features, func(int) float64 { return float64(rng.IntN(c.classes)) })
 		lay := layout(t, f32(c.net), fed(d, c.classes))
 		w := randVec(rng, lay.Dim(), 0.1)

@@ -28,6 +28,14 @@ func smallLayout() core.Layout {
 	)
 }
 
+// nuclear2x2 is the nuclear norm of smallLayout's 2×2 kernel (w[:4]):
+// σ₁ + σ₂ = √(‖M‖²_F + 2|det M|), as (σ₁ + σ₂)² = σ₁² + σ₂² + 2σ₁σ₂ with
+// σ₁σ₂ = |det M|; the bias is not regularized.
+func nuclear2x2(w []float64) float64 {
+	a, b, c, d := w[0], w[1], w[2], w[3]
+	return math.Sqrt(a*a + b*b + c*c + d*d + 2*math.Abs(a*d-b*c))
+}
+
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
 
 func randVec(rng *rand.Rand, n int, scale float64) []float64 {

@@ -103,10 +103,10 @@ func TestProxGrid1D(t *testing.T) {
 		for _, z := range []float64{-2.3, -0.7, -0.2, 0, 0.15, 0.9, 3.1} {
 			for _, step := range []float64{0.25, 0.8} {
 				f := func(u float64) float64 { return proxObjective(r, []float64{u}, []float64{z}, step, l) }
-				best := math.Inf(-1)
+				best, fBest := math.Inf(-1), math.Inf(1)
 				for k := -40000; k <= 40000; k++ {
-					if u := float64(k) * 1e-4; math.IsInf(best, -1) || f(u) < f(best) {
-						best = u
+					if u := float64(k) * 1e-4; math.IsInf(best, -1) || f(u) < fBest {
+						best, fBest = u, f(u)
 					}
 				}
 				u := prox(r, []float64{z}, step, l)[0]

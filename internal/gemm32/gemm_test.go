@@ -10,19 +10,19 @@ import (
 // naive is the reference: C = alpha·op(A)·op(B) + beta·C by a triple loop
 // in float64.
 func naive(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	// op(A)[i,p] = a[i*ars+p*acs], op(B)[p,j] = b[p*brs+j*bcs]
+	ars, acs, brs, bcs := lda, 1, ldb, 1
+	if transA {
+		ars, acs = 1, lda
+	}
+	if transB {
+		brs, bcs = 1, ldb
+	}
 	for i := range m {
 		for j := range n {
 			s := 0.0
 			for p := range k {
-				ai, bi := i*lda+p, p*ldb+j
-				if transA {
-					ai = p*lda + i
-				}
-				if transB {
-					bi = j*ldb + p
-				}
-				av, bv := a[ai], b[bi]
-				s += float64(av) * float64(bv)
+				s += float64(a[i*ars+p*acs]) * float64(b[p*brs+j*bcs])
 			}
 			c[i*ldc+j] = float32(float64(alpha)*s + float64(beta)*float64(c[i*ldc+j]))
 		}
@@ -76,12 +76,14 @@ func operands(rng *rand.Rand, s shape) (a []float32, lda int, b []float32, ldb i
 // entries past each row's width must be untouched.
 func TestGemmMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, ks := range kernelSets() {
-		for _, s := range shapes() {
+	for _, s := range shapes() {
+		// one set of operands and one reference per shape, for every kernel set
+		a, lda, b, ldb, c0, ldc := operands(rng, s)
+		want := append([]float32(nil), c0...)
+		naive(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, want, ldc)
+		for _, ks := range kernelSets() {
 			t.Run(fmt.Sprintf("%s/%dx%dx%d/tA=%v,tB=%v,alpha=%g,beta=%g", ks.name, s.m, s.n, s.k, s.transA, s.transB, s.alpha, s.beta), func(t *testing.T) {
-				a, lda, b, ldb, c, ldc := operands(rng, s)
-				want := append([]float32(nil), c...)
-				naive(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, want, ldc)
+				c := append([]float32(nil), c0...)
 				g := Gemm{own: &ks}
 				g.Do(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, c, ldc)
 				eps := float64(math.Nextafter32(1, 2) - 1)
@@ -209,7 +211,10 @@ func TestKernelSetsBitIdentical(t *testing.T) {
 	if len(sets) < 2 {
 		t.Skipf("this CPU runs only the kernel sets %v: nothing to compare", Available())
 	}
-	all := append(shapes(), benchShapes...)
+	all := shapes()
+	if !testing.Short() { // -short: the shapes' edges without the benchmarks' large products
+		all = append(all, benchShapes...)
+	}
 	for _, d := range [][3]int{{97, 70, 1000}, {40, 64, 5}, {13, 100, 33}, {6, 32, 1}, {12, 48, 2}} {
 		for _, t := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			all = append(all, shape{d[0], d[1], d[2], t[0], t[1], 1, 1}, shape{d[0], d[1], d[2], t[0], t[1], 0.5, 0})
