@@ -9,19 +9,7 @@ import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
 	"github.com/fedlab/fedlab/registry"
-	// registry/all's component packages but datasets/parquetdata: these
-	// tests read no Parquet file, so their binary does not link parquet-go
-	_ "github.com/fedlab/fedlab/algorithms"
-	_ "github.com/fedlab/fedlab/algorithms/serveropt"
-	_ "github.com/fedlab/fedlab/datasets"
-	_ "github.com/fedlab/fedlab/effects/availability"
-	_ "github.com/fedlab/fedlab/effects/compress"
-	_ "github.com/fedlab/fedlab/effects/privacy"
-	_ "github.com/fedlab/fedlab/losses"
-	_ "github.com/fedlab/fedlab/metrics"
-	_ "github.com/fedlab/fedlab/regularizers"
-	_ "github.com/fedlab/fedlab/schedules"
-	_ "github.com/fedlab/fedlab/topology"
+	_ "github.com/fedlab/fedlab/registry/allbutparquet" // these tests read no Parquet file
 )
 
 func comp(kind registry.Kind, name string, params map[string]any) Component {
