@@ -5,6 +5,7 @@ import (
 
 	"github.com/fedlab/fedlab/internal/argmax32"
 	"github.com/fedlab/fedlab/internal/gemm32"
+	"github.com/fedlab/fedlab/internal/pool32"
 )
 
 // Float32 convolution helpers of cnnEval32. Inside the float32 path an image
@@ -313,6 +314,65 @@ func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32, run int) {
 			left = run
 			if c++; c == len(b) {
 				c = 0
+			}
+		}
+	}
+}
+
+// maxPool2Kernels is maxPool32 for 2×2 windows, channels last, with
+// pool32's kernels (one call per row of windows): the same pooled values
+// and maxima, bit for bit.
+func maxPool2Kernels(g convGeom, out, b []float32, m int, pooled []float32, arg []int32) {
+	if g.wp == 0 {
+		return
+	}
+	C, next, row := g.cout, g.wo*g.cout, g.wp*g.cout
+	for s := range m {
+		for y := range g.hp {
+			o := (s*g.hp + y) * row
+			pool32.Pool2(g.wp, C, out, (s*g.ho+2*y)*next, next, b, pooled[o:o+row], arg[o:o+row])
+		}
+	}
+}
+
+// unpool2Kernels is unpool32 for the channels-last maps of
+// maxPool2Kernels (run 1), with pool32's kernels: each window's pixels
+// written (0 + the gradient at its maximum, +0 elsewhere), the pixels
+// outside every window (an odd last row or column) cleared, the bias
+// gradient summed in the same order; the same bits. The ReLU was active
+// where the pooled value is positive, which is where unpool32 finds the
+// maximum plus the bias positive.
+func unpool2Kernels(g convGeom, dp, pooled []float32, arg []int32, m int, dout, gb []float32) {
+	if g.ho%2 != 0 || g.wo%2 != 0 || g.wp == 0 {
+		clear(dout[:m*g.outSize()])
+	}
+	if g.wp == 0 {
+		return
+	}
+	C, next, row := g.cout, g.wo*g.cout, g.wp*g.cout
+	for s := range m {
+		for y := range g.hp {
+			o := (s*g.hp + y) * row
+			pool32.Unpool2(g.wp, C, dp[o:o+row], pooled[o:o+row], arg[o:o+row], dout, (s*g.ho+2*y)*next, next, gb)
+		}
+	}
+}
+
+// transposePool copies the m pooled maps of layer g between cl, channels
+// last, and planar, channel by channel (the order the dense layers read):
+// from cl to planar if toPlanar, else back.
+func transposePool(g convGeom, cl []float32, m int, planar []float32, toPlanar bool) {
+	C, HW := g.cout, g.hp*g.wp
+	for s := range m {
+		c0, p0 := cl[s*C*HW:(s+1)*C*HW], planar[s*C*HW:(s+1)*C*HW]
+		for c := range C {
+			pc := p0[c*HW : (c+1)*HW]
+			for i := range pc {
+				if toPlanar {
+					pc[i] = c0[i*C+c]
+				} else {
+					c0[i*C+c] = pc[i]
+				}
 			}
 		}
 	}
