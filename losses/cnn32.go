@@ -89,9 +89,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 // load rounds the model to float32, permuting the convolution kernels to
 // the float32 path's column order.
 func (e *cnnEval32) load(w []float64) {
-	for i, v := range w[:e.dim] {
-		e.w32[i] = float32(v)
-	}
+	gemm32.Round(e.w32, w[:e.dim])
 	for li, g := range e.geo {
 		permuteKernel32(g, e.kernels[li].Of(w), of32(e.kernels[li], e.w32), true)
 	}
@@ -100,9 +98,7 @@ func (e *cnnEval32) load(w []float64) {
 // store writes the float32 gradient to grad, permuting the convolution
 // kernels back to the layout's column order.
 func (e *cnnEval32) store(grad []float64) {
-	for i, v := range e.g32 {
-		grad[i] = float64(v)
-	}
+	gemm32.Widen(grad, e.g32)
 	for li, g := range e.geo {
 		permuteKernel32(g, e.kernels[li].Of(grad), of32(e.kernels[li], e.g32), false)
 	}
@@ -120,6 +116,10 @@ func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 			for j, b := range d.X8[i*F : (i+1)*F] {
 				img[(j%plane)*g.cin+j/plane] = float32(lv[b])
 			}
+			continue
+		}
+		if g.cin == 1 { // channels last is the row's order
+			gemm32.Round(img, d.Row(i))
 			continue
 		}
 		for j, v := range d.Row(i) {
