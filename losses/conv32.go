@@ -120,28 +120,30 @@ func copy32(dst, src []float32) {
 }
 
 // col2im32 adds the rows of dcol back to the image positions im2col32
-// copied them from (its adjoint), overwriting the m images din.
+// copied them from (its adjoint), overwriting the m images din. Each input
+// position receives its terms in the order of the output pixels (y, x)
+// they come from, as a loop over the pixels adds them: kernel rows i
+// from the last (the first output row) down, then the output columns x,
+// each (i, x) one gemm32.AddRows over the output rows.
 func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 	clear(din[:m*g.inSize()])
 	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+	next := g.wo * patch // dcol floats from output row y to y + 1
 	for s := range m {
-		img := din[s*g.inSize() : (s+1)*g.inSize()]
-		for y := range g.ho {
+		img, src := din[s*g.inSize():(s+1)*g.inSize()], dcol[s*g.ho*g.wo*patch:]
+		for i := g.k - 1; i >= 0; i-- {
+			y0, y1 := max(0, g.p-i), min(g.ho, g.h+g.p-i) // output rows whose kernel row i is inside the image
+			if y0 >= y1 {
+				continue
+			}
 			for x := range g.wo {
-				row := dcol[((s*g.ho+y)*g.wo+x)*patch:][:patch]
 				x0 := x - g.p
-				for i := range g.k {
-					iy := y + i - g.p
-					if iy < 0 || iy >= g.h {
-						continue
-					}
-					j0, j1 := max(0, -x0), min(g.k, g.w-x0) // kernel columns inside the image
-					if j0 >= j1 {
-						continue
-					}
-					src := row[i*kc+j0*g.cin : i*kc+j1*g.cin]
-					gemm32.AddTo(img[iy*line+(x0+j0)*g.cin:], src)
+				j0, j1 := max(0, -x0), min(g.k, g.w-x0) // kernel columns inside the image
+				if j0 >= j1 {
+					continue
 				}
+				at := (y0+i-g.p)*line + (x0+j0)*g.cin
+				gemm32.AddRows(img[at:], line, src[y0*next+x*patch+i*kc+j0*g.cin:], next, y1-y0, (j1-j0)*g.cin)
 			}
 		}
 	}
