@@ -115,8 +115,14 @@ func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ld
 	// before (the same values) so that every call is whole.
 	switch {
 	case c.cw == 8:
+		x0 := 0
+		if ks.convZ8 != nil { // eighteen pixels a call while as many are left, then twelve
+			for ; n-x0 >= 18; x0 += 18 {
+				ks.convZ8(kh, kc, &src[x0*xs], xs, line, &c.w[0], &out[x0*ldo], ldo, 1<<c.cout-1)
+			}
+		}
 		r, mask := 12, &convMask[8-c.cout]
-		for x0 := 0; x0 < n; x0 += r {
+		for ; x0 < n; x0 += r {
 			x := min(x0, n-r)
 			ks.conv8(kh, kc, &src[x*xs], xs, line, &c.w[0], &out[x*ldo], ldo, mask, ldo == c.cout && c.cout >= 4)
 		}
