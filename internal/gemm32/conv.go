@@ -27,7 +27,8 @@ type Conv struct {
 	runs        []convRun  // AddGrad's pixels of a depth block
 	tiles       []convTile // AddGrad's tiles of patch positions (gradTiles)
 	owner       []int32    // per patch position, its place in the tiles
-	tileKey     [4]int     // the kh, rl, line and q of tiles
+	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (owner · cw)
+	tileKey     [5]int     // the kh, rl, line, q and cw of tiles
 }
 
 // ConvDepth is the largest patch (kernel side² · input channels) Conv
@@ -223,7 +224,7 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	case ks.gradZ16 != nil:
 		q = 12
 	}
-	c.gradTiles(kh, rl, line, q)
+	c.gradTiles(kh, rl, line, q, cw)
 	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
 	if n := blocks * nt * tile; len(c.s) < n {
 		c.s = make([]float32, n)
@@ -259,9 +260,9 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 		}
 		for o := range cout {
 			b, lane := o/cw, o%cw
-			row, bs := gw[o*patch:(o+1)*patch], sums[b*nt*tile+lane:]
-			for p, at := range c.owner {
-				row[p] += bs[int(at)*cw]
+			row, bs := gw[o*patch : (o+1)*patch][:len(c.ownerAt)], sums[b*nt*tile+lane:]
+			for p, at := range c.ownerAt {
+				row[p] += bs[at]
 			}
 		}
 	}
@@ -276,17 +277,24 @@ type convRun struct{ r, n, at int }
 type convTile struct{ off, rowoff int }
 
 // gradTiles sets c.tiles to tiles of q positions covering a patch of kh
-// rows of rl values, line floats apart, and c.owner[i·rl + t] to the index
-// (tile · q + position) of the first tile position holding (i, t). With
+// rows of rl values, line floats apart, c.owner[i·rl + t] to the index
+// (tile · q + position) of the first tile position holding (i, t) and
+// c.ownerAt to those indices times cw, the channels of a tile position. With
 // twelve positions, rows of at most six values go two rows to a tile;
 // otherwise a tile is q consecutive values of a row, the last one flush
 // with the row's end (overlapping the one before) where the row is long
 // enough. Positions past a row's rl values are read but unused.
-func (c *Conv) gradTiles(kh, rl, line, q int) {
-	key := [4]int{kh, rl, line, q}
+func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
+	key := [5]int{kh, rl, line, q, cw}
 	if c.tileKey == key && c.tiles != nil {
 		return
 	}
+	defer func() {
+		c.ownerAt = c.ownerAt[:0]
+		for _, at := range c.owner {
+			c.ownerAt = append(c.ownerAt, at*int32(cw))
+		}
+	}()
 	c.tileKey, c.tiles = key, c.tiles[:0]
 	c.owner = append(c.owner[:0], make([]int32, kh*rl)...)
 	for i := range c.owner {
