@@ -367,13 +367,15 @@ func transposePool(g convGeom, cl []float32, m int, planar []float32, toPlanar b
 	C, HW := g.cout, g.hp*g.wp
 	for s := range m {
 		c0, p0 := cl[s*C*HW:(s+1)*C*HW], planar[s*C*HW:(s+1)*C*HW]
-		for c := range C {
-			pc := p0[c*HW : (c+1)*HW]
-			for i := range pc {
-				if toPlanar {
-					pc[i] = c0[i*C+c]
-				} else {
-					c0[i*C+c] = pc[i]
+		for i := range HW {
+			px := c0[i*C : (i+1)*C]
+			if toPlanar {
+				for c, v := range px {
+					p0[c*HW+i] = v
+				}
+			} else {
+				for c := range px {
+					px[c] = p0[c*HW+i]
 				}
 			}
 		}
