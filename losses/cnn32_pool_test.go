@@ -15,13 +15,16 @@ import (
 // GEMM kernel set: LeNet-5, the 4-layer CNN (its third layer's 7×7 output
 // pools with an odd last row and column) and an odd-shaped network, on
 // batches of several chunks (the bias gradient accumulates across them),
-// with models large enough that many ReLUs are inactive and ties occur.
+// with models large enough that many ReLUs are inactive and ties occur;
+// pool32's AVX-512 and AVX2 kernels each with some GEMM kernel set.
 func TestCNN32PoolKernelsBitIdentical(t *testing.T) {
 	if !pool32.Enabled() {
 		t.Skip("no pool32 kernels on this CPU")
 	}
 	defer gemm32.SetKernels(gemm32.Kernels())
 	defer losses.SetPoolKernelsOff(losses.SetPoolKernelsOff(false))
+	prev, _ := pool32.Set(pool32.Available()[0])
+	defer pool32.Set(prev)
 	rng := rand.New(rand.NewPCG(62, 63))
 	odd := losses.CNN{InChannels: 2, Height: 15, Width: 21, Channels: []int{5, 12}, Kernel: 3, Padding: []int{0, 1}, Pool: 2, Dense: []int{7}}
 	for _, c := range []struct {
@@ -44,11 +47,15 @@ func TestCNN32PoolKernelsBitIdentical(t *testing.T) {
 		lay := layout(t, f32(c.net), fed(d, c.classes))
 		w := randVec(rng, lay.Dim(), 0.3)
 		idx := batch(rng, c.batchLen, d.N)
-		for _, name := range gemm32.Available() {
+		for i, name := range gemm32.Available() {
 			if testing.Short() && name == "go" && c.name == "cnn4-32-c1" {
 				continue
 			}
 			if _, err := gemm32.SetKernels(name); err != nil {
+				t.Fatal(err)
+			}
+			pk := pool32.Available()[i%len(pool32.Available())] // each pool kernel set with some GEMM kernel set
+			if _, err := pool32.Set(pk); err != nil {
 				t.Fatal(err)
 			}
 			losses.SetPoolKernelsOff(true)
@@ -61,11 +68,11 @@ func TestCNN32PoolKernelsBitIdentical(t *testing.T) {
 				t.Fatalf("%s: pool kernels %v with them off, %v with them on", c.name, losses.PoolKernels(ev0), losses.PoolKernels(ev))
 			}
 			if math.Float64bits(v) != math.Float64bits(v0) {
-				t.Errorf("%s, %s kernels: loss %v with pool32, %v without", c.name, name, v, v0)
+				t.Errorf("%s, %s kernels, %s pool kernels: loss %v with pool32, %v without", c.name, name, pk, v, v0)
 			}
 			for i := range g {
 				if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
-					t.Fatalf("%s, %s kernels: gradient[%d] = %v with pool32, %v without", c.name, name, i, g[i], g0[i])
+					t.Fatalf("%s, %s kernels, %s pool kernels: gradient[%d] = %v with pool32, %v without", c.name, name, pk, i, g[i], g0[i])
 				}
 			}
 		}

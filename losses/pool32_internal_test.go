@@ -43,11 +43,22 @@ func poolGeom(rng *rand.Rand) convGeom {
 // the gradient at the convolution output (every pixel, an odd last row
 // and column included, over stale values) and the bias gradient added to
 // its earlier value; channels last and planar, on values with ties, NaNs,
-// signed zeros and infinities.
+// signed zeros and infinities; with each of pool32's kernel sets.
 func TestPoolKernelsMatchMaxPool32(t *testing.T) {
 	if !pool32.Enabled() {
 		t.Skip("no pool32 kernels on this CPU")
 	}
+	prev, _ := pool32.Set(pool32.Available()[0])
+	defer pool32.Set(prev)
+	for _, kernels := range pool32.Available() {
+		if _, err := pool32.Set(kernels); err != nil {
+			t.Fatal(err)
+		}
+		testPoolKernels(t, kernels)
+	}
+}
+
+func testPoolKernels(t *testing.T, kernels string) {
 	rng := rand.New(rand.NewPCG(61, 1))
 	for trial := range 400 {
 		g, m, planar := poolGeom(rng), 1+rng.IntN(3), trial%2 == 1
@@ -79,8 +90,8 @@ func TestPoolKernelsMatchMaxPool32(t *testing.T) {
 		}
 		for o := range wantP {
 			if math.Float32bits(gotP[o]) != math.Float32bits(wantP[o]) || gotA[o] != wantA[o] {
-				t.Fatalf("trial %d, %s, %d channels, %d images, planar %v: pooled[%d] = %g at %d, want %g at %d",
-					trial, geomName(g), g.cout, m, planar, o, gotP[o], gotA[o], wantP[o], wantA[o])
+				t.Fatalf("%s pool kernels, trial %d, %s, %d channels, %d images, planar %v: pooled[%d] = %g at %d, want %g at %d",
+					kernels, trial, geomName(g), g.cout, m, planar, o, gotP[o], gotA[o], wantP[o], wantA[o])
 			}
 		}
 
@@ -110,14 +121,14 @@ func TestPoolKernelsMatchMaxPool32(t *testing.T) {
 		unpool2Kernels(g, dcl, cl, arg, m, got, gotB)
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("trial %d, %s, %d channels, %d images, planar %v: dout[%d] = %g (%#x), want %g (%#x)",
-					trial, geomName(g), g.cout, m, planar, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+				t.Fatalf("%s pool kernels, trial %d, %s, %d channels, %d images, planar %v: dout[%d] = %g (%#x), want %g (%#x)",
+					kernels, trial, geomName(g), g.cout, m, planar, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
 			}
 		}
 		for i := range wantB {
 			if math.Float32bits(gotB[i]) != math.Float32bits(wantB[i]) {
-				t.Fatalf("trial %d, %s, %d channels, planar %v: gb[%d] = %g (%#x), want %g (%#x)",
-					trial, geomName(g), g.cout, planar, i, gotB[i], math.Float32bits(gotB[i]), wantB[i], math.Float32bits(wantB[i]))
+				t.Fatalf("%s pool kernels, trial %d, %s, %d channels, planar %v: gb[%d] = %g (%#x), want %g (%#x)",
+					kernels, trial, geomName(g), g.cout, planar, i, gotB[i], math.Float32bits(gotB[i]), wantB[i], math.Float32bits(wantB[i]))
 			}
 		}
 	}

@@ -9,6 +9,7 @@ package pool32
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Enabled reports whether Pool2 and Unpool2 can run (amd64 with AVX2).
@@ -24,7 +25,7 @@ func Enabled() bool { return enabled }
 // out to arg[x·C + c].
 func Pool2(n, C int, out []float32, at, next int, b, pooled []float32, arg []int32) {
 	check("Pool2", n, C, len(out), at, next, len(b), len(pooled), len(arg), len(pooled))
-	pool2AVX2(n, C, &out[at], next, at, &b[0], &pooled[0], &arg[0])
+	pool2Kernel(n, C, &out[at], next, at, &b[0], &pooled[0], &arg[0])
 }
 
 // Unpool2 is the adjoint of Pool2 for the same windows: with v = dp[x·C +
@@ -34,7 +35,7 @@ func Pool2(n, C int, out []float32, at, next int, b, pooled []float32, arg []int
 // by window in order of x.
 func Unpool2(n, C int, dp, pooled []float32, arg []int32, dout []float32, at, next int, gb []float32) {
 	check("Unpool2", n, C, len(dout), at, next, len(gb), len(pooled), len(arg), len(dp))
-	unpool2AVX2(n, C, &dp[0], &pooled[0], &arg[0], at, &dout[at], next, &gb[0])
+	unpool2Kernel(n, C, &dp[0], &pooled[0], &arg[0], at, &dout[at], next, &gb[0])
 }
 
 // check panics unless the kernels run and the windows, the C per-channel
@@ -46,4 +47,32 @@ func check(op string, n, C, size, at, next, perChannel, pooled, arg, dp int) {
 		panic(fmt.Sprintf("pool32: %s of %d windows of %d channels at %d (rows %d apart) in a map of %d, %d per-channel values, %d pooled, %d indices, %d gradients (kernels enabled: %v)",
 			op, n, C, at, next, size, perChannel, pooled, arg, dp, enabled))
 	}
+}
+
+// Available lists the kernel sets this CPU can run, widest first:
+// "avx512" (sixteen channels at a time), "avx2" (eight); none without
+// AVX2. All give the same bits.
+func Available() []string {
+	var sets []string
+	if enabled && hasAVX512 {
+		sets = append(sets, "avx512")
+	}
+	if enabled {
+		sets = append(sets, "avx2")
+	}
+	return sets
+}
+
+// Set makes Pool2 and Unpool2 use the named kernels (one of Available)
+// and returns the previous name; tests and benchmarks compare them.
+func Set(name string) (previous string, err error) {
+	previous = "avx2"
+	if wide {
+		previous = "avx512"
+	}
+	if !slices.Contains(Available(), name) {
+		return previous, fmt.Errorf("pool32: kernels %q not available (available: %v)", name, Available())
+	}
+	wide = name == "avx512"
+	return previous, nil
 }

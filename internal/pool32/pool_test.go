@@ -3,6 +3,7 @@ package pool32
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -36,9 +37,10 @@ func shape(rng *rand.Rand) (n, C, at, next, size int) {
 // first maximum in row-major order (strictly greater replaces), then Go's
 // max(0, maximum + b); it writes nothing past the n·C pooled values.
 func TestPool2MatchesDefinition(t *testing.T) {
-	if !Enabled() {
-		t.Skip("no AVX2")
-	}
+	forEachKernels(t, testPool2)
+}
+
+func testPool2(t *testing.T, name string) {
 	rng := rand.New(rand.NewPCG(7, 1))
 	for trial := range 3000 {
 		n, C, at, next, size := shape(rng)
@@ -69,14 +71,14 @@ func TestPool2MatchesDefinition(t *testing.T) {
 				want := max(0, best+b[c])
 				o := x*C + c
 				if int(arg[o]) != where || math.Float32bits(pooled[o]) != math.Float32bits(want) {
-					t.Fatalf("trial %d, %d windows of %d channels: pooled[%d] = %g (%#x) at %d, want %g (%#x) at %d",
-						trial, n, C, o, pooled[o], math.Float32bits(pooled[o]), arg[o], want, math.Float32bits(want), where)
+					t.Fatalf("%s kernels, trial %d, %d windows of %d channels: pooled[%d] = %g (%#x) at %d, want %g (%#x) at %d",
+						name, trial, n, C, o, pooled[o], math.Float32bits(pooled[o]), arg[o], want, math.Float32bits(want), where)
 				}
 			}
 		}
 		for i := n * C; i < len(pooled); i++ {
 			if pooled[i] != canary || arg[i] != -7 {
-				t.Fatalf("trial %d: wrote past the pooled values at %d", trial, i)
+				t.Fatalf("%s kernels, trial %d: wrote past the pooled values at %d", name, trial, i)
 			}
 		}
 	}
@@ -87,9 +89,10 @@ func TestPool2MatchesDefinition(t *testing.T) {
 // window's other pixels, and added to the bias gradient window by window;
 // pixels outside the windows and values past them are not written.
 func TestUnpool2MatchesDefinition(t *testing.T) {
-	if !Enabled() {
-		t.Skip("no AVX2")
-	}
+	forEachKernels(t, testUnpool2)
+}
+
+func testUnpool2(t *testing.T, name string) {
 	rng := rand.New(rand.NewPCG(7, 2))
 	for trial := range 3000 {
 		n, C, at, next, size := shape(rng)
@@ -126,7 +129,7 @@ func TestUnpool2MatchesDefinition(t *testing.T) {
 		Unpool2(n, C, dp, pooled, arg, got, at, next, gb)
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("trial %d, %d windows of %d channels: dout[%d] = %g (%#x), want %g (%#x)", trial, n, C, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+				t.Fatalf("%s kernels, trial %d, %d windows of %d channels: dout[%d] = %g (%#x), want %g (%#x)", name, trial, n, C, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
 			}
 		}
 		for i := range wantB {
@@ -134,7 +137,7 @@ func TestUnpool2MatchesDefinition(t *testing.T) {
 			// which one that is here depends on the compiler (unpool32 in
 			// losses, which the kernels replace, adds v to gb as they do).
 			if math.Float32bits(gb[i]) != math.Float32bits(wantB[i]) && !(gb[i] != gb[i] && wantB[i] != wantB[i]) {
-				t.Fatalf("trial %d, %d channels: gb[%d] = %g (%#x), want %g (%#x)", trial, C, i, gb[i], math.Float32bits(gb[i]), wantB[i], math.Float32bits(wantB[i]))
+				t.Fatalf("%s kernels, trial %d, %d channels: gb[%d] = %g (%#x), want %g (%#x)", name, trial, C, i, gb[i], math.Float32bits(gb[i]), wantB[i], math.Float32bits(wantB[i]))
 			}
 		}
 	}
@@ -152,4 +155,30 @@ func TestPool2Refuses(t *testing.T) {
 	}()
 	out := make([]float32, 15)
 	Pool2(2, 2, out, 0, 8, make([]float32, 2), make([]float32, 4), make([]int32, 4))
+}
+
+// forEachKernels runs test with each kernel set of Available in turn.
+func forEachKernels(t *testing.T, test func(t *testing.T, name string)) {
+	if !Enabled() {
+		t.Skip("no AVX2")
+	}
+	prev, _ := Set(Available()[0])
+	defer Set(prev)
+	for _, name := range Available() {
+		if _, err := Set(name); err != nil {
+			t.Fatal(err)
+		}
+		test(t, name)
+	}
+}
+
+// Set refuses a kernel set the CPU lacks and names the ones it has.
+func TestSetRefusesUnknownKernels(t *testing.T) {
+	prev, err := Set("sse9")
+	if err == nil || !strings.Contains(err.Error(), `"sse9" not available`) {
+		t.Fatalf("Set(sse9) = %v", err)
+	}
+	if got, _ := Set(prev); got != prev {
+		t.Fatalf("Set changed the kernels to %q on an error", got)
+	}
 }
