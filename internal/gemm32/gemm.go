@@ -57,14 +57,15 @@ type kernelSet struct {
 	direct     func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
 	wide       func(k int, a, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
 	wideDirect func(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
-	// conv8, conv16, convZ8, convZ16 and convZ32 compute pixels of a
-	// direct convolution's row (Conv): 12 pixels of at most 8 channels, 6
-	// of at most 16 (AVX2), 18 of at most 8, 8 of at most 16 and 6 of at
-	// most 32 (AVX-512); nil where the set has none.
+	// conv8, conv16, convZ8, convZ16, convZ10 and convZ32 compute pixels
+	// of a direct convolution's row (Conv): 12 pixels of at most 8
+	// channels, 6 of at most 16 (AVX2), 18 of at most 8, 8 and 10 of at
+	// most 16 and 6 of at most 32 (AVX-512); nil where the set has none.
 	conv8   func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask *int32, spill bool)
 	convZ8  func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	conv16  func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 *int32, full bool)
 	convZ16 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+	convZ10 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	convZ32 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
 	// grad8, grad16 and gradZ16 add pixels' terms to a tile of a direct
 	// convolution's kernel gradient (Conv.AddGrad): 12 patch positions of
