@@ -32,6 +32,7 @@ type cnnEval32 struct {
 	pad       []float32      // a zero-padded input image of im2col32
 	keep      [][]float32    // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
 	conv      []*gemm32.Conv // per convolutional layer computed directly (directConv), else nil
+	wt        [][]float32    // per layer through im2col: its kernel transposed (patch × cout), which forward's GEMM reads in place
 	padded    [][]float32    // per layer computed directly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
 	out       [][]float32    // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
 	dout      []float32      // gradient at a convolution's output
@@ -55,7 +56,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.w32, e.g32 = make([]float32, e.dim), make([]float32, e.dim)
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
-	e.keep, e.conv, e.padded = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n)
+	e.keep, e.conv, e.padded, e.wt = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n), make([][]float32, n)
 	maxCol, maxOut, maxPad := 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
@@ -70,6 +71,9 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 			e.padded[i] = make([]float32, cnnChunk*padSize(g)+gemm32.ConvSlack)
 		case keepCol(g):
 			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
+		}
+		if e.conv[i] == nil && !kernelTOff {
+			e.wt[i] = make([]float32, g.patch()*g.cout)
 		}
 		if i == n-1 {
 			e.poolKern = poolKernels(g.pool)
@@ -91,7 +95,15 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 func (e *cnnEval32) load(w []float64) {
 	gemm32.Round(e.w32, w[:e.dim])
 	for li, g := range e.geo {
-		permuteKernel32(g, e.kernels[li].Of(w), of32(e.kernels[li], e.w32), true)
+		k := of32(e.kernels[li], e.w32)
+		permuteKernel32(g, e.kernels[li].Of(w), k, true)
+		if wt := e.wt[li]; wt != nil {
+			for o := range g.cout {
+				for p, v := range k[o*g.patch() : (o+1)*g.patch()] {
+					wt[p*g.cout+o] = v
+				}
+			}
+		}
 	}
 }
 
@@ -150,7 +162,11 @@ func (e *cnnEval32) forward(x []float32, m int) {
 			n := min(colGroup(g), m-s0)
 			col, out := e.colOf(li, s0, n), e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
 			im2col32(g, in[s0*g.inSize():], n, col, e.pad)
-			e.gemm.Do(false, true, n*P, g.cout, patch, 1, col, patch, of32(e.kernels[li], e.w32), patch, 0, out, g.cout)
+			if wt := e.wt[li]; wt != nil { // the same sums, without packing the kernel's transpose for every group
+				e.gemm.Do(false, false, n*P, g.cout, patch, 1, col, patch, wt, g.cout, 0, out, g.cout)
+			} else {
+				e.gemm.Do(false, true, n*P, g.cout, patch, 1, col, patch, of32(e.kernels[li], e.w32), patch, 0, out, g.cout)
+			}
 		}
 		e.pool(li, m)
 	}
@@ -302,6 +318,12 @@ func poolKernels(pool int) bool {
 // rebuilding the matrix in the L2 cache beats keeping a chunk's (it grows
 // with the channels).
 const keepColChannels = 8
+
+// kernelTOff makes forward's GEMM of the layers through im2col read the
+// kernel as stored and transpose it itself (packing it for every group of
+// samples), as it did before the transposed copy wt; the same bits
+// (tests compare the two ways).
+var kernelTOff = false
 
 // directConvOff makes every layer use im2col and the GEMM in its forward
 // pass (tests compare the two ways).
