@@ -153,15 +153,18 @@ func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 // the layout's (c, i, j) column order, and k32, in the float32 path's
 // (i, j, c) order: from k64 to k32 if toF32, else from k32 to k64.
 func permuteKernel32(g convGeom, k64 []float64, k32 []float32, toF32 bool) {
-	kk := g.k * g.k
+	kk, patch := g.k*g.k, g.patch()
 	for o := range g.cout {
-		r64, r32 := k64[o*g.patch():(o+1)*g.patch()], k32[o*g.patch():(o+1)*g.patch()]
-		for c := range g.cin {
-			for ij := range kk {
-				if toF32 {
-					r32[ij*g.cin+c] = float32(r64[c*kk+ij])
-				} else {
-					r64[c*kk+ij] = float64(r32[ij*g.cin+c])
+		r64, r32 := k64[o*patch:(o+1)*patch], k32[o*patch:(o+1)*patch]
+		for ij := range kk {
+			px := r32[ij*g.cin : (ij+1)*g.cin] // kernel position ij's channels, contiguous in k32
+			if toF32 {
+				for c := range px {
+					px[c] = float32(r64[c*kk+ij])
+				}
+			} else {
+				for c, v := range px {
+					r64[c*kk+ij] = float64(v)
 				}
 			}
 		}
