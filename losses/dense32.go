@@ -159,12 +159,10 @@ func (h *dense32) correct(d *core.Data, start, m int) int {
 }
 
 // addColumnSums32 adds the column sums of the matrix x (rows of len(sum)
-// values) to sum.
+// values) to sum, row after row.
 func addColumnSums32(sum, x []float32) {
 	for r := 0; r < len(x); r += len(sum) {
-		for k, v := range x[r : r+len(sum)] {
-			sum[k] += v
-		}
+		gemm32.AddTo(sum, x[r:r+len(sum)])
 	}
 }
 
