@@ -238,13 +238,17 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	sums := c.s[:blocks*nt*tile]
 	for pc := 0; pc < K; pc += kd {
 		kb := min(kd, K-pc)
-		c.runs = c.runs[:0] // the block's pixels as runs along image rows
+		c.runs = c.runs[:0] // the block's pixels as runs along image rows, whole rows of an image together
 		for r := pc; r < pc+kb; {
 			x, y, s := r%px.W, r/px.W%px.H, r/(px.W*px.H)
-			n := min(px.W-x, pc+kb-r)
-			c.runs = append(c.runs, convRun{r, n, s*px.SS + y*px.YS + x*px.XS})
-			r += n
+			n, rows := min(px.W-x, pc+kb-r), 1
+			if n == px.W {
+				rows = min(px.H-y, (pc+kb-r)/px.W)
+			}
+			c.runs = append(c.runs, convRun{r, n, rows, s*px.SS + y*px.YS + x*px.XS})
+			r += n * rows
 		}
+		skip := px.YS - px.W*px.XS // from a whole row's end to the next row's start
 		clear(sums)
 		for b := range blocks {
 			left := cout - b*cw
@@ -255,11 +259,11 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
 					switch {
 					case cw == 8:
-						ks.grad8(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st)
+						ks.grad8(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st, u.rows, skip)
 					case q == 12:
-						ks.gradZ16(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st)
+						ks.gradZ16(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st, u.rows, skip)
 					default:
-						ks.grad16(u.n, at, px.XS, d, ldg, m0, m1, st)
+						ks.grad16(u.n, at, px.XS, d, ldg, m0, m1, st, u.rows, skip)
 					}
 				}
 			}
@@ -274,9 +278,9 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	}
 }
 
-// convRun is a run of n pixels of AddGrad along an image row: the first is
-// pixel r, its patch at src[at].
-type convRun struct{ r, n, at int }
+// convRun is a run of AddGrad's pixels: rows image rows of n pixels (whole
+// rows if more than one), the first pixel r, its patch at src[at].
+type convRun struct{ r, n, rows, at int }
 
 // convTile is a tile of q patch positions of AddGrad's kernels: positions
 // 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6.

@@ -411,7 +411,7 @@ cols:
 	VZEROUPPER
 	RET
 
-// func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+// func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
 // Adds, to twelve patch positions of a kernel gradient and eight output
 // channels, the terms of n output pixels: positions 0–5 are the inputs at
 // src + r·xs + q floats for pixel r, positions 6–11 those at rowoff floats
@@ -421,7 +421,7 @@ cols:
 // gradients at dg + r·ldg floats (loaded under mask, eight int32s) with
 // the position's input: the order in which the GEMM kernels sum the kernel
 // gradient's depth.
-TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-64
+TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-80
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ xs+16(FP), R9
@@ -446,6 +446,10 @@ TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-64
 	VMOVUPS 288(DX), Y13
 	VMOVUPS 320(DX), Y14
 	VMOVUPS 352(DX), Y15
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
 gpix:
 	VMASKMOVPS (DI), Y3, Y0
 	VBROADCASTSS 0(SI), Y1
@@ -477,6 +481,11 @@ gpix:
 	ADDQ R11, DI
 	DECQ CX
 	JNZ gpix
+	ADDQ R14, SI
+	ADDQ R14, R12
+	MOVQ R10, CX
+	DECQ R13
+	JNZ gpix
 	VMOVUPS Y4, 0(DX)
 	VMOVUPS Y5, 32(DX)
 	VMOVUPS Y6, 64(DX)
@@ -492,11 +501,11 @@ gpix:
 	VZEROUPPER
 	RET
 
-// func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+// func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32, rows, skip int)
 // As convGrad12x8AVX2 for six patch positions and sixteen output channels
 // (the 6×16 tile s; position q in Y(4+2q), Y(5+2q)), the channels' output
 // gradients loaded under mask0 (0–7) and mask1 (8–15).
-TEXT ·convGrad6x16AVX2(SB), NOSPLIT, $0-64
+TEXT ·convGrad6x16AVX2(SB), NOSPLIT, $0-80
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ xs+16(FP), R9
@@ -519,6 +528,10 @@ TEXT ·convGrad6x16AVX2(SB), NOSPLIT, $0-64
 	VMOVUPS 288(DX), Y13
 	VMOVUPS 320(DX), Y14
 	VMOVUPS 352(DX), Y15
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
 gpix:
 	VMOVUPS (AX), Y0
 	VMASKMOVPS (DI), Y0, Y0
@@ -546,6 +559,10 @@ gpix:
 	ADDQ R11, DI
 	DECQ CX
 	JNZ gpix
+	ADDQ R14, SI
+	MOVQ R10, CX
+	DECQ R13
+	JNZ gpix
 	VMOVUPS Y4, 0(DX)
 	VMOVUPS Y5, 32(DX)
 	VMOVUPS Y6, 64(DX)
@@ -561,12 +578,12 @@ gpix:
 	VZEROUPPER
 	RET
 
-// func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
+// func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
 // As convGrad12x8AVX2 for twelve patch positions and sixteen output
 // channels with AVX-512F (the 12×16 tile s; position q in Z(4+q)), the
 // channels' output gradients loaded under the low sixteen bits of mask
 // (zero elsewhere).
-TEXT ·convGrad12x16AVX512(SB), NOSPLIT, $0-64
+TEXT ·convGrad12x16AVX512(SB), NOSPLIT, $0-80
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ xs+16(FP), R9
@@ -591,6 +608,10 @@ TEXT ·convGrad12x16AVX512(SB), NOSPLIT, $0-64
 	VMOVUPS 576(DX), Z13
 	VMOVUPS 640(DX), Z14
 	VMOVUPS 704(DX), Z15
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
 gpix:
 	VMOVUPS.Z (DI), K1, Z0
 	VBROADCASTSS 0(SI), Z1
@@ -621,6 +642,11 @@ gpix:
 	ADDQ R9, R12
 	ADDQ R11, DI
 	DECQ CX
+	JNZ gpix
+	ADDQ R14, SI
+	ADDQ R14, R12
+	MOVQ R10, CX
+	DECQ R13
 	JNZ gpix
 	VMOVUPS Z4, 0(DX)
 	VMOVUPS Z5, 64(DX)
@@ -771,14 +797,14 @@ DATA pairIdx<>+48(SB)/8, $0x0000000100000001
 DATA pairIdx<>+56(SB)/8, $0x0000000100000001
 GLOBL pairIdx<>(SB), RODATA|NOPTR, $64
 
-// func convGrad12x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+// func convGrad12x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
 // As convGrad12x8AVX2 with AVX-512F, two patch positions to a register:
 // Z(4+p) holds positions 2p and 2p+1 (their eight channels each: sixteen
 // consecutive floats of the tile s); the output gradients (loaded under
 // mask) fill both halves of Z0 and a pair of adjacent inputs is spread
 // over the two halves of a register (pairIdx), one FMA per pixel and
 // position in order of the pixels.
-TEXT ·convGrad12x8AVX512(SB), NOSPLIT, $0-64
+TEXT ·convGrad12x8AVX512(SB), NOSPLIT, $0-80
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ xs+16(FP), R9
@@ -798,6 +824,10 @@ TEXT ·convGrad12x8AVX512(SB), NOSPLIT, $0-64
 	VMOVUPS 192(DX), Z7
 	VMOVUPS 256(DX), Z8
 	VMOVUPS 320(DX), Z9
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
 z12gpix:
 	VMASKMOVPS (DI), Y3, Y0
 	VINSERTF64X4 $1, Y0, Z0, Z0
@@ -823,6 +853,11 @@ z12gpix:
 	ADDQ R9, R12
 	ADDQ R11, DI
 	DECQ CX
+	JNZ z12gpix
+	ADDQ R14, SI
+	ADDQ R14, R12
+	MOVQ R10, CX
+	DECQ R13
 	JNZ z12gpix
 	VMOVUPS Z4, 0(DX)
 	VMOVUPS Z5, 64(DX)

@@ -70,10 +70,12 @@ type kernelSet struct {
 	// grad8, grad16 and gradZ16 add pixels' terms to a tile of a direct
 	// convolution's kernel gradient (Conv.AddGrad): 12 patch positions of
 	// at most 8 channels (AVX2, or AVX-512 two positions to a register), 6
-	// of at most 16 (AVX2), 12 of at most 16 (AVX-512).
-	grad8   func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
-	grad16  func(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
-	gradZ16 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
+	// of at most 16 (AVX2), 12 of at most 16 (AVX-512); rows runs of n
+	// pixels, each run's first patch skip floats after the end of the run
+	// before (its last patch plus xs), their output gradients in a row.
+	grad8   func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
+	grad16  func(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32, rows, skip int)
+	gradZ16 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.

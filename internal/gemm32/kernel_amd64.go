@@ -74,19 +74,19 @@ func convRow6x32AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *
 // gradient (Conv.AddGrad) with AVX2/FMA (conv_amd64.s).
 //
 //go:noescape
-func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
 
 // convGrad6x16AVX2 adds n pixels' terms to a 6×16 tile of a kernel
 // gradient (Conv.AddGrad) with AVX2/FMA (conv_amd64.s).
 //
 //go:noescape
-func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32, rows, skip int)
 
 // convGrad12x16AVX512 adds n pixels' terms to a 12×16 tile of a kernel
 // gradient (Conv.AddGrad) with AVX-512F (conv_amd64.s).
 //
 //go:noescape
-func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
+func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
 
 // convRow18x8AVX512 computes eighteen pixels of at most eight channels of
 // a direct convolution's row, two pixels to a register (conv_amd64.s).
@@ -98,7 +98,7 @@ func convRow18x8AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *
 // positions to a register (conv_amd64.s).
 //
 //go:noescape
-func convGrad12x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+func convGrad12x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
 
 // convRow10x16AVX512 computes ten pixels of at most sixteen channels of a
 // direct convolution's row (conv_amd64.s).
