@@ -3,6 +3,7 @@ package losses
 import (
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/gemm32"
+	"github.com/fedlab/fedlab/internal/pool32"
 )
 
 // cnnEval32 evaluates a CNN (CNN.Float32) in float32 with gemm32. Precision
@@ -31,11 +32,15 @@ type cnnEval32 struct {
 	pad       []float32      // a zero-padded input image of im2col32
 	keep      [][]float32    // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
 	conv      []*gemm32.Conv // per convolutional layer computed directly (directConv), else nil
+	wt        [][]float32    // per layer through im2col: its kernel transposed (patch × cout), which forward's GEMM reads in place
 	padded    [][]float32    // per layer computed directly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
 	out       [][]float32    // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
 	dout      []float32      // gradient at a convolution's output
 	pooled    [][]float32    // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
-	arg       [][]int32      // index in out of each pooled maximum
+	arg       [][]int32      // index in out of each pooled maximum (channels last where poolKernels)
+	poolKern  bool           // 2×2 pools run on pool32's kernels (poolKernels)
+	lastCL    []float32      // with poolKern: the last layer's pooled map channels last (pooled[last] is planar), kept for backward
+	dpCL      []float32      // with poolKern: the gradient at the last pooled map, channels last
 	din       [][]float32    // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
 	head      dense32        // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
 }
@@ -51,7 +56,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.w32, e.g32 = make([]float32, e.dim), make([]float32, e.dim)
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
-	e.keep, e.conv, e.padded = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n)
+	e.keep, e.conv, e.padded, e.wt = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n), make([][]float32, n)
 	maxCol, maxOut, maxPad := 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
@@ -67,6 +72,15 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		case keepCol(g):
 			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
 		}
+		if e.conv[i] == nil && !kernelTOff {
+			e.wt[i] = make([]float32, g.patch()*g.cout)
+		}
+		if i == n-1 {
+			e.poolKern = poolKernels(g.pool)
+			if e.poolKern {
+				e.lastCL, e.dpCL = make([]float32, cnnChunk*g.poolSize()), make([]float32, cnnChunk*g.poolSize())
+			}
+		}
 		maxCol = max(maxCol, colGroup(g)*g.patch()*g.ho*g.wo)
 		maxOut = max(maxOut, cnnChunk*g.outSize())
 		maxPad = max(maxPad, padSize(g))
@@ -79,20 +93,24 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 // load rounds the model to float32, permuting the convolution kernels to
 // the float32 path's column order.
 func (e *cnnEval32) load(w []float64) {
-	for i, v := range w[:e.dim] {
-		e.w32[i] = float32(v)
-	}
+	gemm32.Round(e.w32, w[:e.dim])
 	for li, g := range e.geo {
-		permuteKernel32(g, e.kernels[li].Of(w), of32(e.kernels[li], e.w32), true)
+		k := of32(e.kernels[li], e.w32)
+		permuteKernel32(g, e.kernels[li].Of(w), k, true)
+		if wt := e.wt[li]; wt != nil {
+			for o := range g.cout {
+				for p, v := range k[o*g.patch() : (o+1)*g.patch()] {
+					wt[p*g.cout+o] = v
+				}
+			}
+		}
 	}
 }
 
 // store writes the float32 gradient to grad, permuting the convolution
 // kernels back to the layout's column order.
 func (e *cnnEval32) store(grad []float64) {
-	for i, v := range e.g32 {
-		grad[i] = float64(v)
-	}
+	gemm32.Widen(grad, e.g32)
 	for li, g := range e.geo {
 		permuteKernel32(g, e.kernels[li].Of(grad), of32(e.kernels[li], e.g32), false)
 	}
@@ -110,6 +128,10 @@ func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 			for j, b := range d.X8[i*F : (i+1)*F] {
 				img[(j%plane)*g.cin+j/plane] = float32(lv[b])
 			}
+			continue
+		}
+		if g.cin == 1 { // channels last is the row's order
+			gemm32.Round(img, d.Row(i))
 			continue
 		}
 		for j, v := range d.Row(i) {
@@ -133,16 +155,20 @@ func (e *cnnEval32) forward(x []float32, m int) {
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		if c := e.conv[li]; c != nil {
 			convDirect(c, g, of32(e.kernels[li], e.w32), padImages(g, in, m, e.padded[li]), m, e.out[li])
-			maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
+			e.pool(li, m)
 			continue
 		}
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
 			col, out := e.colOf(li, s0, n), e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
 			im2col32(g, in[s0*g.inSize():], n, col, e.pad)
-			e.gemm.Do(false, true, n*P, g.cout, patch, 1, col, patch, of32(e.kernels[li], e.w32), patch, 0, out, g.cout)
+			if wt := e.wt[li]; wt != nil { // the same sums, without packing the kernel's transpose for every group
+				e.gemm.Do(false, false, n*P, g.cout, patch, 1, col, patch, wt, g.cout, 0, out, g.cout)
+			} else {
+				e.gemm.Do(false, true, n*P, g.cout, patch, 1, col, patch, of32(e.kernels[li], e.w32), patch, 0, out, g.cout)
+			}
 		}
-		maxPool32(g, e.out[li], of32(e.biases[li], e.w32), m, e.pooled[li], e.arg[li], li == len(e.geo)-1)
+		e.pool(li, m)
 	}
 	e.head.forward(&e.gemm, e.w32, e.pooled[len(e.geo)-1], m)
 }
@@ -172,11 +198,7 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 		dp = dp[:m*g.poolSize()]
 		dout := e.dout[:rows*g.cout]
-		run := 1 // see unpool32
-		if li == nc-1 {
-			run = g.hp * g.wp
-		}
-		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], of32(e.biases[li], e.w32), dout, of32(e.biases[li], e.g32), run)
+		e.unpool(li, dp, dout, m)
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		line := (g.w + 2*g.p) * g.cin
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
@@ -200,6 +222,46 @@ func (e *cnnEval32) backward(x []float32, m int) {
 			col2im32(g, dcol, n, e.din[li][s0*g.inSize():])
 		}
 	}
+}
+
+// pool max-pools layer li's output of the m samples into pooled[li] (with
+// the layer's bias and ReLU), recording the maxima in arg[li]: with
+// pool32's kernels (channels last, the last layer through lastCL) where
+// poolKern, else maxPool32; the same bits either way.
+func (e *cnnEval32) pool(li, m int) {
+	g, last, b := e.geo[li], li == len(e.geo)-1, of32(e.biases[li], e.w32)
+	if !e.poolKern {
+		maxPool32(g, e.out[li], b, m, e.pooled[li], e.arg[li], last)
+		return
+	}
+	if !last {
+		maxPool2Kernels(g, e.out[li], b, m, e.pooled[li], e.arg[li])
+		return
+	}
+	maxPool2Kernels(g, e.out[li], b, m, e.lastCL, e.arg[li])
+	transposePool(g, e.lastCL, m, e.pooled[li], true)
+}
+
+// unpool overwrites dout with the gradient at layer li's output of the m
+// samples from dp, the gradient at its pooled map, and adds the bias
+// gradient to g32 (unpool32, or pool32's kernels where poolKern).
+func (e *cnnEval32) unpool(li int, dp, dout []float32, m int) {
+	g, last := e.geo[li], li == len(e.geo)-1
+	b, gb := of32(e.biases[li], e.w32), of32(e.biases[li], e.g32)
+	if !e.poolKern {
+		run := 1 // see unpool32
+		if last {
+			run = g.hp * g.wp
+		}
+		unpool32(dp, e.arg[li][:m*g.poolSize()], e.out[li], b, dout, gb, run)
+		return
+	}
+	pooled := e.pooled[li]
+	if last {
+		transposePool(g, e.dpCL, m, dp, false)
+		dp, pooled = e.dpCL, e.lastCL
+	}
+	unpool2Kernels(g, dp, pooled, e.arg[li], m, dout, gb)
 }
 
 // padImages copies the m images in (geometry g, channels last) into
@@ -237,6 +299,17 @@ func (e *cnnEval32) colOf(li, s0, n int) []float32 {
 	return e.col[:n*size]
 }
 
+// poolKernelsOff makes every layer pool with maxPool32 and unpool32
+// (tests compare the two ways).
+var poolKernelsOff = false
+
+// poolKernels reports whether a network's pools of side pool (the same
+// for every layer, CNN.Pool) run on pool32's kernels: 2×2 pools where the
+// CPU has them.
+func poolKernels(pool int) bool {
+	return !poolKernelsOff && pool == 2 && pool32.Enabled()
+}
+
 // keepColChannels is the largest number of input channels of a layer whose
 // im2col matrix forward keeps for backward. With few channels im2col copies
 // runs of a few floats, which costs about as much as the products reading
@@ -245,6 +318,12 @@ func (e *cnnEval32) colOf(li, s0, n int) []float32 {
 // rebuilding the matrix in the L2 cache beats keeping a chunk's (it grows
 // with the channels).
 const keepColChannels = 8
+
+// kernelTOff makes forward's GEMM of the layers through im2col read the
+// kernel as stored and transpose it itself (packing it for every group of
+// samples), as it did before the transposed copy wt; the same bits
+// (tests compare the two ways).
+var kernelTOff = false
 
 // directConvOff makes every layer use im2col and the GEMM in its forward
 // pass (tests compare the two ways).

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fedlab/fedlab/internal/argmax32"
 	"github.com/fedlab/fedlab/internal/gemm32"
+	"github.com/fedlab/fedlab/internal/pool32"
 )
 
 // Float32 convolution helpers of cnnEval32. Inside the float32 path an image
@@ -119,28 +120,30 @@ func copy32(dst, src []float32) {
 }
 
 // col2im32 adds the rows of dcol back to the image positions im2col32
-// copied them from (its adjoint), overwriting the m images din.
+// copied them from (its adjoint), overwriting the m images din. Each input
+// position receives its terms in the order of the output pixels (y, x)
+// they come from, as a loop over the pixels adds them: kernel rows i
+// from the last (the first output row) down, then the output columns x,
+// each (i, x) one gemm32.AddRows over the output rows.
 func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 	clear(din[:m*g.inSize()])
 	patch, kc, line := g.patch(), g.k*g.cin, g.w*g.cin
+	next := g.wo * patch // dcol floats from output row y to y + 1
 	for s := range m {
-		img := din[s*g.inSize() : (s+1)*g.inSize()]
-		for y := range g.ho {
+		img, src := din[s*g.inSize():(s+1)*g.inSize()], dcol[s*g.ho*g.wo*patch:]
+		for i := g.k - 1; i >= 0; i-- {
+			y0, y1 := max(0, g.p-i), min(g.ho, g.h+g.p-i) // output rows whose kernel row i is inside the image
+			if y0 >= y1 {
+				continue
+			}
 			for x := range g.wo {
-				row := dcol[((s*g.ho+y)*g.wo+x)*patch:][:patch]
 				x0 := x - g.p
-				for i := range g.k {
-					iy := y + i - g.p
-					if iy < 0 || iy >= g.h {
-						continue
-					}
-					j0, j1 := max(0, -x0), min(g.k, g.w-x0) // kernel columns inside the image
-					if j0 >= j1 {
-						continue
-					}
-					src := row[i*kc+j0*g.cin : i*kc+j1*g.cin]
-					gemm32.AddTo(img[iy*line+(x0+j0)*g.cin:], src)
+				j0, j1 := max(0, -x0), min(g.k, g.w-x0) // kernel columns inside the image
+				if j0 >= j1 {
+					continue
 				}
+				at := (y0+i-g.p)*line + (x0+j0)*g.cin
+				gemm32.AddRows(img[at:], line, src[y0*next+x*patch+i*kc+j0*g.cin:], next, y1-y0, (j1-j0)*g.cin)
 			}
 		}
 	}
@@ -150,15 +153,18 @@ func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 // the layout's (c, i, j) column order, and k32, in the float32 path's
 // (i, j, c) order: from k64 to k32 if toF32, else from k32 to k64.
 func permuteKernel32(g convGeom, k64 []float64, k32 []float32, toF32 bool) {
-	kk := g.k * g.k
+	kk, patch := g.k*g.k, g.patch()
 	for o := range g.cout {
-		r64, r32 := k64[o*g.patch():(o+1)*g.patch()], k32[o*g.patch():(o+1)*g.patch()]
-		for c := range g.cin {
-			for ij := range kk {
-				if toF32 {
-					r32[ij*g.cin+c] = float32(r64[c*kk+ij])
-				} else {
-					r64[c*kk+ij] = float64(r32[ij*g.cin+c])
+		r64, r32 := k64[o*patch:(o+1)*patch], k32[o*patch:(o+1)*patch]
+		for ij := range kk {
+			px := r32[ij*g.cin : (ij+1)*g.cin] // kernel position ij's channels, contiguous in k32
+			if toF32 {
+				for c := range px {
+					px[c] = float32(r64[c*kk+ij])
+				}
+			} else {
+				for c, v := range px {
+					r64[c*kk+ij] = float64(v)
 				}
 			}
 		}
@@ -313,6 +319,67 @@ func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32, run int) {
 			left = run
 			if c++; c == len(b) {
 				c = 0
+			}
+		}
+	}
+}
+
+// maxPool2Kernels is maxPool32 for 2×2 windows, channels last, with
+// pool32's kernels (one call per row of windows): the same pooled values
+// and maxima, bit for bit.
+func maxPool2Kernels(g convGeom, out, b []float32, m int, pooled []float32, arg []int32) {
+	if g.wp == 0 {
+		return
+	}
+	C, next, row := g.cout, g.wo*g.cout, g.wp*g.cout
+	for s := range m {
+		for y := range g.hp {
+			o := (s*g.hp + y) * row
+			pool32.Pool2(g.wp, C, out, (s*g.ho+2*y)*next, next, b, pooled[o:o+row], arg[o:o+row])
+		}
+	}
+}
+
+// unpool2Kernels is unpool32 for the channels-last maps of
+// maxPool2Kernels (run 1), with pool32's kernels: each window's pixels
+// written (0 + the gradient at its maximum, +0 elsewhere), the pixels
+// outside every window (an odd last row or column) cleared, the bias
+// gradient summed in the same order; the same bits. The ReLU was active
+// where the pooled value is positive, which is where unpool32 finds the
+// maximum plus the bias positive.
+func unpool2Kernels(g convGeom, dp, pooled []float32, arg []int32, m int, dout, gb []float32) {
+	if g.ho%2 != 0 || g.wo%2 != 0 || g.wp == 0 {
+		clear(dout[:m*g.outSize()])
+	}
+	if g.wp == 0 {
+		return
+	}
+	C, next, row := g.cout, g.wo*g.cout, g.wp*g.cout
+	for s := range m {
+		for y := range g.hp {
+			o := (s*g.hp + y) * row
+			pool32.Unpool2(g.wp, C, dp[o:o+row], pooled[o:o+row], arg[o:o+row], dout, (s*g.ho+2*y)*next, next, gb)
+		}
+	}
+}
+
+// transposePool copies the m pooled maps of layer g between cl, channels
+// last, and planar, channel by channel (the order the dense layers read):
+// from cl to planar if toPlanar, else back.
+func transposePool(g convGeom, cl []float32, m int, planar []float32, toPlanar bool) {
+	C, HW := g.cout, g.hp*g.wp
+	for s := range m {
+		c0, p0 := cl[s*C*HW:(s+1)*C*HW], planar[s*C*HW:(s+1)*C*HW]
+		for i := range HW {
+			px := c0[i*C : (i+1)*C]
+			if toPlanar {
+				for c, v := range px {
+					p0[c*HW+i] = v
+				}
+			} else {
+				for c := range px {
+					px[c] = p0[c*HW+i]
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package losses
 
 import (
 	"math"
+	"slices"
 
 	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/internal/gemm32"
@@ -18,6 +19,7 @@ type dense32 struct {
 	sizes           []int
 	kernels, biases []core.Block
 	act, delta      [][]float32
+	deltaT          []float32 // an input gradient transposed (layer input × rows), see backward
 	z, gz           []float64 // one row's logits and their gradient, in float64
 }
 
@@ -30,6 +32,9 @@ func newDense32(loss string, sizes []int, kernels, biases []core.Block, chunk in
 		z: make([]float64, sizes[L]), gz: make([]float64, sizes[L])}
 	if inputGrad {
 		h.delta[0] = make([]float32, chunk*sizes[0])
+	}
+	if L > 1 || inputGrad {
+		h.deltaT = make([]float32, min(chunk, transposedRows)*slices.Max(sizes[:L]))
 	}
 	for l := 1; l <= L; l++ {
 		h.act[l] = make([]float32, chunk*sizes[l])
@@ -103,7 +108,20 @@ func (h *dense32) backward(g *gemm32.Gemm, w32, g32, in []float32, m int) {
 			break
 		}
 		prev := h.delta[l-1][:m*rows]
-		g.Do(false, true, m, rows, cols, 1, dl, cols, of32(h.kernels[l-1], w32), cols, 0, prev, rows)
+		if m <= transposedRows {
+			// prevᵀ = W·dlᵀ reads W in place where dl·Wᵀ packs all of it
+			// for a few rows; each entry is the same sum over the layer's
+			// outputs (gemm32's depth blocks depend on that depth alone).
+			t := h.deltaT[:rows*m]
+			g.Do(false, true, rows, m, cols, 1, of32(h.kernels[l-1], w32), cols, dl, cols, 0, t, m)
+			for r := range m {
+				for i := range prev[r*rows : (r+1)*rows] {
+					prev[r*rows+i] = t[i*m+r]
+				}
+			}
+		} else {
+			g.Do(false, true, m, rows, cols, 1, dl, cols, of32(h.kernels[l-1], w32), cols, 0, prev, rows)
+		}
 		if l > 1 {
 			for i, v := range a {
 				if v <= 0 {
@@ -113,6 +131,12 @@ func (h *dense32) backward(g *gemm32.Gemm, w32, g32, in []float32, m int) {
 		}
 	}
 }
+
+// transposedRows is the largest chunk whose input gradients backward
+// computes transposed: for a few rows, packing the transposed kernel
+// costs more than the product. Either way gives the same bits (tests set
+// it to 0 to compare the two ways).
+var transposedRows = 32
 
 // correct counts the chunk's rows (batch positions start.. of all rows of
 // d) whose label is the class of largest logit (the first one on ties).
@@ -135,12 +159,10 @@ func (h *dense32) correct(d *core.Data, start, m int) int {
 }
 
 // addColumnSums32 adds the column sums of the matrix x (rows of len(sum)
-// values) to sum.
+// values) to sum, row after row.
 func addColumnSums32(sum, x []float32) {
 	for r := 0; r < len(x); r += len(sum) {
-		for k, v := range x[r : r+len(sum)] {
-			sum[k] += v
-		}
+		gemm32.AddTo(sum, x[r:r+len(sum)])
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/fedlab/fedlab/core"
+	"github.com/fedlab/fedlab/internal/gemm32"
 	"github.com/fedlab/fedlab/internal/prefetch"
 )
 
@@ -202,9 +203,7 @@ func row32(dst []float32, d *core.Data, i int) {
 		}
 		return
 	}
-	for j, v := range d.Row(i) {
-		dst[j] = float32(v)
-	}
+	gemm32.Round(dst, d.Row(i))
 }
 
 // gemvChunk is the number of 8-bit rows gemv decodes at a time: a multiple

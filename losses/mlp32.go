@@ -33,9 +33,7 @@ func (e *mlpEval32) check(w []float64, d *core.Data, grad []float64) {
 
 // load rounds the model to float32.
 func (e *mlpEval32) load(w []float64) {
-	for i, v := range w[:e.mlp.dim] {
-		e.w32[i] = float32(v)
-	}
+	gemm32.Round(e.w32, w[:e.mlp.dim])
 }
 
 // input rounds the m input rows of a chunk starting at position start of
@@ -56,9 +54,7 @@ func (e *mlpEval32) backward(x []float32, m int) { e.head.backward(&e.gemm, e.w3
 
 // store writes the float32 gradient to grad.
 func (e *mlpEval32) store(grad []float64) {
-	for i, v := range e.g32 {
-		grad[i] = float64(v)
-	}
+	gemm32.Widen(grad, e.g32)
 }
 
 // parts returns the dense head and the float32 gradient (see net32).

@@ -27,7 +27,8 @@ type Conv struct {
 	runs        []convRun  // AddGrad's pixels of a depth block
 	tiles       []convTile // AddGrad's tiles of patch positions (gradTiles)
 	owner       []int32    // per patch position, its place in the tiles
-	tileKey     [4]int     // the kh, rl, line and q of tiles
+	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (owner · cw)
+	tileKey     [5]int     // the kh, rl, line, q and cw of tiles
 }
 
 // ConvDepth is the largest patch (kernel side² · input channels) Conv
@@ -115,8 +116,14 @@ func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ld
 	// before (the same values) so that every call is whole.
 	switch {
 	case c.cw == 8:
+		x0 := 0
+		if ks.convZ8 != nil { // eighteen pixels a call while as many are left, then twelve
+			for ; n-x0 >= 18; x0 += 18 {
+				ks.convZ8(kh, kc, &src[x0*xs], xs, line, &c.w[0], &out[x0*ldo], ldo, 1<<c.cout-1)
+			}
+		}
 		r, mask := 12, &convMask[8-c.cout]
-		for x0 := 0; x0 < n; x0 += r {
+		for ; x0 < n; x0 += r {
 			x := min(x0, n-r)
 			ks.conv8(kh, kc, &src[x*xs], xs, line, &c.w[0], &out[x*ldo], ldo, mask, ldo == c.cout && c.cout >= 4)
 		}
@@ -131,8 +138,14 @@ func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ld
 			}
 		}
 	case c.cout <= 16 && ks.convZ16 != nil:
+		x0, tens := 0, n/10*10
+		if ks.convZ10 != nil && tens+(n-tens+7)/8*8 <= (n+7)/8*8 { // ten pixels a call, then eight, where that computes fewer
+			for ; x0 < tens; x0 += 10 {
+				ks.convZ10(kh, kc, &src[x0*xs], xs, line, &c.w[0], &out[x0*ldo], ldo, 1<<c.cout-1)
+			}
+		}
 		r := 8
-		for x0 := 0; x0 < n; x0 += r {
+		for ; x0 < n; x0 += r {
 			x := min(x0, n-r)
 			ks.convZ16(kh, kc, &src[x*xs], xs, line, &c.w[0], &out[x*ldo], ldo, 1<<c.cout-1)
 		}
@@ -217,7 +230,7 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	case ks.gradZ16 != nil:
 		q = 12
 	}
-	c.gradTiles(kh, rl, line, q)
+	c.gradTiles(kh, rl, line, q, cw)
 	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
 	if n := blocks * nt * tile; len(c.s) < n {
 		c.s = make([]float32, n)
@@ -225,13 +238,17 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	sums := c.s[:blocks*nt*tile]
 	for pc := 0; pc < K; pc += kd {
 		kb := min(kd, K-pc)
-		c.runs = c.runs[:0] // the block's pixels as runs along image rows
+		c.runs = c.runs[:0] // the block's pixels as runs along image rows, whole rows of an image together
 		for r := pc; r < pc+kb; {
 			x, y, s := r%px.W, r/px.W%px.H, r/(px.W*px.H)
-			n := min(px.W-x, pc+kb-r)
-			c.runs = append(c.runs, convRun{r, n, s*px.SS + y*px.YS + x*px.XS})
-			r += n
+			n, rows := min(px.W-x, pc+kb-r), 1
+			if n == px.W {
+				rows = min(px.H-y, (pc+kb-r)/px.W)
+			}
+			c.runs = append(c.runs, convRun{r, n, rows, s*px.SS + y*px.YS + x*px.XS})
+			r += n * rows
 		}
+		skip := px.YS - px.W*px.XS // from a whole row's end to the next row's start
 		clear(sums)
 		for b := range blocks {
 			left := cout - b*cw
@@ -242,45 +259,52 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
 					switch {
 					case cw == 8:
-						ks.grad8(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st)
+						ks.grad8(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st, u.rows, skip)
 					case q == 12:
-						ks.gradZ16(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st)
+						ks.gradZ16(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st, u.rows, skip)
 					default:
-						ks.grad16(u.n, at, px.XS, d, ldg, m0, m1, st)
+						ks.grad16(u.n, at, px.XS, d, ldg, m0, m1, st, u.rows, skip)
 					}
 				}
 			}
 		}
 		for o := range cout {
 			b, lane := o/cw, o%cw
-			row, bs := gw[o*patch:(o+1)*patch], sums[b*nt*tile+lane:]
-			for p, at := range c.owner {
-				row[p] += bs[int(at)*cw]
+			row, bs := gw[o*patch : (o+1)*patch][:len(c.ownerAt)], sums[b*nt*tile+lane:]
+			for p, at := range c.ownerAt {
+				row[p] += bs[at]
 			}
 		}
 	}
 }
 
-// convRun is a run of n pixels of AddGrad along an image row: the first is
-// pixel r, its patch at src[at].
-type convRun struct{ r, n, at int }
+// convRun is a run of AddGrad's pixels: rows image rows of n pixels (whole
+// rows if more than one), the first pixel r, its patch at src[at].
+type convRun struct{ r, n, rows, at int }
 
 // convTile is a tile of q patch positions of AddGrad's kernels: positions
 // 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6.
 type convTile struct{ off, rowoff int }
 
 // gradTiles sets c.tiles to tiles of q positions covering a patch of kh
-// rows of rl values, line floats apart, and c.owner[i·rl + t] to the index
-// (tile · q + position) of the first tile position holding (i, t). With
+// rows of rl values, line floats apart, c.owner[i·rl + t] to the index
+// (tile · q + position) of the first tile position holding (i, t) and
+// c.ownerAt to those indices times cw, the channels of a tile position. With
 // twelve positions, rows of at most six values go two rows to a tile;
 // otherwise a tile is q consecutive values of a row, the last one flush
 // with the row's end (overlapping the one before) where the row is long
 // enough. Positions past a row's rl values are read but unused.
-func (c *Conv) gradTiles(kh, rl, line, q int) {
-	key := [4]int{kh, rl, line, q}
+func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
+	key := [5]int{kh, rl, line, q, cw}
 	if c.tileKey == key && c.tiles != nil {
 		return
 	}
+	defer func() {
+		c.ownerAt = c.ownerAt[:0]
+		for _, at := range c.owner {
+			c.ownerAt = append(c.ownerAt, at*int32(cw))
+		}
+	}()
 	c.tileKey, c.tiles = key, c.tiles[:0]
 	c.owner = append(c.owner[:0], make([]int32, kh*rl)...)
 	for i := range c.owner {

@@ -411,7 +411,7 @@ cols:
 	VZEROUPPER
 	RET
 
-// func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+// func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
 // Adds, to twelve patch positions of a kernel gradient and eight output
 // channels, the terms of n output pixels: positions 0–5 are the inputs at
 // src + r·xs + q floats for pixel r, positions 6–11 those at rowoff floats
@@ -421,7 +421,7 @@ cols:
 // gradients at dg + r·ldg floats (loaded under mask, eight int32s) with
 // the position's input: the order in which the GEMM kernels sum the kernel
 // gradient's depth.
-TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-64
+TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-80
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ xs+16(FP), R9
@@ -446,6 +446,10 @@ TEXT ·convGrad12x8AVX2(SB), NOSPLIT, $0-64
 	VMOVUPS 288(DX), Y13
 	VMOVUPS 320(DX), Y14
 	VMOVUPS 352(DX), Y15
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
 gpix:
 	VMASKMOVPS (DI), Y3, Y0
 	VBROADCASTSS 0(SI), Y1
@@ -477,6 +481,11 @@ gpix:
 	ADDQ R11, DI
 	DECQ CX
 	JNZ gpix
+	ADDQ R14, SI
+	ADDQ R14, R12
+	MOVQ R10, CX
+	DECQ R13
+	JNZ gpix
 	VMOVUPS Y4, 0(DX)
 	VMOVUPS Y5, 32(DX)
 	VMOVUPS Y6, 64(DX)
@@ -492,11 +501,11 @@ gpix:
 	VZEROUPPER
 	RET
 
-// func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+// func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32, rows, skip int)
 // As convGrad12x8AVX2 for six patch positions and sixteen output channels
 // (the 6×16 tile s; position q in Y(4+2q), Y(5+2q)), the channels' output
 // gradients loaded under mask0 (0–7) and mask1 (8–15).
-TEXT ·convGrad6x16AVX2(SB), NOSPLIT, $0-64
+TEXT ·convGrad6x16AVX2(SB), NOSPLIT, $0-80
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ xs+16(FP), R9
@@ -519,6 +528,10 @@ TEXT ·convGrad6x16AVX2(SB), NOSPLIT, $0-64
 	VMOVUPS 288(DX), Y13
 	VMOVUPS 320(DX), Y14
 	VMOVUPS 352(DX), Y15
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
 gpix:
 	VMOVUPS (AX), Y0
 	VMASKMOVPS (DI), Y0, Y0
@@ -546,6 +559,10 @@ gpix:
 	ADDQ R11, DI
 	DECQ CX
 	JNZ gpix
+	ADDQ R14, SI
+	MOVQ R10, CX
+	DECQ R13
+	JNZ gpix
 	VMOVUPS Y4, 0(DX)
 	VMOVUPS Y5, 32(DX)
 	VMOVUPS Y6, 64(DX)
@@ -561,12 +578,12 @@ gpix:
 	VZEROUPPER
 	RET
 
-// func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
+// func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
 // As convGrad12x8AVX2 for twelve patch positions and sixteen output
 // channels with AVX-512F (the 12×16 tile s; position q in Z(4+q)), the
 // channels' output gradients loaded under the low sixteen bits of mask
 // (zero elsewhere).
-TEXT ·convGrad12x16AVX512(SB), NOSPLIT, $0-64
+TEXT ·convGrad12x16AVX512(SB), NOSPLIT, $0-80
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ xs+16(FP), R9
@@ -591,6 +608,10 @@ TEXT ·convGrad12x16AVX512(SB), NOSPLIT, $0-64
 	VMOVUPS 576(DX), Z13
 	VMOVUPS 640(DX), Z14
 	VMOVUPS 704(DX), Z15
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
 gpix:
 	VMOVUPS.Z (DI), K1, Z0
 	VBROADCASTSS 0(SI), Z1
@@ -622,6 +643,11 @@ gpix:
 	ADDQ R11, DI
 	DECQ CX
 	JNZ gpix
+	ADDQ R14, SI
+	ADDQ R14, R12
+	MOVQ R10, CX
+	DECQ R13
+	JNZ gpix
 	VMOVUPS Z4, 0(DX)
 	VMOVUPS Z5, 64(DX)
 	VMOVUPS Z6, 128(DX)
@@ -634,5 +660,299 @@ gpix:
 	VMOVUPS Z13, 576(DX)
 	VMOVUPS Z14, 640(DX)
 	VMOVUPS Z15, 704(DX)
+	VZEROUPPER
+	RET
+
+// func convRow18x8AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+// As convRow12x8AVX2 for eighteen output pixels with AVX-512F, two pixels
+// to a register: Z(4+p) holds pixel 2p's eight channels in its low half
+// and pixel 2p+1's in its high half (the eight weights of a patch position
+// in both halves of Z0), one FMA per patch position from zero. Pixel 2p's
+// channels are stored under the low eight bits of mask, pixel 2p+1's
+// under the same bits of the high half, from 8 floats before its place.
+TEXT ·convRow18x8AVX512(SB), NOSPLIT, $0-72
+	MOVQ kh+0(FP), CX
+	MOVQ src+16(FP), BX
+	MOVQ xs+24(FP), R9
+	SHLQ $2, R9
+	MOVQ line+32(FP), R11
+	SHLQ $2, R11
+	MOVQ w+40(FP), DI
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+z18rows:
+	MOVQ kc+8(FP), R13
+	MOVQ BX, SI
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10
+	LEAQ (R10)(R9*2), R12
+	ADDQ R9, R12
+	LEAQ (R12)(R9*2), AX
+	ADDQ R9, AX
+	LEAQ (AX)(R9*2), R14
+	ADDQ R9, R14
+	LEAQ (R14)(R9*2), DX
+	ADDQ R9, DX
+z18cols:
+	VBROADCASTF64X4 (DI), Z0
+	VBROADCASTSS (SI), Z1
+	VBROADCASTSS (SI)(R9*1), Y2
+	VINSERTF64X4 $1, Y2, Z1, Z1
+	VFMADD231PS Z0, Z1, Z4
+	VBROADCASTSS (SI)(R9*2), Z3
+	VBROADCASTSS (R10), Y13
+	VINSERTF64X4 $1, Y13, Z3, Z3
+	VFMADD231PS Z0, Z3, Z5
+	VBROADCASTSS (R10)(R9*1), Z1
+	VBROADCASTSS (R10)(R9*2), Y2
+	VINSERTF64X4 $1, Y2, Z1, Z1
+	VFMADD231PS Z0, Z1, Z6
+	VBROADCASTSS (R12), Z3
+	VBROADCASTSS (R12)(R9*1), Y13
+	VINSERTF64X4 $1, Y13, Z3, Z3
+	VFMADD231PS Z0, Z3, Z7
+	VBROADCASTSS (R12)(R9*2), Z1
+	VBROADCASTSS (AX), Y2
+	VINSERTF64X4 $1, Y2, Z1, Z1
+	VFMADD231PS Z0, Z1, Z8
+	VBROADCASTSS (AX)(R9*1), Z3
+	VBROADCASTSS (AX)(R9*2), Y13
+	VINSERTF64X4 $1, Y13, Z3, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VBROADCASTSS (R14), Z1
+	VBROADCASTSS (R14)(R9*1), Y2
+	VINSERTF64X4 $1, Y2, Z1, Z1
+	VFMADD231PS Z0, Z1, Z10
+	VBROADCASTSS (R14)(R9*2), Z3
+	VBROADCASTSS (DX), Y13
+	VINSERTF64X4 $1, Y13, Z3, Z3
+	VFMADD231PS Z0, Z3, Z11
+	VBROADCASTSS (DX)(R9*1), Z1
+	VBROADCASTSS (DX)(R9*2), Y2
+	VINSERTF64X4 $1, Y2, Z1, Z1
+	VFMADD231PS Z0, Z1, Z12
+	ADDQ $4, SI
+	ADDQ $4, R10
+	ADDQ $4, R12
+	ADDQ $4, AX
+	ADDQ $4, R14
+	ADDQ $4, DX
+	ADDQ $32, DI
+	DECQ R13
+	JNZ z18cols
+	ADDQ R11, BX
+	DECQ CX
+	JNZ z18rows
+	MOVQ dst+48(FP), DX
+	MOVQ ldd+56(FP), R8
+	SHLQ $2, R8
+	MOVQ mask+64(FP), AX
+	KMOVW AX, K1
+	SHLQ $8, AX
+	KMOVW AX, K2
+	VMOVUPS Z4, K1, (DX)
+	VMOVUPS Z4, K2, -32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	VMOVUPS Z5, K1, (DX)
+	VMOVUPS Z5, K2, -32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	VMOVUPS Z6, K1, (DX)
+	VMOVUPS Z6, K2, -32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	VMOVUPS Z7, K1, (DX)
+	VMOVUPS Z7, K2, -32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	VMOVUPS Z8, K1, (DX)
+	VMOVUPS Z8, K2, -32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	VMOVUPS Z9, K1, (DX)
+	VMOVUPS Z9, K2, -32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	VMOVUPS Z10, K1, (DX)
+	VMOVUPS Z10, K2, -32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	VMOVUPS Z11, K1, (DX)
+	VMOVUPS Z11, K2, -32(DX)(R8*1)
+	LEAQ (DX)(R8*2), DX
+	VMOVUPS Z12, K1, (DX)
+	VMOVUPS Z12, K2, -32(DX)(R8*1)
+	VZEROUPPER
+	RET
+
+// pairIdx is sixteen int32 lane indices: eight 0s, then eight 1s.
+DATA pairIdx<>+0(SB)/8, $0
+DATA pairIdx<>+8(SB)/8, $0
+DATA pairIdx<>+16(SB)/8, $0
+DATA pairIdx<>+24(SB)/8, $0
+DATA pairIdx<>+32(SB)/8, $0x0000000100000001
+DATA pairIdx<>+40(SB)/8, $0x0000000100000001
+DATA pairIdx<>+48(SB)/8, $0x0000000100000001
+DATA pairIdx<>+56(SB)/8, $0x0000000100000001
+GLOBL pairIdx<>(SB), RODATA|NOPTR, $64
+
+// func convGrad12x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
+// As convGrad12x8AVX2 with AVX-512F, two patch positions to a register:
+// Z(4+p) holds positions 2p and 2p+1 (their eight channels each: sixteen
+// consecutive floats of the tile s); the output gradients (loaded under
+// mask) fill both halves of Z0 and a pair of adjacent inputs is spread
+// over the two halves of a register (pairIdx), one FMA per pixel and
+// position in order of the pixels.
+TEXT ·convGrad12x8AVX512(SB), NOSPLIT, $0-80
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ rowoff+24(FP), R12
+	LEAQ (SI)(R12*4), R12
+	MOVQ dg+32(FP), DI
+	MOVQ ldg+40(FP), R11
+	SHLQ $2, R11
+	MOVQ mask+48(FP), AX
+	VMOVUPS (AX), Y3
+	VMOVDQU32 pairIdx<>(SB), Z15
+	MOVQ s+56(FP), DX
+	VMOVUPS 0(DX), Z4
+	VMOVUPS 64(DX), Z5
+	VMOVUPS 128(DX), Z6
+	VMOVUPS 192(DX), Z7
+	VMOVUPS 256(DX), Z8
+	VMOVUPS 320(DX), Z9
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
+z12gpix:
+	VMASKMOVPS (DI), Y3, Y0
+	VINSERTF64X4 $1, Y0, Z0, Z0
+	VMOVSD 0(SI), X1
+	VPERMPS Z1, Z15, Z1
+	VFMADD231PS Z0, Z1, Z4
+	VMOVSD 8(SI), X2
+	VPERMPS Z2, Z15, Z2
+	VFMADD231PS Z0, Z2, Z5
+	VMOVSD 16(SI), X1
+	VPERMPS Z1, Z15, Z1
+	VFMADD231PS Z0, Z1, Z6
+	VMOVSD 0(R12), X2
+	VPERMPS Z2, Z15, Z2
+	VFMADD231PS Z0, Z2, Z7
+	VMOVSD 8(R12), X1
+	VPERMPS Z1, Z15, Z1
+	VFMADD231PS Z0, Z1, Z8
+	VMOVSD 16(R12), X2
+	VPERMPS Z2, Z15, Z2
+	VFMADD231PS Z0, Z2, Z9
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R11, DI
+	DECQ CX
+	JNZ z12gpix
+	ADDQ R14, SI
+	ADDQ R14, R12
+	MOVQ R10, CX
+	DECQ R13
+	JNZ z12gpix
+	VMOVUPS Z4, 0(DX)
+	VMOVUPS Z5, 64(DX)
+	VMOVUPS Z6, 128(DX)
+	VMOVUPS Z7, 192(DX)
+	VMOVUPS Z8, 256(DX)
+	VMOVUPS Z9, 320(DX)
+	VZEROUPPER
+	RET
+
+// func convRow10x16AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+// convRow8x16AVX512 for ten output pixels (Z4..Z13): a row of ten pixels
+// (LeNet-5's second layer) in one call instead of two of eight.
+TEXT ·convRow10x16AVX512(SB), NOSPLIT, $0-72
+	MOVQ kh+0(FP), CX
+	MOVQ src+16(FP), BX
+	MOVQ xs+24(FP), R9
+	SHLQ $2, R9
+	MOVQ line+32(FP), R11
+	SHLQ $2, R11
+	MOVQ w+40(FP), DI
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+z10rows:
+	MOVQ kc+8(FP), R13
+	MOVQ BX, SI
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10
+	LEAQ (R10)(R9*2), R12
+	ADDQ R9, R12
+	LEAQ (R12)(R9*2), AX
+	ADDQ R9, AX
+z10cols:
+	VMOVUPS (DI), Z0
+	VBROADCASTSS (SI), Z1
+	VFMADD231PS Z0, Z1, Z4
+	VBROADCASTSS (SI)(R9*1), Z2
+	VFMADD231PS Z0, Z2, Z5
+	VBROADCASTSS (SI)(R9*2), Z3
+	VFMADD231PS Z0, Z3, Z6
+	VBROADCASTSS (R10), Z1
+	VFMADD231PS Z0, Z1, Z7
+	VBROADCASTSS (R10)(R9*1), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VBROADCASTSS (R10)(R9*2), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VBROADCASTSS (R12), Z1
+	VFMADD231PS Z0, Z1, Z10
+	VBROADCASTSS (R12)(R9*1), Z2
+	VFMADD231PS Z0, Z2, Z11
+	VBROADCASTSS (R12)(R9*2), Z3
+	VFMADD231PS Z0, Z3, Z12
+	VBROADCASTSS (AX), Z1
+	VFMADD231PS Z0, Z1, Z13
+	ADDQ $4, SI
+	ADDQ $4, R10
+	ADDQ $4, R12
+	ADDQ $4, AX
+	ADDQ $64, DI
+	DECQ R13
+	JNZ z10cols
+	ADDQ R11, BX
+	DECQ CX
+	JNZ z10rows
+	MOVQ dst+48(FP), DX
+	MOVQ ldd+56(FP), R8
+	SHLQ $2, R8
+	MOVQ mask+64(FP), AX
+	KMOVW AX, K1
+	VMOVUPS Z4, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z5, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z7, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z9, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z11, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z12, K1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z13, K1, (DX)
 	VZEROUPPER
 	RET

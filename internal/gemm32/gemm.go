@@ -57,21 +57,25 @@ type kernelSet struct {
 	direct     func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
 	wide       func(k int, a, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
 	wideDirect func(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
-	// conv8, conv16, convZ16 and convZ32 compute pixels of a direct
-	// convolution's row (Conv): 12 pixels of at most 8 channels, 6 of at
-	// most 16 (AVX2), 8 of at most 16 and 6 of at most 32 (AVX-512); nil
-	// where the set has none.
+	// conv8, conv16, convZ8, convZ16, convZ10 and convZ32 compute pixels
+	// of a direct convolution's row (Conv): 12 pixels of at most 8
+	// channels, 6 of at most 16 (AVX2), 18 of at most 8, 8 and 10 of at
+	// most 16 and 6 of at most 32 (AVX-512); nil where the set has none.
 	conv8   func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask *int32, spill bool)
+	convZ8  func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	conv16  func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 *int32, full bool)
 	convZ16 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+	convZ10 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	convZ32 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
 	// grad8, grad16 and gradZ16 add pixels' terms to a tile of a direct
 	// convolution's kernel gradient (Conv.AddGrad): 12 patch positions of
-	// at most 8 channels, 6 of at most 16 (AVX2), 12 of at most 16
-	// (AVX-512).
-	grad8   func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
-	grad16  func(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
-	gradZ16 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
+	// at most 8 channels (AVX2, or AVX-512 two positions to a register), 6
+	// of at most 16 (AVX2), 12 of at most 16 (AVX-512); rows runs of n
+	// pixels, each run's first patch skip floats after the end of the run
+	// before (its last patch plus xs), their output gradients in a row.
+	grad8   func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
+	grad16  func(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32, rows, skip int)
+	gradZ16 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.

@@ -12,7 +12,8 @@ func kernelSets() []kernelSet {
 		if cpu.X86.HasAVX512F {
 			wide := avx2
 			wide.name, wide.wide, wide.wideDirect = "avx512", kernelWideAVX512, kernelWideDirectAVX512
-			wide.convZ16, wide.convZ32, wide.gradZ16 = convRow8x16AVX512, convRow6x32AVX512, convGrad12x16AVX512
+			wide.convZ8, wide.convZ16, wide.convZ32, wide.gradZ16 = convRow18x8AVX512, convRow8x16AVX512, convRow6x32AVX512, convGrad12x16AVX512
+			wide.grad8, wide.convZ10 = convGrad12x8AVX512, convRow10x16AVX512
 			sets = append(sets, wide)
 		}
 		sets = append(sets, avx2)
@@ -73,16 +74,34 @@ func convRow6x32AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *
 // gradient (Conv.AddGrad) with AVX2/FMA (conv_amd64.s).
 //
 //go:noescape
-func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32)
+func convGrad12x8AVX2(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
 
 // convGrad6x16AVX2 adds n pixels' terms to a 6×16 tile of a kernel
 // gradient (Conv.AddGrad) with AVX2/FMA (conv_amd64.s).
 //
 //go:noescape
-func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32)
+func convGrad6x16AVX2(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32, rows, skip int)
 
 // convGrad12x16AVX512 adds n pixels' terms to a 12×16 tile of a kernel
 // gradient (Conv.AddGrad) with AVX-512F (conv_amd64.s).
 //
 //go:noescape
-func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32)
+func convGrad12x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
+
+// convRow18x8AVX512 computes eighteen pixels of at most eight channels of
+// a direct convolution's row, two pixels to a register (conv_amd64.s).
+//
+//go:noescape
+func convRow18x8AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+
+// convGrad12x8AVX512 is convGrad12x8AVX2 with AVX-512F, two patch
+// positions to a register (conv_amd64.s).
+//
+//go:noescape
+func convGrad12x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
+
+// convRow10x16AVX512 computes ten pixels of at most sixteen channels of a
+// direct convolution's row (conv_amd64.s).
+//
+//go:noescape
+func convRow10x16AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
