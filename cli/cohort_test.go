@@ -16,6 +16,9 @@ import (
 // records.csv is byte for byte the same, and that the manifest says which
 // runs ran in a cohort. The data (21 MB) is above experiment.CohortMinData.
 func TestCohortsAndSoloWriteTheSameRecords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 21 MB problem in cohorts and with --solo (-short: experiment's TestCohortsGiveTheRunsOfOneByOne)")
+	}
 	dir := t.TempDir()
 	script := filepath.Join(dir, "cohorts.lua")
 	src := `

@@ -43,6 +43,9 @@ func waitResults(t *testing.T, dir string, n int) {
 }
 
 func TestSIGINTLeavesAResumableInterruptedDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interrupts a sweep with SIGINT and resumes it (-short: TestDocumentedExitCodes interrupts a child with SIGINT, TestATimedOutRunContinuesFromItsCheckpoint resumes an interrupted directory)")
+	}
 	dir := t.TempDir()
 	script := writeScript(t, dir, interruptedRounds())
 	out := filepath.Join(dir, "out")

@@ -27,6 +27,9 @@ fedlab.csv(runs, "stages.csv")
 // A fedlab.stages session killed (SIGKILL) between its runs resumes into
 // the same records as an uninterrupted session, byte for byte.
 func TestKilledStagesResumeByteIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a fedlab.stages session (-short: experiment/pipeline's TestAPipelineContinuesFromItsCheckpointBitForBit)")
+	}
 	dir := t.TempDir()
 	script := filepath.Join(dir, "stages.lua")
 	if err := os.WriteFile(script, []byte(stagesKillScript), 0o644); err != nil {
