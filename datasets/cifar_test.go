@@ -36,14 +36,14 @@ func writeCIFAR(t *testing.T, dir string, names []string, per int, pix [][]byte,
 func TestCIFAREqualsCSV(t *testing.T) {
 	tb, pix := byteTable(30, CIFARPixels, 4, 0)
 	csvPath := filepath.Join(t.TempDir(), "twin.csv")
-	tb.writeCSV(t, csvPath) // once: csvTwin writes its 92,000 values at each call
+	tb.WriteCSV(t, csvPath) // once: csvTwin writes its 92,000 values at each call
 	twinOf := func(raw map[string]any) *core.Federated {
 		args := map[string]any{"path": csvPath}
 		maps.Copy(args, raw)
 		return build(t, "csv", args)
 	}
 	dir := t.TempDir()
-	writeCIFAR(t, dir, []string{"data_batch_1.bin", "data_batch_2.bin", "data_batch_10.bin"}, 10, pix, tb.y, false)
+	writeCIFAR(t, dir, []string{"data_batch_1.bin", "data_batch_2.bin", "data_batch_10.bin"}, 10, pix, tb.Y, false)
 	for _, raw := range partitionCases {
 		args := map[string]any{"dir": dir, "clients": raw["clients"]}
 		for k, v := range raw {
@@ -57,9 +57,9 @@ func TestCIFAREqualsCSV(t *testing.T) {
 		sameFederated(t, f, twin)
 	}
 	hundred := t.TempDir()
-	writeCIFAR(t, hundred, []string{"train.bin"}, 30, pix, tb.y, true)
+	writeCIFAR(t, hundred, []string{"train.bin"}, 30, pix, tb.Y, true)
 	testTab, testPix := byteTable(9, CIFARPixels, 4, 0)
-	writeCIFAR(t, hundred, []string{"test.bin"}, 9, testPix, testTab.y, true)
+	writeCIFAR(t, hundred, []string{"test.bin"}, 9, testPix, testTab.Y, true)
 	f := build(t, "cifar", map[string]any{"dir": hundred, "classes": 100, "clients": 3, "seed": 7})
 	twin := twinOf(map[string]any{"classes": 4, "clients": 3, "seed": 7})
 	twin.Classes, twin.Test = 100, f.Test
@@ -68,7 +68,7 @@ func TestCIFAREqualsCSV(t *testing.T) {
 	for _, d := range f.Test {
 		for i := range d.N {
 			r := int(d.Row(i)[0]*255+0.5) / 31 // pixel 0 of row r is 31r mod 256
-			if d.Y[i] != float64(testTab.y[r]) || d.Row(i)[5] != testTab.x[r][5] {
+			if d.Y[i] != float64(testTab.Y[r]) || d.Row(i)[5] != testTab.X[r][5] {
 				t.Fatalf("test row %d of a client is not test record %d", i, r)
 			}
 			seen++
@@ -82,7 +82,7 @@ func TestCIFAREqualsCSV(t *testing.T) {
 func TestCIFARErrors(t *testing.T) {
 	tb, pix := byteTable(4, CIFARPixels, 10, 0)
 	dir := t.TempDir()
-	writeCIFAR(t, dir, []string{"data_batch_1.bin"}, 4, pix, tb.y, false)
+	writeCIFAR(t, dir, []string{"data_batch_1.bin"}, 4, pix, tb.Y, false)
 	if err := buildErr(t, "cifar", map[string]any{"dir": dir, "classes": 100}); !strings.Contains(err.Error(), "train.bin: no such file or directory (the CIFAR-100 binary version holds train.bin and test.bin)") {
 		t.Errorf("cifar-100 files: %v", err)
 	}

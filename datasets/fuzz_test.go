@@ -6,26 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/internal/budget"
 )
-
-// cleanMessage fails the test when an error message could disturb a
-// terminal: raw control bytes or invalid UTF-8 echoed from the input.
-func cleanMessage(t *testing.T, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	msg := err.Error()
-	if !utf8.ValidString(msg) || strings.ContainsAny(msg, "\x00\x07\x08\x1b\r\n") {
-		t.Fatalf("error echoes raw input: %q", msg)
-	}
-	if len(msg) > 2000 {
-		t.Fatalf("error of %d bytes", len(msg))
-	}
-}
 
 // FuzzReadSVMLight: any input gives a table whose shapes agree, or an
 // error naming the file, never a panic or a huge allocation.

@@ -35,13 +35,13 @@ func writeIDXTable(t *testing.T, dir, prefix string, pix [][]byte, y []int, rows
 func TestIDXEqualsCSV(t *testing.T) {
 	tb, pix := byteTable(30, 6, 4, 0)
 	dir := t.TempDir()
-	writeIDXTable(t, dir, "", pix, tb.y, 2, 3, true)
+	writeIDXTable(t, dir, "", pix, tb.Y, 2, 3, true)
 	for _, raw := range partitionCases {
 		args := map[string]any{"dir": dir}
 		for k, v := range raw {
 			args[k] = v
 		}
-		sameFederated(t, build(t, "idx", args), tb.csvTwin(t, raw))
+		sameFederated(t, build(t, "idx", args), tb.CSVTwin(t, raw))
 	}
 }
 
@@ -69,7 +69,7 @@ func TestIDXTranspose(t *testing.T) {
 func TestIDXErrors(t *testing.T) {
 	dir := t.TempDir()
 	tb, pix := byteTable(12, 4, 3, 0)
-	images, labels := writeIDXTable(t, dir, "", pix, tb.y, 2, 2, false)
+	images, labels := writeIDXTable(t, dir, "", pix, tb.Y, 2, 2, false)
 	for _, c := range []struct {
 		raw  map[string]any
 		want string
@@ -103,7 +103,7 @@ func TestIDXErrors(t *testing.T) {
 func TestIDXDeclaresItsMemory(t *testing.T) {
 	dir := t.TempDir()
 	tb, pix := byteTable(30, 6, 4, 0)
-	writeIDXTable(t, dir, "", pix, tb.y, 2, 3, true)
+	writeIDXTable(t, dir, "", pix, tb.Y, 2, 3, true)
 	a := mustValidate(t, "idx", map[string]any{"dir": dir, "classes": 4})
 	got, what, ok := a.Spec().Size(a)
 	if want := uint64(30*6 + 30*8 + 30*6 + 30); !ok || got != want || what != "train-images-idx3-ubyte.gz = 30×6 bytes" {

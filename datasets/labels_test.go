@@ -2,27 +2,9 @@ package datasets
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
-
-// filterLabels is the table's rows whose label is listed, relabelled by
-// their place in labels: what the labels key should read.
-func (tb table) filterLabels(labels []int) table {
-	var out table
-	for i, y := range tb.y {
-		k := slices.Index(labels, y)
-		if k < 0 {
-			continue
-		}
-		out.x, out.y = append(out.x, tb.x[i]), append(out.y, k)
-		if tb.client != nil {
-			out.client = append(out.client, tb.client[i])
-		}
-	}
-	return out
-}
 
 // filterLabelsList is the labels list the tests filter with: 4 of 6 labels,
 // out of order (relabelled 5→0, 0→1, 2→2, 3→3), so partitionCases'
@@ -38,7 +20,7 @@ var filterLabelsList = []int{5, 0, 2, 3}
 func TestLEAFLabelsEqualTheRowsKept(t *testing.T) {
 	tb, _ := byteTable(40, 3, 6, 5) // labels i mod 6
 	testTab, _ := byteTable(24, 3, 6, 5)
-	kept, keptTest := tb.filterLabels(filterLabelsList), testTab.filterLabels(filterLabelsList)
+	kept, keptTest := tb.FilterLabels(filterLabelsList), testTab.FilterLabels(filterLabelsList)
 	users := []string{"w0", "w1", "w2", "w3", "w4"}
 	dir, testDir, keptDir, keptTestDir := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	writeLEAF(t, dir, tb, map[string][]string{"a.json": users[:3], "b.json": users[3:]})
@@ -48,22 +30,22 @@ func TestLEAFLabelsEqualTheRowsKept(t *testing.T) {
 	labels := []any{5, 0, 2, 3}
 
 	f := build(t, "leaf", map[string]any{"path": dir, "classes": 4, "labels": labels})
-	sameFederated(t, f, kept.csvTwin(t, map[string]any{"classes": 4}))
+	sameFederated(t, f, kept.CSVTwin(t, map[string]any{"classes": 4}))
 	naturalKeepsWriters(t, f, kept)
-	plain := table{x: kept.x, y: kept.y}
+	plain := table{X: kept.X, Y: kept.Y}
 	for _, raw := range partitionCases {
 		args := map[string]any{"path": dir, "partition": "iid", "labels": labels}
 		for k, v := range raw {
 			args[k] = v
 		}
-		sameFederated(t, build(t, "leaf", args), plain.csvTwin(t, raw))
+		sameFederated(t, build(t, "leaf", args), plain.CSVTwin(t, raw))
 	}
 
 	all, some := map[string]int{}, map[string]int{}
-	for _, c := range tb.client {
+	for _, c := range tb.Client {
 		all[c]++
 	}
-	for _, c := range kept.client {
+	for _, c := range kept.Client {
 		some[c]++
 	}
 	const minSamples = 5
@@ -84,20 +66,9 @@ func TestLEAFLabelsEqualTheRowsKept(t *testing.T) {
 		t.Fatalf("%d clients, want the %d writers with ≥ %d kept samples", len(f.Train), left, minSamples)
 	}
 	sameFederated(t, f, build(t, "leaf", map[string]any{"path": keptDir, "test": keptTestDir, "classes": 4, "min_samples": minSamples}))
-	if f.Train[0].Y[0] != 1 || kept.y[0] != 1 || tb.y[0] != 0 {
+	if f.Train[0].Y[0] != 1 || kept.Y[0] != 1 || tb.Y[0] != 0 {
 		t.Fatalf("label 0 should read as class 1 (listed second): %v", f.Train[0].Y[0])
 	}
-}
-
-// merged is the union of maps, later keys winning.
-func merged(ms ...map[string]any) map[string]any {
-	out := map[string]any{}
-	for _, m := range ms {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // TestLabelsErrors: a labels list that is not a set of labels, that does
@@ -109,7 +80,7 @@ func TestLabelsErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeLEAF(t, dir, tb, map[string][]string{"d.json": {"w0", "w1", "w2"}})
 	leafPath := filepath.Join(dir, "d.json")
-	stranger := table{x: [][]float64{tb.x[0], tb.x[1]}, y: []int{0, 1}, client: []string{"zz", "zz"}}
+	stranger := table{X: [][]float64{tb.X[0], tb.X[1]}, Y: []int{0, 1}, Client: []string{"zz", "zz"}}
 	writeLEAF(t, dir, stranger, map[string][]string{"s.json": {"zz"}})
 	for _, c := range []struct {
 		raw  map[string]any

@@ -30,10 +30,10 @@ func writeLEAF(t *testing.T, dir string, tb table, files map[string][]string) {
 		}{Users: users, UserData: map[string]data{}}
 		for _, u := range users {
 			var d data
-			for i, c := range tb.client {
+			for i, c := range tb.Client {
 				if c == u {
-					d.X = append(d.X, tb.x[i])
-					d.Y = append(d.Y, tb.y[i])
+					d.X = append(d.X, tb.X[i])
+					d.Y = append(d.Y, tb.Y[i])
 				}
 			}
 			doc.NumSamples = append(doc.NumSamples, len(d.Y))
@@ -58,15 +58,15 @@ func TestLEAFEqualsCSV(t *testing.T) {
 	dir := t.TempDir()
 	writeLEAF(t, dir, tb, map[string][]string{"a_0.json": {"w0", "w1", "w2"}, "a_1.json": {"w3", "w4"}})
 	f := build(t, "leaf", map[string]any{"path": dir, "classes": 4})
-	sameFederated(t, f, tb.csvTwin(t, map[string]any{"classes": 4}))
+	sameFederated(t, f, tb.CSVTwin(t, map[string]any{"classes": 4}))
 	naturalKeepsWriters(t, f, tb)
-	plain := table{x: tb.x, y: tb.y}
+	plain := table{X: tb.X, Y: tb.Y}
 	for _, raw := range partitionCases {
 		args := map[string]any{"path": dir, "partition": "iid"}
 		for k, v := range raw {
 			args[k] = v
 		}
-		sameFederated(t, build(t, "leaf", args), plain.csvTwin(t, raw))
+		sameFederated(t, build(t, "leaf", args), plain.CSVTwin(t, raw))
 	}
 }
 
@@ -81,7 +81,7 @@ func TestLEAFSamplingAndTestSplit(t *testing.T) {
 	writeLEAF(t, dir, tb, map[string][]string{"train.json": {"w0", "w1", "w2", "w3", "w4"}})
 	writeLEAF(t, testDir, testTab, map[string][]string{"test.json": {"w4", "w0", "w1", "w2", "w3"}})
 	count := map[string]int{}
-	for _, c := range tb.client {
+	for _, c := range tb.Client {
 		count[c]++
 	}
 	f := build(t, "leaf", map[string]any{"path": dir, "test": testDir, "classes": 4, "min_samples": 5, "fraction": 0.75, "seed": 3})
@@ -90,15 +90,15 @@ func TestLEAFSamplingAndTestSplit(t *testing.T) {
 	}
 	last := ""
 	for m, d := range f.Train {
-		w := tb.client[rowOf(t, tb, d.Row(0))]
+		w := tb.Client[rowOf(t, tb, d.Row(0))]
 		if w <= last || count[w] < 5 || d.N != count[w] {
 			t.Fatalf("client %d: writer %s with %d rows after %s (file order, ≥ 5 samples)", m, w, d.N, last)
 		}
 		last = w
 		k := 0
-		for i, c := range testTab.client {
+		for i, c := range testTab.Client {
 			if c == w {
-				if f.Test[m].Row(k)[0] != testTab.x[i][0] {
+				if f.Test[m].Row(k)[0] != testTab.X[i][0] {
 					t.Fatalf("client %d test row %d is not test row %d", m, k, i)
 				}
 				k++
@@ -120,7 +120,7 @@ func TestLEAFErrors(t *testing.T) {
 	good, _ := os.ReadFile(path)
 	other := t.TempDir()
 	writeLEAF(t, other, tb, map[string][]string{"t.json": {"w1"}})
-	tb.client[0] = "stranger"
+	tb.Client[0] = "stranger"
 	writeLEAF(t, other, tb, map[string][]string{"s.json": {"stranger"}})
 	for _, c := range []struct {
 		text string // the file's content; "" = as written

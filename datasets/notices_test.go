@@ -5,25 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 )
-
-// buildNoting builds the dataset name from raw with a BuildContext whose
-// notices it returns.
-func buildNoting(t *testing.T, name string, raw map[string]any) (*core.Federated, string) {
-	t.Helper()
-	a, err := registry.Validate(registry.Dataset, name, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var notices bytes.Buffer
-	f, err := registry.BuildArgs[*core.Federated](a.WithContext(registry.BuildContext{Notices: &notices}))
-	if err != nil {
-		t.Fatalf("build %s %v: %v", name, raw, err)
-	}
-	return f, notices.String()
-}
 
 // droppingTable has four writers: w0 with labels 0 0 0 1 1 1, w1 with
 // 2 2 2, w2 with 0 1 0 1 2 2 and w3 with 0 1.
@@ -34,9 +17,9 @@ func droppingTable() table {
 		labels []int
 	}{{"w0", []int{0, 0, 0, 1, 1, 1}}, {"w1", []int{2, 2, 2}}, {"w2", []int{0, 1, 0, 1, 2, 2}}, {"w3", []int{0, 1}}} {
 		for _, y := range w.labels {
-			tb.x = append(tb.x, []float64{float64(len(tb.x)), float64(y)})
-			tb.y = append(tb.y, y)
-			tb.client = append(tb.client, w.name)
+			tb.X = append(tb.X, []float64{float64(len(tb.X)), float64(y)})
+			tb.Y = append(tb.Y, y)
+			tb.Client = append(tb.Client, w.name)
 		}
 	}
 	return tb

@@ -3,7 +3,6 @@ package datasets
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -16,14 +15,14 @@ import (
 // "xf" (n×d float64 features), "y" (int64 labels) and, with writers, "c"
 // (int32 writer numbers).
 func npzArrays(tb table, pix [][]byte) map[string]any {
-	y := make([]int64, len(tb.y))
-	for i, v := range tb.y {
+	y := make([]int64, len(tb.Y))
+	for i, v := range tb.Y {
 		y[i] = int64(v)
 	}
-	m := map[string]any{"x": pix, "xf": tb.x, "y": y}
-	if tb.client != nil {
-		c := make([]int32, len(tb.client))
-		for i, w := range tb.client {
+	m := map[string]any{"x": pix, "xf": tb.X, "y": y}
+	if tb.Client != nil {
+		c := make([]int32, len(tb.Client))
+		for i, w := range tb.Client {
 			c[i] = int32(w[1] - '0')
 		}
 		m["c"] = c
@@ -63,9 +62,9 @@ func TestNPZEqualsCSV(t *testing.T) {
 	writeNPZ(t, archive, arrays)
 	writeNPY(t, filepath.Join(dir, "feat.npy"), arrays["xf"])
 	writeNPY(t, filepath.Join(dir, "lab.npy"), arrays["y"])
-	plain := table{x: tb.x, y: tb.y}
+	plain := table{X: tb.X, Y: tb.Y}
 	for _, raw := range partitionCases {
-		want := plain.csvTwin(t, raw)
+		want := plain.CSVTwin(t, raw)
 		for _, src := range []map[string]any{{"path": archive}, {"path": dir, "x": "feat.npy", "y": "lab"}} {
 			args := map[string]any{}
 			for k, v := range raw {
@@ -79,10 +78,10 @@ func TestNPZEqualsCSV(t *testing.T) {
 	}
 	natural := map[string]any{"classes": 4, "partition": "natural", "client": "c", "path": archive}
 	f := build(t, "npz", natural)
-	sameFederated(t, f, tb.csvTwin(t, map[string]any{"classes": 4}))
+	sameFederated(t, f, tb.CSVTwin(t, map[string]any{"classes": 4}))
 	naturalKeepsWriters(t, f, tb)
 	natural["test_fraction"] = 0.3
-	sameFederated(t, build(t, "npz", natural), tb.csvTwin(t, map[string]any{"classes": 4, "test_fraction": 0.3}))
+	sameFederated(t, build(t, "npz", natural), tb.CSVTwin(t, map[string]any{"classes": 4, "test_fraction": 0.3}))
 }
 
 // TestNaturalSubsetAndTestPairing: clients = K keeps K writers in file
@@ -101,7 +100,7 @@ func TestNaturalSubsetAndTestPairing(t *testing.T) {
 		t.Fatalf("%d clients, want 3", len(f.Train))
 	}
 	writerOf := func(x []float64) string {
-		return tb.client[rowOf(t, tb, x)]
+		return tb.Client[rowOf(t, tb, x)]
 	}
 	last := ""
 	for m, d := range f.Train {
@@ -111,9 +110,9 @@ func TestNaturalSubsetAndTestPairing(t *testing.T) {
 		}
 		last = w
 		n := 0
-		for i, c := range tb.client {
+		for i, c := range tb.Client {
 			if c == w {
-				if d.Row(n)[0] != tb.x[i][0] {
+				if d.Row(n)[0] != tb.X[i][0] {
 					t.Fatalf("client %d row %d is not row %d", m, n, i)
 				}
 				n++
@@ -123,9 +122,9 @@ func TestNaturalSubsetAndTestPairing(t *testing.T) {
 			t.Fatalf("client %d has %d rows, writer %s %d", m, d.N, w, n)
 		}
 		k := 0
-		for i, c := range testTab.client {
+		for i, c := range testTab.Client {
 			if c == w {
-				if f.Test[m].Row(k)[0] != testTab.x[i][0] {
+				if f.Test[m].Row(k)[0] != testTab.X[i][0] {
 					t.Fatalf("client %d test row %d is not test row %d", m, k, i)
 				}
 				k++
@@ -177,18 +176,6 @@ func TestNPZErrors(t *testing.T) {
 	if got, what, _ := a.Spec().Size(a); got != 8*4+8*8+8*4+8*16 || what != "x = [8 4]" {
 		t.Errorf("declared %d (%q)", got, what)
 	}
-}
-
-// rowOf is the index of the row of tb whose features are x.
-func rowOf(t *testing.T, tb table, x []float64) int {
-	t.Helper()
-	for i, row := range tb.x {
-		if slices.Equal(row, x) {
-			return i
-		}
-	}
-	t.Fatalf("no row %v", x)
-	return -1
 }
 
 // TestNaturalClientsShareTheTable: when a natural partition's clients use

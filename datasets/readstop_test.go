@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/registry"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
@@ -50,17 +49,6 @@ func bomb(t *testing.T, format, line string, copies int) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// buildIn builds the dataset name from raw with ctx as its build context's
-// Context (as plan.Builder does with the script's context).
-func buildIn(t *testing.T, ctx context.Context, name string, raw map[string]any) (*core.Federated, error) {
-	t.Helper()
-	a, err := registry.Validate(registry.Dataset, name, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return registry.BuildArgs[*core.Federated](a.WithContext(registry.BuildContext{Context: ctx}))
 }
 
 // TestCompressedBombStopsAtTheDeadline: a few MB of gzip, xz or zstd

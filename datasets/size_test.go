@@ -66,12 +66,3 @@ func TestGeneratorsDeclareTheirMemory(t *testing.T) {
 		}
 	}
 }
-
-func mustValidate(t *testing.T, name string, raw map[string]any) registry.Args {
-	t.Helper()
-	a, err := registry.Validate(registry.Dataset, name, raw)
-	if err != nil {
-		t.Fatalf("%s %v: %v", name, raw, err)
-	}
-	return a
-}

@@ -12,27 +12,6 @@ import (
 	"github.com/fedlab/fedlab/registry"
 )
 
-func build(t *testing.T, name string, raw map[string]any) *core.Federated {
-	t.Helper()
-	f, err := registry.Build[*core.Federated](registry.Dataset, name, raw)
-	if err != nil {
-		t.Fatalf("build %s %v: %v", name, raw, err)
-	}
-	if err := f.Check(); err != nil {
-		t.Fatalf("build %s %v: Check: %v", name, raw, err)
-	}
-	return f
-}
-
-func buildErr(t *testing.T, name string, raw map[string]any) error {
-	t.Helper()
-	_, err := registry.Build[*core.Federated](registry.Dataset, name, raw)
-	if err == nil {
-		t.Fatalf("build %s %v: want an error", name, raw)
-	}
-	return err
-}
-
 func TestRegistered(t *testing.T) {
 	for _, n := range []string{"lasso", "lowrank", "svmlight", "csv"} {
 		if _, ok := registry.Lookup(registry.Dataset, n); !ok {

@@ -20,15 +20,15 @@ var filterLabelsList = []int{5, 0, 2, 3}
 func TestParquetLabelsEqualTheRowsKept(t *testing.T) {
 	tb, pix := byteTable(36, 6, 6, 5)
 	testTab, testPix := byteTable(18, 6, 6, 5)
-	kept := tb.filterLabels(filterLabelsList)
+	kept := tb.FilterLabels(filterLabelsList)
 	var keptPix, keptTestPix [][]byte
-	for i, y := range tb.y {
+	for i, y := range tb.Y {
 		if slices.Contains(filterLabelsList, y) {
 			keptPix = append(keptPix, pix[i])
 		}
 	}
-	keptTest := testTab.filterLabels(filterLabelsList)
-	for i, y := range testTab.y {
+	keptTest := testTab.FilterLabels(filterLabelsList)
+	for i, y := range testTab.Y {
 		if slices.Contains(filterLabelsList, y) {
 			keptTestPix = append(keptTestPix, testPix[i])
 		}
@@ -46,11 +46,11 @@ func TestParquetLabelsEqualTheRowsKept(t *testing.T) {
 	labels := []any{5, 0, 2, 3}
 	src := map[string]any{"image": "image", "label": "character", "labels": labels}
 	f := build(t, "parquet", merged(src, map[string]any{"path": train, "client": "writer_id", "partition": "natural", "classes": 4}))
-	sameFederated(t, f, kept.csvTwin(t, map[string]any{"classes": 4}))
+	sameFederated(t, f, kept.CSVTwin(t, map[string]any{"classes": 4}))
 	naturalKeepsWriters(t, f, kept)
-	plain := table{x: kept.x, y: kept.y}
+	plain := table{X: kept.X, Y: kept.Y}
 	for _, raw := range partitionCases {
-		sameFederated(t, build(t, "parquet", merged(src, raw, map[string]any{"path": train})), plain.csvTwin(t, raw))
+		sameFederated(t, build(t, "parquet", merged(src, raw, map[string]any{"path": train})), plain.CSVTwin(t, raw))
 	}
 	natural := map[string]any{"client": "writer_id", "partition": "natural", "classes": 4}
 	sameFederated(t,
@@ -70,7 +70,7 @@ func TestParquetLabelsErrors(t *testing.T) {
 	if err := parquet.WriteFile(pq, femnistRows(t, tb, pix)); err != nil {
 		t.Fatal(err)
 	}
-	stranger := table{x: [][]float64{tb.x[0], tb.x[1]}, y: []int{0, 1}, client: []string{"zz", "zz"}}
+	stranger := table{X: [][]float64{tb.X[0], tb.X[1]}, Y: []int{0, 1}, Client: []string{"zz", "zz"}}
 	strangerPQ := filepath.Join(dir, "s.parquet")
 	if err := parquet.WriteFile(strangerPQ, femnistRows(t, stranger, pix[:2])); err != nil {
 		t.Fatal(err)
@@ -107,9 +107,9 @@ func droppingTable() table {
 		labels []int
 	}{{"w0", []int{0, 0, 0, 1, 1, 1}}, {"w1", []int{2, 2, 2}}, {"w2", []int{0, 1, 0, 1, 2, 2}}, {"w3", []int{0, 1}}} {
 		for _, y := range w.labels {
-			tb.x = append(tb.x, []float64{float64(len(tb.x)), float64(y)})
-			tb.y = append(tb.y, y)
-			tb.client = append(tb.client, w.name)
+			tb.X = append(tb.X, []float64{float64(len(tb.X)), float64(y)})
+			tb.Y = append(tb.Y, y)
+			tb.Client = append(tb.Client, w.name)
 		}
 	}
 	return tb
@@ -125,8 +125,8 @@ func TestParquetNamesTheWritersItDrops(t *testing.T) {
 	}
 	tb := droppingTable()
 	var rows []writerRow
-	for i := range tb.x {
-		rows = append(rows, writerRow{Features: tb.x[i], Label: int32(tb.y[i]), Writer: tb.client[i]})
+	for i := range tb.X {
+		rows = append(rows, writerRow{Features: tb.X[i], Label: int32(tb.Y[i]), Writer: tb.Client[i]})
 	}
 	path := filepath.Join(t.TempDir(), "train.parquet")
 	if err := parquet.WriteFile(path, rows); err != nil {

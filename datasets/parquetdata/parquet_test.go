@@ -54,7 +54,7 @@ func pngGrey(t *testing.T, pix []byte) []byte {
 func femnistRows(t *testing.T, tb table, pix [][]byte) []femnistRow {
 	var rows []femnistRow
 	for i, p := range pix {
-		rows = append(rows, femnistRow{Image: hfImage{Bytes: pngGrey(t, p), Path: "x.png"}, WriterID: tb.client[i], Character: int64(tb.y[i])})
+		rows = append(rows, femnistRow{Image: hfImage{Bytes: pngGrey(t, p), Path: "x.png"}, WriterID: tb.Client[i], Character: int64(tb.Y[i])})
 	}
 	return rows
 }
@@ -76,8 +76,8 @@ func TestParquetEqualsCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lists []listRow
-	for i := range tb.x {
-		lists = append(lists, listRow{Features: tb.x[i], Label: int32(tb.y[i])})
+	for i := range tb.X {
+		lists = append(lists, listRow{Features: tb.X[i], Label: int32(tb.Y[i])})
 	}
 	listFile := filepath.Join(t.TempDir(), "list.parquet")
 	if err := parquet.WriteFile(listFile, lists); err != nil {
@@ -88,16 +88,16 @@ func TestParquetEqualsCSV(t *testing.T) {
 		Y                      int64
 	}
 	var scalars []scalarRow
-	for i, x := range tb.x {
-		scalars = append(scalars, scalarRow{x[0], x[1], x[2], x[3], x[4], x[5], int64(tb.y[i])})
+	for i, x := range tb.X {
+		scalars = append(scalars, scalarRow{x[0], x[1], x[2], x[3], x[4], x[5], int64(tb.Y[i])})
 	}
 	scalarFile := filepath.Join(t.TempDir(), "scalar.parquet")
 	if err := parquet.WriteFile(scalarFile, scalars); err != nil {
 		t.Fatal(err)
 	}
-	plain := table{x: tb.x, y: tb.y}
+	plain := table{X: tb.X, Y: tb.Y}
 	for _, raw := range partitionCases {
-		want := plain.csvTwin(t, raw)
+		want := plain.CSVTwin(t, raw)
 		for _, src := range []map[string]any{
 			{"path": dir, "image": "image", "label": "character"},
 			{"path": filepath.Join(dir, "part-*.parquet"), "image": "image", "label": "character"},
@@ -115,7 +115,7 @@ func TestParquetEqualsCSV(t *testing.T) {
 		}
 	}
 	f := build(t, "parquet", map[string]any{"path": dir, "image": "image", "label": "character", "client": "writer_id", "partition": "natural", "classes": 4})
-	sameFederated(t, f, tb.csvTwin(t, map[string]any{"classes": 4}))
+	sameFederated(t, f, tb.CSVTwin(t, map[string]any{"classes": 4}))
 	naturalKeepsWriters(t, f, tb)
 }
 
@@ -239,9 +239,9 @@ func TestParquetTestSplitPairsByWriter(t *testing.T) {
 		"client": "writer_id", "partition": "natural", "classes": 4})
 	total := 0
 	for m, d := range f.Train {
-		w := tb.client[rowOf(t, tb, d.Row(0))]
+		w := tb.Client[rowOf(t, tb, d.Row(0))]
 		k := 0
-		for i, c := range testTab.client {
+		for i, c := range testTab.Client {
 			if c == w {
 				if got := f.Test[m].Row(k); rowOf(t, testTab, got) != i {
 					t.Fatalf("client %d (writer %s) test row %d is not test row %d", m, w, k, i)
