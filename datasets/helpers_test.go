@@ -18,4 +18,5 @@ var (
 	buildNoting         = datasetstest.BuildNoting
 	mustValidate        = datasetstest.MustValidate
 	cleanMessage        = datasetstest.CleanMessage
+	within              = datasetstest.Within
 )

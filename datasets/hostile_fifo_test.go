@@ -8,21 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
-
-// within runs f, failing the test if it takes more than 10 s (a reader
-// blocked in open(2) would otherwise hang the test binary).
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: still running after 10 s", what)
-	}
-}
 
 // TestNamedPipesAreRefused: a named pipe without a writer where a data
 // file is expected (a LEAF file, one of a LEAF folder's files, an .npz archive, an .npy file in a directory, a CIFAR batch, an

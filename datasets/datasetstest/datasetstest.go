@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/fedlab/fedlab/core"
@@ -282,5 +283,18 @@ func CleanMessage(t *testing.T, err error) {
 	}
 	if len(msg) > 2000 {
 		t.Fatalf("error of %d bytes", len(msg))
+	}
+}
+
+// Within runs f, failing the test if it takes more than 10 s (a reader
+// blocked in open(2) would otherwise hang the test binary).
+func Within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: still running after 10 s", what)
 	}
 }

@@ -7,21 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
-
-// within runs f, failing the test if it takes more than 10 s (a reader
-// blocked in open(2) would otherwise hang the test binary).
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: still running after 10 s", what)
-	}
-}
 
 // TestParquetNamedPipeIsRefused: a named pipe without a writer where a
 // Parquet file is expected is refused as not a regular file at once, when

@@ -19,4 +19,5 @@ var (
 	buildNoting         = datasetstest.BuildNoting
 	mustValidate        = datasetstest.MustValidate
 	cleanMessage        = datasetstest.CleanMessage
+	within              = datasetstest.Within
 )
