@@ -263,8 +263,9 @@ func recordSize(t *testing.T, dir, what string, size int64) {
 // checkpoint, or a result, of 1 TiB, more than the ceiling (--max-memory
 // 256MB). The checkpoint is not read and not removed: its run fails (exit
 // status 3) with a message that says so, and a session where it fits
-// resumes from it, with an uninterrupted run's records. The result is not
-// read either: the run is computed again, with the same records.
+// resumes from it, with an uninterrupted run's records; once its file is
+// deleted, the run starts again from round 0. The result is not read
+// either: the run is computed again, with the same records.
 func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -290,6 +291,19 @@ func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 	}
 	if after, err := os.Stat(files[0]); err != nil || after.Size() != info.Size() {
 		t.Fatalf("the checkpoint not read was not kept: %v", err)
+	}
+	if !testing.Short() { // deleting the checkpoint instead: the run starts again from round 0
+		if err := os.CopyFS("deleted", os.DirFS("out")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join("deleted", "checkpoints", filepath.Base(files[0]))); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr = mustCLI(t, 0, "run", "long.lua", "--out", "deleted", "--workers", "1")
+		wantIn(t, "the checkpoint deleted", stderr, ".ckpt: missing (the manifest records it); fedmid (seed 1) starts again from round 0")
+		if read(t, "deleted", "records.csv") != read(t, whole, "records.csv") {
+			t.Errorf("records after starting again differ from the uninterrupted run's")
+		}
 	}
 	recordSize(t, "out", "checkpoints", info.Size()) // where it fits
 	_, stderr = mustCLI(t, 0, "run", "long.lua", "--out", "out", "--workers", "1")

@@ -97,7 +97,8 @@ func (c checkpoints) Resume(j *experiment.Job) ([]byte, time.Duration, error) {
 }
 
 // beyondCeiling is the error of job j's recorded checkpoint when its
-// size passes the memory ceiling; nil when it fits or there is none.
+// size passes the memory ceiling; nil when it fits, when there is none,
+// and when its file is gone.
 func (d *Dir) beyondCeiling(j *experiment.Job) error {
 	d.mu.Lock()
 	rec := d.m.Checkpoints[j.Key]
@@ -106,6 +107,9 @@ func (d *Dir) beyondCeiling(j *experiment.Job) error {
 		return nil
 	}
 	name := checkpointPath(j.Key, rec.Rounds)
+	if _, err := os.Lstat(filepath.Join(d.path, filepath.FromSlash(name))); errors.Is(err, fs.ErrNotExist) {
+		return nil // deleted: verified says so, and the run starts again from round 0
+	}
 	if problem := d.tooLarge(name, rec.Size); problem != "" {
 		return fmt.Errorf("%s; kept: a session with a larger --max-memory resumes %s (seed %d) from it, after round %d of %d (delete %s to run it again from round 0)",
 			problem, j.Label, j.Seed, rec.Rounds, j.Settings.Rounds, filepath.Join(d.path, filepath.FromSlash(name)))
@@ -129,6 +133,9 @@ func (d *Dir) verified(key string) (b []byte, rec *CheckpointSum, path, problem 
 		return nil, nil, "", filepath.Join(d.path, filepath.FromSlash(files[0])) + ": the manifest records no checksum of it (written by a session that ended before recording it)"
 	}
 	path = filepath.Join(d.path, filepath.FromSlash(checkpointPath(key, rec.Rounds)))
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, rec, path, fmt.Sprintf("%s: missing (the manifest records it)", path)
+	}
 	if problem := d.tooLarge(checkpointPath(key, rec.Rounds), rec.Size); problem != "" {
 		return nil, rec, path, problem
 	}
