@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -133,3 +134,16 @@ var (
 	testRuns = experimenttest.Runs
 	sweepRun = experimenttest.SweepRun
 )
+
+// TestATableOfRunsThatAllFailedSaysWhy: runs that failed before measuring
+// anything give no table; the error says how many failed and the first's
+// error, escaped for the terminal.
+func TestATableOfRunsThatAllFailedSaysWhy(t *testing.T) {
+	failed := experiment.Run{Label: "fedmid", Seed: 1, Result: &core.Result{Status: core.Failed, Err: "its checkpoint\x1b[2J is kept"}}
+	done := experiment.Run{Label: "fedavg", Seed: 1, Result: &core.Result{Status: core.Done}}
+	err := Table(io.Discard, []experiment.Run{failed, done}, TableOptions{})
+	want := `the runs measured no metrics: 1 of 2 failed (fedmid seed 1: "its checkpoint\x1b[2J is kept")`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

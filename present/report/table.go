@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedlab/fedlab/core"
 	"github.com/fedlab/fedlab/experiment"
+	"github.com/fedlab/fedlab/internal/escape"
 	metricsPkg "github.com/fedlab/fedlab/metrics"
 	"github.com/fedlab/fedlab/registry"
 )
@@ -197,7 +199,7 @@ func chooseMetrics(runs []experiment.Run, want []string) ([]string, error) {
 	have := experiment.MetricNames(runs)
 	if len(want) == 0 {
 		if len(have) == 0 {
-			return nil, fmt.Errorf("the runs measured no metrics")
+			return nil, fmt.Errorf("the runs measured no metrics%s", failures(runs))
 		}
 		return have, nil
 	}
@@ -207,6 +209,22 @@ func chooseMetrics(runs []experiment.Run, want []string) ([]string, error) {
 		}
 	}
 	return want, nil
+}
+
+// failures says how many of runs failed and why the first did (its
+// error, escaped for a terminal line); "" if none failed.
+func failures(runs []experiment.Run) string {
+	var failed []experiment.Run
+	for _, r := range runs {
+		if r.Result != nil && r.Result.Status == core.Failed {
+			failed = append(failed, r)
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	f := failed[0]
+	return fmt.Sprintf(": %d of %d failed (%s seed %d: %s)", len(failed), len(runs), escape.Line(f.Label), f.Seed, escape.Line(f.Result.Err))
 }
 
 // byLabel groups runs by name (label, and configuration for sweep runs)
