@@ -231,6 +231,9 @@ func TestACompletedHalvingSweepLeavesNoCheckpointsFolder(t *testing.T) {
 		entries, _ := os.ReadDir(completed)
 		t.Errorf("%s is left after the sweep completed (%v, %d entries)", completed, err, len(entries))
 	}
+	if testing.Short() {
+		t.Skip("-short: TestSuccessiveHalving runs this sweep with --keep-checkpoints (its --workers 2 run) and checks that its checkpoints are kept")
+	}
 	mustCLI(t, 0, "run", script, "--out", "k", "--quiet", "--keep-checkpoints")
 	if entries, err := os.ReadDir(filepath.Join("k", "checkpoints")); err != nil || len(entries) == 0 {
 		t.Errorf("--keep-checkpoints: k/checkpoints holds %d files (%v)", len(entries), err)
