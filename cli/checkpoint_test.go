@@ -59,6 +59,16 @@ func longScript() string {
 	return strings.ReplaceAll(longScriptTemplate, "ROUNDS", itoa(longRounds()))
 }
 
+// shortOneWorker is --workers 1 under -short (the least CPU for the time
+// a timed-out session runs; records do not depend on --workers), nothing
+// (the default workers) in the full suite.
+func shortOneWorker() []string {
+	if testing.Short() {
+		return []string{"--workers", "1"}
+	}
+	return nil
+}
+
 // wholeRuns are uninterrupted runs made once per test binary by
 // uninterrupted, in a directory TestMain removes.
 var wholeRuns struct {
@@ -179,7 +189,7 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	stderr := interruptAfterARound(t, out, "run", script, "--out", out, "--quiet", "--checkpoint-every", "0", "--workers", "1")
+	stderr := interruptAfterARound(t, out, append([]string{"run", script, "--out", out, "--quiet", "--checkpoint-every", "0"}, shortOneWorker()...)...)
 	if strings.Contains(stderr, "checkpointed") {
 		t.Fatalf("stderr:\n%s", stderr)
 	}

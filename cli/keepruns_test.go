@@ -275,7 +275,7 @@ func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := wholeLongRun(t)
-	interruptAfterARound(t, "out", "run", "long.lua", "--out", "out", "--quiet", "--workers", "1")
+	interruptAfterARound(t, "out", append([]string{"run", "long.lua", "--out", "out", "--quiet"}, shortOneWorker()...)...)
 	files, _ := filepath.Glob(filepath.Join("out", "checkpoints", "*.ckpt"))
 	if len(files) != 1 {
 		t.Fatalf("checkpoints after the interruption: %v", files)
