@@ -26,22 +26,48 @@ func fullManifest(t *testing.T, dir string) *rundir.Manifest {
 	return m
 }
 
-// longScript is one run of ROUNDS rounds (100,000 take about a second);
-// STAGES makes it a two-stage pipeline; CHECKPOINT_ROUNDS sets the run
-// setting checkpoint_rounds.
-const longScript = `local data = fedlab.data.lasso{ variant = "custom", dim = 20, support = 4, clients = 6, samples = 20, seed = 1 }
+// longScriptTemplate is one run of ROUNDS rounds (100,000 take about
+// half a second on one worker); the script argument stages makes it a
+// two-stage pipeline (ROUNDS, then 5,000 more); checkpoint_rounds sets the
+// run setting checkpoint_rounds.
+const longScriptTemplate = `local data = fedlab.data.lasso{ variant = "custom", dim = 20, support = 4, clients = 6, samples = 20, seed = 1 }
 local problem = fedlab.problem{ data = data, loss = fedlab.loss.squared{ half = false }, reg = fedlab.reg.l1{ lambda = 0.05 } }
 local settings = { problem = problem, clients_per_round = 3, batch = 5, epochs = 1, eval_every = 5000, seeds = { 1 }, metrics = { "objective" } }
 if fedlab.args.checkpoint_rounds then settings.checkpoint_rounds = tonumber(fedlab.args.checkpoint_rounds) end
 if fedlab.args.stages then
-  settings[1] = { algo = fedlab.algo.fedmid{ eta_c = 0.01 }, rounds = 100000 }
+  settings[1] = { algo = fedlab.algo.fedmid{ eta_c = 0.01 }, rounds = ROUNDS }
   settings[2] = { rounds = 5000 }
   fedlab.stages(settings)
 else
-  settings.rounds, settings.algorithms = 100000, { fedlab.algo.fedmid{ eta_c = 0.01 } }
+  settings.rounds, settings.algorithms = ROUNDS, { fedlab.algo.fedmid{ eta_c = 0.01 } }
   fedlab.compare(settings)
 end
 `
+
+// longRounds is the rounds of longScript's run: 100,000, or 50,000 under
+// -short (about 0.25 s on one worker), still several times what the
+// interrupting tests let run before they stop it.
+func longRounds() int {
+	if testing.Short() {
+		return 50000
+	}
+	return 100000
+}
+
+// longScript is longScriptTemplate with longRounds rounds.
+func longScript() string {
+	return strings.ReplaceAll(longScriptTemplate, "ROUNDS", itoa(longRounds()))
+}
+
+// shortOneWorker is --workers 1 under -short (the least CPU for the time
+// a timed-out session runs; records do not depend on --workers), nothing
+// (the default workers) in the full suite.
+func shortOneWorker() []string {
+	if testing.Short() {
+		return []string{"--workers", "1"}
+	}
+	return nil
+}
 
 // wholeRuns are uninterrupted runs made once per test binary by
 // uninterrupted, in a directory TestMain removes.
@@ -101,7 +127,7 @@ func uninterruptedRun(t *testing.T, name, src string, args ...string) wholeRun {
 // not depend on --workers).
 func wholeLongRun(t *testing.T) string {
 	t.Helper()
-	return uninterrupted(t, "long.lua", longScript, "--keep-checkpoints", "--workers", "1")
+	return uninterrupted(t, "long.lua", longScript(), "--keep-checkpoints", "--workers", "1")
 }
 
 // interruptAfterARound runs fedlab with args under a --timeout that stops
@@ -109,13 +135,20 @@ func wholeLongRun(t *testing.T) string {
 // its stderr. On a loaded machine the script may not reach its first round
 // within the first timeout (no checkpoint is written then), so the session
 // is tried again in a new out with a longer one; it fails the test if no
-// timeout leaves a checkpoint.
+// timeout leaves a checkpoint. The first timeout is about a fifth of the
+// run's time on an idle machine (80 ms of -short's 50,000 rounds); start-up
+// takes a few milliseconds, so a timeout doubled after one that came before
+// the first round still stops the run long before its end.
 func interruptAfterARound(t *testing.T, out string, args ...string) string {
 	t.Helper()
 	const saved = "1 planned runs did not complete (1 saved a checkpoint to continue from)\n"
 	var code int
 	var stderr string
-	for _, timeout := range []string{"300ms", "600ms", "1200ms", "2400ms"} {
+	timeouts := []string{"300ms", "600ms", "1200ms", "2400ms"}
+	if testing.Short() {
+		timeouts = []string{"80ms", "160ms", "320ms", "640ms", "1280ms", "2560ms"}
+	}
+	for _, timeout := range timeouts {
 		if err := os.RemoveAll(out); err != nil {
 			t.Fatal(err)
 		}
@@ -152,11 +185,11 @@ func checkpointedARound(t *testing.T, out string) bool {
 func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
-	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(longScript()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	stderr := interruptAfterARound(t, out, "run", script, "--out", out, "--quiet", "--checkpoint-every", "0")
+	stderr := interruptAfterARound(t, out, append([]string{"run", script, "--out", out, "--quiet", "--checkpoint-every", "0"}, shortOneWorker()...)...)
 	if strings.Contains(stderr, "checkpointed") {
 		t.Fatalf("stderr:\n%s", stderr)
 	}
@@ -169,18 +202,18 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		rounds = c.Rounds
 	}
 	code, table, _ := runCLI("table", out)
-	if want := fmt.Sprintf("; in progress: fedmid seed 1 at round %d of 100000]: no run completed, no table\n", rounds); code != 0 || !strings.HasSuffix(table, want) {
+	if want := fmt.Sprintf("; in progress: fedmid seed 1 at round %d of %d]: no run completed, no table\n", rounds, longRounds()); code != 0 || !strings.HasSuffix(table, want) {
 		t.Errorf("fedlab table of the unfinished directory: exit %d\n%s\nwant it to end %q", code, table, want)
 	}
 	code, _, stderr = runCLI("plot", out)
-	if want := fmt.Sprintf("fedlab: note: call 1 (long.lua:11 fedlab.compare): 1 of 1 runs pending, no figure: left to other shards or not run yet; in progress: fedmid seed 1 at round %d of 100000\n"+
-		"fedlab: %s: no run completed, nothing to draw\n", rounds, out); code != 1 || stderr != want {
+	if want := fmt.Sprintf("fedlab: note: call 1 (long.lua:11 fedlab.compare): 1 of 1 runs pending, no figure: left to other shards or not run yet; in progress: fedmid seed 1 at round %d of %d\n"+
+		"fedlab: %s: no run completed, nothing to draw\n", rounds, longRounds(), out); code != 1 || stderr != want {
 		t.Errorf("fedlab plot of the unfinished directory: exit %d\n%s\nwant\n%s", code, stderr, want)
 	}
 	merged := filepath.Join(dir, "merged")
 	code, _, stderr = runCLI("merge", out, "--out", merged)
 	if want := fmt.Sprintf("fedlab: merged 1 directories into %s: 1 runs, 1 pending (run the script with --out %s to complete them)\n"+
-		"fedlab: 1 pending runs continue from their checkpoints, kept in %s: fedmid seed 1 at round %d of 100000\n", merged, merged, merged, rounds); code != 0 || stderr != want {
+		"fedlab: 1 pending runs continue from their checkpoints, kept in %s: fedmid seed 1 at round %d of %d\n", merged, merged, merged, rounds, longRounds()); code != 0 || stderr != want {
 		t.Errorf("fedlab merge of the unfinished directory: exit %d\n%s\nwant\n%s", code, stderr, want)
 	}
 	page := filepath.Join(dir, "report.html")
@@ -188,11 +221,11 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		t.Fatalf("fedlab report of the unfinished directory: exit %d, %s", code, stderr)
 	}
 	if want := fmt.Sprintf(`<p class="bad">1 of 1 runs pending: left to other shards or not run yet; in progress, each continued from its checkpoint by the next fedlab run of the script into this directory:</p>
-<ul><li>fedmid seed 1 at round %d of 100000</li></ul>`, rounds); !strings.Contains(read(t, dir, "report.html"), want) {
+<ul><li>fedmid seed 1 at round %d of %d</li></ul>`, rounds, longRounds()); !strings.Contains(read(t, dir, "report.html"), want) {
 		t.Errorf("the report does not say how far the run got:\n%s", want)
 	}
 	code, _, stderr = runCLI("run", script, "--out", out, "--quiet", "--workers", "1")
-	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of 100000\n$`).FindStringSubmatch(stderr)
+	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming fedmid \(seed 1\) after round ([0-9]+) of ` + itoa(longRounds()) + `\n$`).FindStringSubmatch(stderr)
 	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] == "0" {
 		t.Fatalf("resume: exit %d, stderr:\n%s", code, stderr)
 	}
@@ -207,8 +240,8 @@ func TestATimedOutRunContinuesFromItsCheckpoint(t *testing.T) {
 		t.Errorf("records.csv of the resumed run differs from the uninterrupted run's")
 	}
 	for key, c := range fullManifest(t, whole).Checkpoints {
-		if c.Rounds != 100000 {
-			t.Errorf("kept checkpoint of %s after round %d, want 100000", key, c.Rounds)
+		if c.Rounds != longRounds() {
+			t.Errorf("kept checkpoint of %s after round %d, want %d", key, c.Rounds, longRounds())
 		}
 	}
 }
@@ -247,7 +280,7 @@ func TestATimedOutPipelineContinuesFromItsCheckpoint(t *testing.T) {
 	}
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
-	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(longScript()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
@@ -257,7 +290,7 @@ func TestATimedOutPipelineContinuesFromItsCheckpoint(t *testing.T) {
 		rounds = c.Rounds
 	}
 	code, _, stderr := runCLI("run", script, "--out", out, "--quiet", "--set", "stages=true")
-	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming stages \(seed 1\) after round ([0-9]+) of 105000\n$`).FindStringSubmatch(stderr)
+	resumed := regexp.MustCompile(`^fedlab: ` + regexp.QuoteMeta(filepath.Join(out, "checkpoints")) + `/[0-9a-f]{16}\.([0-9]+)\.ckpt: resuming stages \(seed 1\) after round ([0-9]+) of ` + itoa(longRounds()+5000) + `\n$`).FindStringSubmatch(stderr)
 	if code != 0 || resumed == nil || resumed[1] != resumed[2] || resumed[1] != fmt.Sprint(rounds) || rounds == 0 {
 		t.Fatalf("resume: exit %d, stderr:\n%s", code, stderr)
 	}
@@ -276,7 +309,7 @@ func TestATimedOutPipelineContinuesFromItsCheckpoint(t *testing.T) {
 func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
-	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(longScript()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
@@ -301,7 +334,7 @@ func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 		rounds = c.Rounds
 	}
 	code, _, errs := runCLI("run", script, "--out", out, "--quiet", "--workers", "1")
-	want := fmt.Sprintf("resuming fedmid (seed 1) after round %d of 100000\n", rounds)
+	want := fmt.Sprintf("resuming fedmid (seed 1) after round %d of %d\n", rounds, longRounds())
 	if code != 0 || rounds == 0 || !strings.Contains(errs, want) {
 		t.Fatalf("resume: exit %d, stderr:\n%s\nwant it to contain %q", code, errs, want)
 	}
@@ -316,7 +349,7 @@ func TestAKilledRunLosesOnlyTheRoundsSinceItsLastCheckpoint(t *testing.T) {
 func TestCheckpointRoundsSavesAtMultiplesOfN(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "long.lua")
-	if err := os.WriteFile(script, []byte(longScript), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(longScript()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")

@@ -192,10 +192,15 @@ func TestSuccessiveHalving(t *testing.T) {
 		}
 	}
 
-	// workers and shards do not change the outcome
+	// workers and shards do not change the outcome; --keep-checkpoints
+	// keeps the completed sweep's checkpoints (TestACompletedHalvingSweepLeavesNoCheckpointsFolder
+	// checks that they are removed without it)
 	h2 := filepath.Join(dir, "halving2")
-	if out := mustRunCLI(t, "run", script, "--out", h2, "--quiet", "--workers", "2"); out != hOut {
+	if out := mustRunCLI(t, "run", script, "--out", h2, "--quiet", "--workers", "2", "--keep-checkpoints"); out != hOut {
 		t.Errorf("--workers 2 selects otherwise:\n%s\n--workers 1:\n%s", out, hOut)
+	}
+	if entries, err := os.ReadDir(filepath.Join(h2, "checkpoints")); err != nil || len(entries) == 0 {
+		t.Errorf("--keep-checkpoints: %s/checkpoints holds %d files (%v)", h2, len(entries), err)
 	}
 	s0, s1, merged := filepath.Join(dir, "s0"), filepath.Join(dir, "s1"), filepath.Join(dir, "merged")
 	for _, shard := range []struct{ out, spec string }{{s0, "0/2"}, {s1, "1/2"}} {

@@ -231,6 +231,9 @@ func TestACompletedHalvingSweepLeavesNoCheckpointsFolder(t *testing.T) {
 		entries, _ := os.ReadDir(completed)
 		t.Errorf("%s is left after the sweep completed (%v, %d entries)", completed, err, len(entries))
 	}
+	if testing.Short() {
+		t.Skip("-short: TestSuccessiveHalving runs this sweep with --keep-checkpoints (its --workers 2 run) and checks that its checkpoints are kept")
+	}
 	mustCLI(t, 0, "run", script, "--out", "k", "--quiet", "--keep-checkpoints")
 	if entries, err := os.ReadDir(filepath.Join("k", "checkpoints")); err != nil || len(entries) == 0 {
 		t.Errorf("--keep-checkpoints: k/checkpoints holds %d files (%v)", len(entries), err)
@@ -269,11 +272,11 @@ func recordSize(t *testing.T, dir, what string, size int64) {
 func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	if err := os.WriteFile("long.lua", []byte(longScript), 0o644); err != nil {
+	if err := os.WriteFile("long.lua", []byte(longScript()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	whole := wholeLongRun(t)
-	interruptAfterARound(t, "out", "run", "long.lua", "--out", "out", "--quiet")
+	interruptAfterARound(t, "out", append([]string{"run", "long.lua", "--out", "out", "--quiet"}, shortOneWorker()...)...)
 	files, _ := filepath.Glob(filepath.Join("out", "checkpoints", "*.ckpt"))
 	if len(files) != 1 {
 		t.Fatalf("checkpoints after the interruption: %v", files)
@@ -284,7 +287,7 @@ func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 	}
 	recordSize(t, "out", "checkpoints", 1<<40)
 	_, stderr := mustCLI(t, exitRunsFailed, "run", "long.lua", "--out", "out", "--max-memory", "256MB", "--quiet")
-	notice := regexp.MustCompile(`out/checkpoints/[0-9a-f]{16}\.([0-9]+)\.ckpt \(its size as the manifest records it\) needs about 1.0 TiB of memory, more than 256.0 MiB \(--max-memory\); not read; kept: a session with a larger --max-memory resumes fedmid \(seed 1\) from it, after round ([0-9]+) of 100000 \(delete out/checkpoints/[0-9a-f]{16}\.([0-9]+)\.ckpt to run it again from round 0\)`)
+	notice := regexp.MustCompile(`out/checkpoints/[0-9a-f]{16}\.([0-9]+)\.ckpt \(its size as the manifest records it\) needs about 1.0 TiB of memory, more than 256.0 MiB \(--max-memory\); not read; kept: a session with a larger --max-memory resumes fedmid \(seed 1\) from it, after round ([0-9]+) of ` + itoa(longRounds()) + ` \(delete out/checkpoints/[0-9a-f]{16}\.([0-9]+)\.ckpt to run it again from round 0\)`)
 	m := notice.FindStringSubmatch(stderr)
 	if m == nil || m[1] != m[2] || m[2] != m[3] || !strings.Contains(stderr, "1 run failed") {
 		t.Fatalf("a checkpoint recorded as 1 TiB:\n%s", stderr)
@@ -307,7 +310,7 @@ func TestAStoredFileLargerThanTheCeilingIsNotRead(t *testing.T) {
 	}
 	recordSize(t, "out", "checkpoints", info.Size()) // where it fits
 	_, stderr = mustCLI(t, 0, "run", "long.lua", "--out", "out", "--workers", "1")
-	wantIn(t, "the session where it fits", stderr, ": resuming fedmid (seed 1) after round "+m[2]+" of 100000")
+	wantIn(t, "the session where it fits", stderr, ": resuming fedmid (seed 1) after round "+m[2]+" of "+itoa(longRounds()))
 	if read(t, "out", "records.csv") != read(t, whole, "records.csv") {
 		t.Errorf("records after resuming differ from the uninterrupted run's")
 	}
