@@ -189,8 +189,8 @@ type ConvPixels struct{ N, H, W, SS, YS, XS int }
 
 // ConvSlack is the number of floats AddGrad may read past the last patch
 // row of the input (and past any patch row, inside the input): the kernels
-// read whole tiles of 12 or 6 patch positions. The values read there do
-// not change the result.
+// read whole tiles of 12 or 6 patch positions, or 8 floats from a patch
+// row's start. The values read there do not change the result.
 const ConvSlack = 12
 
 // AddGrad adds to gw (cout rows of kh·rl weights) the kernel gradient of
@@ -230,6 +230,9 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	case ks.gradZ16 != nil:
 		q = 12
 	}
+	if cw == 8 && ks.grad8x30 != nil && rl <= 6 && kh >= 5 && (kh+4)/5*30 <= (kh+1)/2*12 {
+		q = 30 // tiles of five kernel rows, where they compute fewer positions than tiles of two (kh = 5: 30 rather than 36)
+	}
 	c.gradTiles(kh, rl, line, q, cw)
 	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
 	if n := blocks * nt * tile; len(c.s) < n {
@@ -258,6 +261,8 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 				for _, u := range c.runs {
 					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
 					switch {
+					case q == 30:
+						ks.grad8x30(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st, u.rows, skip)
 					case cw == 8:
 						ks.grad8(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st, u.rows, skip)
 					case q == 12:
@@ -283,14 +288,16 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 type convRun struct{ r, n, rows, at int }
 
 // convTile is a tile of q patch positions of AddGrad's kernels: positions
-// 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6.
+// 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6
+// (and with thirty positions, 6i + p at off + i·rowoff + p).
 type convTile struct{ off, rowoff int }
 
 // gradTiles sets c.tiles to tiles of q positions covering a patch of kh
 // rows of rl values, line floats apart, c.owner[i·rl + t] to the index
 // (tile · q + position) of the first tile position holding (i, t) and
 // c.ownerAt to those indices times cw, the channels of a tile position. With
-// twelve positions, rows of at most six values go two rows to a tile;
+// thirty positions, rows of at most six values go five rows to a tile; with
+// twelve, two rows to a tile;
 // otherwise a tile is q consecutive values of a row, the last one flush
 // with the row's end (overlapping the one before) where the row is long
 // enough. Positions past a row's rl values are read but unused.
@@ -314,6 +321,18 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 		if t < rl && c.owner[i*rl+t] < 0 {
 			c.owner[i*rl+t] = int32(at)
 		}
+	}
+	if q == 30 { // five kernel rows of six positions, the last tile flush with the last row
+		for i0 := 0; i0 < kh; i0 += 5 {
+			i := min(i0, kh-5)
+			for r := range 5 {
+				for p := range 6 {
+					claim(i+r, p, len(c.tiles)*q+6*r+p)
+				}
+			}
+			c.tiles = append(c.tiles, convTile{i * line, line})
+		}
+		return
 	}
 	if q == 12 && rl <= 6 && kh >= 2 {
 		for i0 := 0; i0 < kh; i0 += 2 {
