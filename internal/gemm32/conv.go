@@ -12,7 +12,8 @@ import "fmt"
 // in the plain Go kernel). The assembly kernels compute twelve output
 // pixels of at most eight channels at once, or with AVX2 six pixels of
 // sixteen channels, with AVX-512 eight pixels of sixteen or six of
-// thirty-two. AddGrad computes the kernel gradient the same way, as Do
+// thirty-two, and sixteen pixels of at most eight channels where the
+// patches are one float apart (one input channel). AddGrad computes the kernel gradient the same way, as Do
 // does from the im2col matrix. A Conv owns its packed kernel and scratch
 // buffers, so it does not allocate after its first calls of a given shape;
 // it is not safe for concurrent use.
@@ -115,6 +116,11 @@ func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ld
 	// Each call computes r pixels; the last may recompute pixels of the one
 	// before (the same values) so that every call is whole.
 	switch {
+	case c.cw == 8 && xs == 1 && n >= 16 && ks.convZ8x16 != nil: // sixteen pixels a call, the last flush with the row's end
+		for x0 := 0; x0 < n; x0 += 16 {
+			x := min(x0, n-16)
+			ks.convZ8x16(kh, kc, &src[x], line, &c.w[0], &out[x*ldo], ldo, 1<<c.cout-1)
+		}
 	case c.cw == 8:
 		x0 := 0
 		if ks.convZ8 != nil { // eighteen pixels a call while as many are left, then twelve

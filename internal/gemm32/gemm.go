@@ -67,6 +67,9 @@ type kernelSet struct {
 	convZ16 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	convZ10 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	convZ32 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
+	// convZ8x16 computes 16 pixels of at most 8 channels of a row whose
+	// patches are one float apart (AVX-512); nil where the set has none.
+	convZ8x16 func(kh, kc int, src *float32, line int, w *float32, dst *float32, ldd int, mask int)
 	// grad8, grad16 and gradZ16 add pixels' terms to a tile of a direct
 	// convolution's kernel gradient (Conv.AddGrad): 12 patch positions of
 	// at most 8 channels (AVX2, or AVX-512 two positions to a register), 6

@@ -13,7 +13,7 @@ func kernelSets() []kernelSet {
 			wide := avx2
 			wide.name, wide.wide, wide.wideDirect = "avx512", kernelWideAVX512, kernelWideDirectAVX512
 			wide.convZ8, wide.convZ16, wide.convZ32, wide.gradZ16 = convRow18x8AVX512, convRow8x16AVX512, convRow6x32AVX512, convGrad12x16AVX512
-			wide.grad8, wide.convZ10, wide.grad8x30 = convGrad12x8AVX512, convRow10x16AVX512, convGrad30x8AVX512
+			wide.grad8, wide.convZ10, wide.grad8x30, wide.convZ8x16 = convGrad12x8AVX512, convRow10x16AVX512, convGrad30x8AVX512, convRow16x8AVX512
 			sets = append(sets, wide)
 		}
 		sets = append(sets, avx2)
@@ -111,3 +111,10 @@ func convRow10x16AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst 
 //
 //go:noescape
 func convGrad30x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
+
+// convRow16x8AVX512 computes sixteen pixels of at most eight channels of
+// a direct convolution's row of one input channel (consecutive patches),
+// two pixels to a register (conv_amd64.s).
+//
+//go:noescape
+func convRow16x8AVX512(kh, kc int, src *float32, line int, w *float32, dst *float32, ldd int, mask int)
