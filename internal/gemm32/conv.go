@@ -239,6 +239,11 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	if cw == 8 && ks.grad8x30 != nil && rl <= 6 && kh >= 5 && (kh+4)/5*30 <= (kh+1)/2*12 {
 		q = 30 // tiles of five kernel rows, where they compute fewer positions than tiles of two (kh = 5: 30 rather than 36)
 	}
+	if cw == 16 && q == 12 && ks.gradZ15 != nil {
+		if n, _ := tiles15(kh, rl); n > 0 && n <= tiles12(kh, rl) {
+			q = 15 // tiles of fifteen positions, where they compute no more than tiles of twelve
+		}
+	}
 	c.gradTiles(kh, rl, line, q, cw)
 	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
 	if n := blocks * nt * tile; len(c.s) < n {
@@ -267,6 +272,8 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 				for _, u := range c.runs {
 					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
 					switch {
+					case q == 15:
+						ks.gradZ15(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st, u.rows, skip)
 					case q == 30:
 						ks.grad8x30(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st, u.rows, skip)
 					case cw == 8:
@@ -295,7 +302,8 @@ type convRun struct{ r, n, rows, at int }
 
 // convTile is a tile of q patch positions of AddGrad's kernels: positions
 // 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6
-// (and with thirty positions, 6i + p at off + i·rowoff + p).
+// (with thirty positions, 6i + p at off + i·rowoff + p; with fifteen,
+// 5g + p at off + g·rowoff + p).
 type convTile struct{ off, rowoff int }
 
 // gradTiles sets c.tiles to tiles of q positions covering a patch of kh
@@ -303,7 +311,8 @@ type convTile struct{ off, rowoff int }
 // (tile · q + position) of the first tile position holding (i, t) and
 // c.ownerAt to those indices times cw, the channels of a tile position. With
 // thirty positions, rows of at most six values go five rows to a tile; with
-// twelve, two rows to a tile;
+// fifteen, three rows of five values or fifteen values of a row (tiles15);
+// with twelve, rows of at most six values go two rows to a tile;
 // otherwise a tile is q consecutive values of a row, the last one flush
 // with the row's end (overlapping the one before) where the row is long
 // enough. Positions past a row's rl values are read but unused.
@@ -327,6 +336,33 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 		if t < rl && c.owner[i*rl+t] < 0 {
 			c.owner[i*rl+t] = int32(at)
 		}
+	}
+	if q == 15 {
+		if _, rows := tiles15(kh, rl); !rows { // fifteen consecutive values of a row, the last tile flush with the row's end
+			for i := range kh {
+				for j := 0; j*15 < rl; j++ {
+					t0 := min(j*15, rl-15)
+					for p := range 15 {
+						claim(i, t0+p, len(c.tiles)*q+p)
+					}
+					c.tiles = append(c.tiles, convTile{i*line + t0, 5})
+				}
+			}
+			return
+		}
+		for i0 := 0; i0 < kh; i0 += 3 { // three kernel rows of five values, the last tiles flush with the last row and the rows' end
+			i := min(i0, kh-3)
+			for j := 0; j*5 < rl; j++ {
+				t0 := min(j*5, max(0, rl-5))
+				for g := range 3 {
+					for p := range 5 {
+						claim(i+g, t0+p, len(c.tiles)*q+5*g+p)
+					}
+				}
+				c.tiles = append(c.tiles, convTile{i*line + t0, line})
+			}
+		}
+		return
 	}
 	if q == 30 { // five kernel rows of six positions, the last tile flush with the last row
 		for i0 := 0; i0 < kh; i0 += 5 {
@@ -360,6 +396,33 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 			c.tiles = append(c.tiles, convTile{i*line + t0, 6})
 		}
 	}
+}
+
+// tiles12 is the number of patch positions the tiles of twelve compute for
+// a patch of kh rows of rl values.
+func tiles12(kh, rl int) int {
+	if rl <= 6 && kh >= 2 {
+		return (kh + 1) / 2 * 12
+	}
+	return kh * ((rl + 11) / 12) * 12
+}
+
+// tiles15 is the number of patch positions the tiles of fifteen compute
+// for a patch of kh rows of rl values (0 where they do not fit) and
+// whether they take three kernel rows of five values (rows) rather than
+// fifteen consecutive values of a row: the way that computes fewer.
+func tiles15(kh, rl int) (n int, rows bool) {
+	along, across := 0, 0
+	if rl >= 15 {
+		along = kh * ((rl + 14) / 15) * 15
+	}
+	if kh >= 3 {
+		across = (kh + 2) / 3 * ((rl + 4) / 5) * 15
+	}
+	if across > 0 && (along == 0 || across < along) {
+		return across, true
+	}
+	return along, false
 }
 
 // addGradGo is AddGrad with the plain Go kernel's arithmetic (rounded

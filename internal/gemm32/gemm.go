@@ -82,6 +82,9 @@ type kernelSet struct {
 	// grad8x30 is grad8 for 30 patch positions, five kernel rows of six
 	// (AVX-512, two positions to a register); nil where the set has none.
 	grad8x30 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
+	// gradZ15 is gradZ16 for 15 patch positions, three groups of five
+	// (AVX-512); nil where the set has none.
+	gradZ15 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.
