@@ -12,7 +12,8 @@ import "fmt"
 // in the plain Go kernel). The assembly kernels compute twelve output
 // pixels of at most eight channels at once, or with AVX2 six pixels of
 // sixteen channels, with AVX-512 eight pixels of sixteen or six of
-// thirty-two. AddGrad computes the kernel gradient the same way, as Do
+// thirty-two, and sixteen pixels of at most eight channels where the
+// patches are one float apart (one input channel). AddGrad computes the kernel gradient the same way, as Do
 // does from the im2col matrix. A Conv owns its packed kernel and scratch
 // buffers, so it does not allocate after its first calls of a given shape;
 // it is not safe for concurrent use.
@@ -115,6 +116,11 @@ func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ld
 	// Each call computes r pixels; the last may recompute pixels of the one
 	// before (the same values) so that every call is whole.
 	switch {
+	case c.cw == 8 && xs == 1 && n >= 16 && ks.convZ8x16 != nil: // sixteen pixels a call, the last flush with the row's end
+		for x0 := 0; x0 < n; x0 += 16 {
+			x := min(x0, n-16)
+			ks.convZ8x16(kh, kc, &src[x], line, &c.w[0], &out[x*ldo], ldo, 1<<c.cout-1)
+		}
 	case c.cw == 8:
 		x0 := 0
 		if ks.convZ8 != nil { // eighteen pixels a call while as many are left, then twelve
@@ -189,8 +195,8 @@ type ConvPixels struct{ N, H, W, SS, YS, XS int }
 
 // ConvSlack is the number of floats AddGrad may read past the last patch
 // row of the input (and past any patch row, inside the input): the kernels
-// read whole tiles of 12 or 6 patch positions. The values read there do
-// not change the result.
+// read whole tiles of 12 or 6 patch positions, or 8 floats from a patch
+// row's start. The values read there do not change the result.
 const ConvSlack = 12
 
 // AddGrad adds to gw (cout rows of kh·rl weights) the kernel gradient of
@@ -230,6 +236,14 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	case ks.gradZ16 != nil:
 		q = 12
 	}
+	if cw == 8 && ks.grad8x30 != nil && rl <= 6 && kh >= 5 && (kh+4)/5*30 <= (kh+1)/2*12 {
+		q = 30 // tiles of five kernel rows, where they compute fewer positions than tiles of two (kh = 5: 30 rather than 36)
+	}
+	if cw == 16 && q == 12 && ks.gradZ15 != nil {
+		if n, _ := tiles15(kh, rl); n > 0 && n <= tiles12(kh, rl) {
+			q = 15 // tiles of fifteen positions, where they compute no more than tiles of twelve
+		}
+	}
 	c.gradTiles(kh, rl, line, q, cw)
 	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
 	if n := blocks * nt * tile; len(c.s) < n {
@@ -258,6 +272,10 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 				for _, u := range c.runs {
 					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
 					switch {
+					case q == 15:
+						ks.gradZ15(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st, u.rows, skip)
+					case q == 30:
+						ks.grad8x30(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st, u.rows, skip)
 					case cw == 8:
 						ks.grad8(u.n, at, px.XS, tl.rowoff, d, ldg, m0, st, u.rows, skip)
 					case q == 12:
@@ -283,14 +301,18 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 type convRun struct{ r, n, rows, at int }
 
 // convTile is a tile of q patch positions of AddGrad's kernels: positions
-// 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6.
+// 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6
+// (with thirty positions, 6i + p at off + i·rowoff + p; with fifteen,
+// 5g + p at off + g·rowoff + p).
 type convTile struct{ off, rowoff int }
 
 // gradTiles sets c.tiles to tiles of q positions covering a patch of kh
 // rows of rl values, line floats apart, c.owner[i·rl + t] to the index
 // (tile · q + position) of the first tile position holding (i, t) and
 // c.ownerAt to those indices times cw, the channels of a tile position. With
-// twelve positions, rows of at most six values go two rows to a tile;
+// thirty positions, rows of at most six values go five rows to a tile; with
+// fifteen, three rows of five values or fifteen values of a row (tiles15);
+// with twelve, rows of at most six values go two rows to a tile;
 // otherwise a tile is q consecutive values of a row, the last one flush
 // with the row's end (overlapping the one before) where the row is long
 // enough. Positions past a row's rl values are read but unused.
@@ -315,6 +337,45 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 			c.owner[i*rl+t] = int32(at)
 		}
 	}
+	if q == 15 {
+		if _, rows := tiles15(kh, rl); !rows { // fifteen consecutive values of a row, the last tile flush with the row's end
+			for i := range kh {
+				for j := 0; j*15 < rl; j++ {
+					t0 := min(j*15, rl-15)
+					for p := range 15 {
+						claim(i, t0+p, len(c.tiles)*q+p)
+					}
+					c.tiles = append(c.tiles, convTile{i*line + t0, 5})
+				}
+			}
+			return
+		}
+		for i0 := 0; i0 < kh; i0 += 3 { // three kernel rows of five values, the last tiles flush with the last row and the rows' end
+			i := min(i0, kh-3)
+			for j := 0; j*5 < rl; j++ {
+				t0 := min(j*5, max(0, rl-5))
+				for g := range 3 {
+					for p := range 5 {
+						claim(i+g, t0+p, len(c.tiles)*q+5*g+p)
+					}
+				}
+				c.tiles = append(c.tiles, convTile{i*line + t0, line})
+			}
+		}
+		return
+	}
+	if q == 30 { // five kernel rows of six positions, the last tile flush with the last row
+		for i0 := 0; i0 < kh; i0 += 5 {
+			i := min(i0, kh-5)
+			for r := range 5 {
+				for p := range 6 {
+					claim(i+r, p, len(c.tiles)*q+6*r+p)
+				}
+			}
+			c.tiles = append(c.tiles, convTile{i * line, line})
+		}
+		return
+	}
 	if q == 12 && rl <= 6 && kh >= 2 {
 		for i0 := 0; i0 < kh; i0 += 2 {
 			i := min(i0, kh-2)
@@ -335,6 +396,33 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 			c.tiles = append(c.tiles, convTile{i*line + t0, 6})
 		}
 	}
+}
+
+// tiles12 is the number of patch positions the tiles of twelve compute for
+// a patch of kh rows of rl values.
+func tiles12(kh, rl int) int {
+	if rl <= 6 && kh >= 2 {
+		return (kh + 1) / 2 * 12
+	}
+	return kh * ((rl + 11) / 12) * 12
+}
+
+// tiles15 is the number of patch positions the tiles of fifteen compute
+// for a patch of kh rows of rl values (0 where they do not fit) and
+// whether they take three kernel rows of five values (rows) rather than
+// fifteen consecutive values of a row: the way that computes fewer.
+func tiles15(kh, rl int) (n int, rows bool) {
+	along, across := 0, 0
+	if rl >= 15 {
+		along = kh * ((rl + 14) / 15) * 15
+	}
+	if kh >= 3 {
+		across = (kh + 2) / 3 * ((rl + 4) / 5) * 15
+	}
+	if across > 0 && (along == 0 || across < along) {
+		return across, true
+	}
+	return along, false
 }
 
 // addGradGo is AddGrad with the plain Go kernel's arithmetic (rounded

@@ -67,6 +67,9 @@ type kernelSet struct {
 	convZ16 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	convZ10 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
 	convZ32 func(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask0, mask1 int)
+	// convZ8x16 computes 16 pixels of at most 8 channels of a row whose
+	// patches are one float apart (AVX-512); nil where the set has none.
+	convZ8x16 func(kh, kc int, src *float32, line int, w *float32, dst *float32, ldd int, mask int)
 	// grad8, grad16 and gradZ16 add pixels' terms to a tile of a direct
 	// convolution's kernel gradient (Conv.AddGrad): 12 patch positions of
 	// at most 8 channels (AVX2, or AVX-512 two positions to a register), 6
@@ -76,6 +79,12 @@ type kernelSet struct {
 	grad8   func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
 	grad16  func(n int, src *float32, xs int, dg *float32, ldg int, mask0, mask1 *int32, s *float32, rows, skip int)
 	gradZ16 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
+	// grad8x30 is grad8 for 30 patch positions, five kernel rows of six
+	// (AVX-512, two positions to a register); nil where the set has none.
+	grad8x30 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
+	// gradZ15 is gradZ16 for 15 patch positions, three groups of five
+	// (AVX-512); nil where the set has none.
+	gradZ15 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.

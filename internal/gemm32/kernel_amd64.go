@@ -13,7 +13,7 @@ func kernelSets() []kernelSet {
 			wide := avx2
 			wide.name, wide.wide, wide.wideDirect = "avx512", kernelWideAVX512, kernelWideDirectAVX512
 			wide.convZ8, wide.convZ16, wide.convZ32, wide.gradZ16 = convRow18x8AVX512, convRow8x16AVX512, convRow6x32AVX512, convGrad12x16AVX512
-			wide.grad8, wide.convZ10 = convGrad12x8AVX512, convRow10x16AVX512
+			wide.grad8, wide.convZ10, wide.grad8x30, wide.convZ8x16, wide.gradZ15 = convGrad12x8AVX512, convRow10x16AVX512, convGrad30x8AVX512, convRow16x8AVX512, convGrad15x16AVX512
 			sets = append(sets, wide)
 		}
 		sets = append(sets, avx2)
@@ -105,3 +105,22 @@ func convGrad12x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg in
 //
 //go:noescape
 func convRow10x16AVX512(kh, kc int, src *float32, xs, line int, w *float32, dst *float32, ldd int, mask int)
+
+// convGrad30x8AVX512 is convGrad12x8AVX512 for thirty patch positions,
+// five kernel rows of six (conv_amd64.s).
+//
+//go:noescape
+func convGrad30x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask *int32, s *float32, rows, skip int)
+
+// convRow16x8AVX512 computes sixteen pixels of at most eight channels of
+// a direct convolution's row of one input channel (consecutive patches),
+// two pixels to a register (conv_amd64.s).
+//
+//go:noescape
+func convRow16x8AVX512(kh, kc int, src *float32, line int, w *float32, dst *float32, ldd int, mask int)
+
+// convGrad15x16AVX512 adds n pixels' terms to a 15×16 tile of a kernel
+// gradient (Conv.AddGrad): three groups of five positions (conv_amd64.s).
+//
+//go:noescape
+func convGrad15x16AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
