@@ -29,18 +29,11 @@ func gsub(lim budget.Budget, held func() uint64) lua.LGFunction {
 			return 2
 		}
 		src := []byte(str)
-		var b strings.Builder
+		b := checkedBuilder{check: func(need uint64) error { return fits(lim, held, "string.gsub", need) }}
 		grow := func(piece string) {
-			if b.Len()+len(piece) > b.Cap() {
-				// Grow(k) past the capacity allocates 2·cap + k bytes
-				// (strings.Builder's policy) beside the old buffer, which
-				// held already counts
-				if err := fits(lim, held, "string.gsub", uint64(2*b.Cap()+len(piece))); err != nil {
-					L.RaiseError("%s", err)
-				}
-				b.Grow(len(piece))
+			if err := b.WriteString(piece); err != nil {
+				L.RaiseError("%s", err)
 			}
-			b.WriteString(piece)
 		}
 		count, done := 0, 0 // matches, bytes of str written
 		for sp := 0; sp <= len(src); {
@@ -73,7 +66,7 @@ func gsub(lim budget.Budget, held func() uint64) lua.LGFunction {
 			L.Push(lua.LString(str))
 		} else {
 			grow(str[done:])
-			L.Push(lua.LString(b.String()))
+			L.Push(lua.LString(b.b.String()))
 		}
 		L.Push(lua.LNumber(count))
 		return 2
@@ -169,4 +162,36 @@ func captured(L *lua.LState, m *pm.MatchData, str string, idx int) string {
 		return fmt.Sprint(m.Capture(idx))
 	}
 	return str[m.Capture(idx):m.Capture(idx+1)]
+}
+
+// checkedBuilder is a strings.Builder whose growth is checked before it
+// happens: a write that passes the capacity first gives check the bytes the
+// growth allocates beside the old buffer (strings.Builder asks for twice
+// the capacity plus the piece, which the allocator rounds up: allocation),
+// and is refused if check refuses.
+type checkedBuilder struct {
+	b     strings.Builder
+	check func(need uint64) error
+}
+
+// WriteString appends piece, growing the buffer if check allows it.
+func (c *checkedBuilder) WriteString(piece string) error {
+	if c.b.Len()+len(piece) > c.b.Cap() {
+		if err := c.check(allocation(2*c.b.Cap() + len(piece))); err != nil {
+			return err
+		}
+		c.b.Grow(len(piece))
+	}
+	c.b.WriteString(piece)
+	return nil
+}
+
+// allocation bounds the bytes Go's allocator gives a request of n bytes: a
+// size class of at most 32 KiB, or whole 8 KiB pages above that.
+func allocation(n int) uint64 {
+	const small, page = 32 << 10, 8 << 10
+	if n <= small {
+		return small
+	}
+	return uint64((n + page - 1) &^ (page - 1))
 }
