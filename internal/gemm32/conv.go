@@ -244,6 +244,15 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 			q = 15 // tiles of fifteen positions, where they compute no more than tiles of twelve
 		}
 	}
+	if cout > 16 && q != 6 && ks.gradZ9 != nil {
+		n := tiles12(kh, rl)
+		if q == 15 {
+			n, _ = tiles15(kh, rl)
+		}
+		if n9, _ := tiles9(kh, rl); n9 > 0 && n9*2*((cout+31)/32) < n*((cout+15)/16) {
+			cw, q = 32, 9 // tiles of nine positions and thirty-two channels, where they take fewer FMAs
+		}
+	}
 	c.gradTiles(kh, rl, line, q, cw)
 	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
 	if n := blocks * nt * tile; len(c.s) < n {
@@ -272,6 +281,8 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 				for _, u := range c.runs {
 					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
 					switch {
+					case q == 9:
+						ks.gradZ9(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, 1<<max(0, min(16, left-16))-1, st, u.rows, skip)
 					case q == 15:
 						ks.gradZ15(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st, u.rows, skip)
 					case q == 30:
@@ -337,26 +348,27 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 			c.owner[i*rl+t] = int32(at)
 		}
 	}
-	if q == 15 {
-		if _, rows := tiles15(kh, rl); !rows { // fifteen consecutive values of a row, the last tile flush with the row's end
+	if q == 15 || q == 9 {
+		gs := q / 3 // values in a group
+		if _, rows := tilesOfThree(kh, rl, gs); !rows { // q consecutive values of a row, the last tile flush with the row's end
 			for i := range kh {
-				for j := 0; j*15 < rl; j++ {
-					t0 := min(j*15, rl-15)
-					for p := range 15 {
+				for j := 0; j*q < rl; j++ {
+					t0 := min(j*q, rl-q)
+					for p := range q {
 						claim(i, t0+p, len(c.tiles)*q+p)
 					}
-					c.tiles = append(c.tiles, convTile{i*line + t0, 5})
+					c.tiles = append(c.tiles, convTile{i*line + t0, gs})
 				}
 			}
 			return
 		}
-		for i0 := 0; i0 < kh; i0 += 3 { // three kernel rows of five values, the last tiles flush with the last row and the rows' end
+		for i0 := 0; i0 < kh; i0 += 3 { // three kernel rows of gs values, the last tiles flush with the last row and the rows' end
 			i := min(i0, kh-3)
-			for j := 0; j*5 < rl; j++ {
-				t0 := min(j*5, max(0, rl-5))
+			for j := 0; j*gs < rl; j++ {
+				t0 := min(j*gs, max(0, rl-gs))
 				for g := range 3 {
-					for p := range 5 {
-						claim(i+g, t0+p, len(c.tiles)*q+5*g+p)
+					for p := range gs {
+						claim(i+g, t0+p, len(c.tiles)*q+gs*g+p)
 					}
 				}
 				c.tiles = append(c.tiles, convTile{i*line + t0, line})
@@ -411,13 +423,24 @@ func tiles12(kh, rl int) int {
 // for a patch of kh rows of rl values (0 where they do not fit) and
 // whether they take three kernel rows of five values (rows) rather than
 // fifteen consecutive values of a row: the way that computes fewer.
-func tiles15(kh, rl int) (n int, rows bool) {
-	along, across := 0, 0
-	if rl >= 15 {
-		along = kh * ((rl + 14) / 15) * 15
+func tiles15(kh, rl int) (n int, rows bool) { return tilesOfThree(kh, rl, 5) }
+
+// tiles9 is tiles15 for the tiles of nine positions: three kernel rows of
+// three values or nine values of a row.
+func tiles9(kh, rl int) (n int, rows bool) { return tilesOfThree(kh, rl, 3) }
+
+// tilesOfThree is the number of patch positions tiles of three groups of
+// gs values compute for a patch of kh rows of rl values (0 where they do
+// not fit) and whether they take three kernel rows of gs values (rows)
+// rather than 3·gs consecutive values of a row: the way that computes
+// fewer, along a row on a tie.
+func tilesOfThree(kh, rl, gs int) (n int, rows bool) {
+	q, along, across := 3*gs, 0, 0
+	if rl >= q {
+		along = kh * ((rl + q - 1) / q) * q
 	}
 	if kh >= 3 {
-		across = (kh + 2) / 3 * ((rl + 4) / 5) * 15
+		across = (kh + 2) / 3 * ((rl + gs - 1) / gs) * q
 	}
 	if across > 0 && (along == 0 || across < along) {
 		return across, true

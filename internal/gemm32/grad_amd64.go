@@ -1,0 +1,8 @@
+package gemm32
+
+// convGrad9x32AVX512 adds n pixels' terms to a 9×32 tile of a kernel
+// gradient (Conv.AddGrad): three groups of three positions, thirty-two
+// channels in two registers per position (grad_amd64.s).
+//
+//go:noescape
+func convGrad9x32AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask0, mask1 int, s *float32, rows, skip int)

@@ -1,0 +1,115 @@
+#include "textflag.h"
+
+// func convGrad9x32AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask0, mask1 int, s *float32, rows, skip int)
+// Adds, to nine patch positions of a kernel gradient and thirty-two output
+// channels, the terms of n output pixels (rows runs of n, each run's first
+// patch skip floats after the end of the run before): three groups of three
+// consecutive inputs rowoff floats apart (position 3g + p at src + r·xs +
+// g·rowoff + p for pixel r: 3 for nine consecutive positions of a patch
+// row, a row stride for three kernel rows of three). Position q's channels
+// 0–15 are in Z(4+2q), 16–31 in Z(5+2q), loaded from the 9×32 tile s and
+// stored back; for each position, in order of the pixels, one FMA of each
+// half's output gradients at dg + r·ldg floats (loaded under the low
+// sixteen bits of mask0 and mask1, zero elsewhere) with the position's
+// input broadcast: the order in which the GEMM kernels sum the kernel
+// gradient's depth.
+TEXT ·convGrad9x32AVX512(SB), NOSPLIT, $0-88
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ rowoff+24(FP), AX
+	LEAQ (SI)(AX*4), R12
+	LEAQ (R12)(AX*4), R8
+	MOVQ dg+32(FP), DI
+	MOVQ ldg+40(FP), R11
+	SHLQ $2, R11
+	MOVQ mask0+48(FP), AX
+	KMOVW AX, K1
+	MOVQ mask1+56(FP), AX
+	KMOVW AX, K2
+	MOVQ s+64(FP), DX
+	VMOVUPS 0(DX), Z4
+	VMOVUPS 64(DX), Z5
+	VMOVUPS 128(DX), Z6
+	VMOVUPS 192(DX), Z7
+	VMOVUPS 256(DX), Z8
+	VMOVUPS 320(DX), Z9
+	VMOVUPS 384(DX), Z10
+	VMOVUPS 448(DX), Z11
+	VMOVUPS 512(DX), Z12
+	VMOVUPS 576(DX), Z13
+	VMOVUPS 640(DX), Z14
+	VMOVUPS 704(DX), Z15
+	VMOVUPS 768(DX), Z16
+	VMOVUPS 832(DX), Z17
+	VMOVUPS 896(DX), Z18
+	VMOVUPS 960(DX), Z19
+	VMOVUPS 1024(DX), Z20
+	VMOVUPS 1088(DX), Z21
+	MOVQ rows+72(FP), R13
+	MOVQ skip+80(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
+g9pix:
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z 64(DI), K2, Z1
+	VBROADCASTSS 0(SI), Z22
+	VFMADD231PS Z0, Z22, Z4
+	VFMADD231PS Z1, Z22, Z5
+	VBROADCASTSS 4(SI), Z23
+	VFMADD231PS Z0, Z23, Z6
+	VFMADD231PS Z1, Z23, Z7
+	VBROADCASTSS 8(SI), Z24
+	VFMADD231PS Z0, Z24, Z8
+	VFMADD231PS Z1, Z24, Z9
+	VBROADCASTSS 0(R12), Z25
+	VFMADD231PS Z0, Z25, Z10
+	VFMADD231PS Z1, Z25, Z11
+	VBROADCASTSS 4(R12), Z26
+	VFMADD231PS Z0, Z26, Z12
+	VFMADD231PS Z1, Z26, Z13
+	VBROADCASTSS 8(R12), Z27
+	VFMADD231PS Z0, Z27, Z14
+	VFMADD231PS Z1, Z27, Z15
+	VBROADCASTSS 0(R8), Z28
+	VFMADD231PS Z0, Z28, Z16
+	VFMADD231PS Z1, Z28, Z17
+	VBROADCASTSS 4(R8), Z29
+	VFMADD231PS Z0, Z29, Z18
+	VFMADD231PS Z1, Z29, Z19
+	VBROADCASTSS 8(R8), Z30
+	VFMADD231PS Z0, Z30, Z20
+	VFMADD231PS Z1, Z30, Z21
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R9, R8
+	ADDQ R11, DI
+	DECQ CX
+	JNZ g9pix
+	ADDQ R14, SI
+	ADDQ R14, R12
+	ADDQ R14, R8
+	MOVQ R10, CX
+	DECQ R13
+	JNZ g9pix
+	VMOVUPS Z4, 0(DX)
+	VMOVUPS Z5, 64(DX)
+	VMOVUPS Z6, 128(DX)
+	VMOVUPS Z7, 192(DX)
+	VMOVUPS Z8, 256(DX)
+	VMOVUPS Z9, 320(DX)
+	VMOVUPS Z10, 384(DX)
+	VMOVUPS Z11, 448(DX)
+	VMOVUPS Z12, 512(DX)
+	VMOVUPS Z13, 576(DX)
+	VMOVUPS Z14, 640(DX)
+	VMOVUPS Z15, 704(DX)
+	VMOVUPS Z16, 768(DX)
+	VMOVUPS Z17, 832(DX)
+	VMOVUPS Z18, 896(DX)
+	VMOVUPS Z19, 960(DX)
+	VMOVUPS Z20, 1024(DX)
+	VMOVUPS Z21, 1088(DX)
+	VZEROUPPER
+	RET
