@@ -349,8 +349,9 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 		}
 	}
 	if q == 15 || q == 9 {
-		gs := q / 3 // values in a group
-		if _, rows := tilesOfThree(kh, rl, gs); !rows { // q consecutive values of a row, the last tile flush with the row's end
+		gs := q / 3 // values to a group
+		if _, rows := tilesOfThree(kh, rl, gs); !rows {
+			// q consecutive values of a row, the last tile flush with the row's end
 			for i := range kh {
 				for j := 0; j*q < rl; j++ {
 					t0 := min(j*q, rl-q)
