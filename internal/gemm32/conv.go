@@ -239,6 +239,9 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	if cw == 8 && ks.grad8x30 != nil && rl <= 6 && kh >= 5 && (kh+4)/5*30 <= (kh+1)/2*12 {
 		q = 30 // tiles of five kernel rows, where they compute fewer positions than tiles of two (kh = 5: 30 rather than 36)
 	}
+	if cw == 8 && kh == 5 && rl == 5 && ks.gradZ25 != nil {
+		q = 25 // the whole 5×5 patch, the positions in the lanes
+	}
 	if cw == 16 && q == 12 && ks.gradZ15 != nil {
 		if n, _ := tiles15(kh, rl); n > 0 && n <= tiles12(kh, rl) {
 			q = 15 // tiles of fifteen positions, where they compute no more than tiles of twelve
@@ -254,7 +257,10 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 		}
 	}
 	c.gradTiles(kh, rl, line, q, cw)
-	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
+	blocks, nt, tile, cs := (cout+cw-1)/cw, len(c.tiles), q*cw, 1 // cs: the floats from a channel's sums to the next's
+	if q == 25 {
+		tile, cs = 32*cw, 32
+	}
 	if n := blocks * nt * tile; len(c.s) < n {
 		c.s = make([]float32, n)
 	}
@@ -281,6 +287,8 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 				for _, u := range c.runs {
 					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
 					switch {
+					case q == 25:
+						ks.gradZ25(u.n, at, px.XS, tl.rowoff, d, ldg, min(8, left), st, u.rows, skip)
 					case q == 9:
 						ks.gradZ9(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, 1<<max(0, min(16, left-16))-1, st, u.rows, skip)
 					case q == 15:
@@ -299,7 +307,7 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 		}
 		for o := range cout {
 			b, lane := o/cw, o%cw
-			row, bs := gw[o*patch : (o+1)*patch][:len(c.ownerAt)], sums[b*nt*tile+lane:]
+			row, bs := gw[o*patch : (o+1)*patch][:len(c.ownerAt)], sums[b*nt*tile+lane*cs:]
 			for p, at := range c.ownerAt {
 				row[p] += bs[at]
 			}
@@ -333,9 +341,13 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 		return
 	}
 	defer func() {
+		ps := int32(cw) // the floats from a position's sums to the next's
+		if q == 25 {
+			ps = 1
+		}
 		c.ownerAt = c.ownerAt[:0]
 		for _, at := range c.owner {
-			c.ownerAt = append(c.ownerAt, at*int32(cw))
+			c.ownerAt = append(c.ownerAt, at*ps)
 		}
 	}()
 	c.tileKey, c.tiles = key, c.tiles[:0]
@@ -347,6 +359,13 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 		if t < rl && c.owner[i*rl+t] < 0 {
 			c.owner[i*rl+t] = int32(at)
 		}
+	}
+	if q == 25 { // one tile, the whole patch
+		for p := range 25 {
+			claim(p/5, p%5, p)
+		}
+		c.tiles = append(c.tiles, convTile{0, line})
+		return
 	}
 	if q == 15 || q == 9 {
 		gs := q / 3 // values to a group

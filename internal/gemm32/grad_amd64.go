@@ -6,3 +6,10 @@ package gemm32
 //
 //go:noescape
 func convGrad9x32AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask0, mask1 int, s *float32, rows, skip int)
+
+// convGrad25x8AVX512 adds n pixels' terms to the kernel gradient of a 5×5
+// patch and at most eight channels (cout), the patch positions in the
+// lanes: two registers per channel (grad_amd64.s).
+//
+//go:noescape
+func convGrad25x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, cout int, s *float32, rows, skip int)

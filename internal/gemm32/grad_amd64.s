@@ -113,3 +113,146 @@ g9pix:
 	VMOVUPS Z21, 1088(DX)
 	VZEROUPPER
 	RET
+
+// patch25Idx are the lane indices (VPERMT2PS) that gather a 5×5 patch from
+// its five rows (eight floats each, two to a register): positions 0–15
+// from rows 0–1 and 2–3, then positions 16–24 from rows 2–3 and 4.
+DATA patch25Idx<>+0(SB)/8, $0x0000000100000000
+DATA patch25Idx<>+8(SB)/8, $0x0000000300000002
+DATA patch25Idx<>+16(SB)/8, $0x0000000800000004
+DATA patch25Idx<>+24(SB)/8, $0x0000000a00000009
+DATA patch25Idx<>+32(SB)/8, $0x0000000c0000000b
+DATA patch25Idx<>+40(SB)/8, $0x0000001100000010
+DATA patch25Idx<>+48(SB)/8, $0x0000001300000012
+DATA patch25Idx<>+56(SB)/8, $0x0000001800000014
+DATA patch25Idx<>+64(SB)/8, $0x0000000a00000009
+DATA patch25Idx<>+72(SB)/8, $0x0000000c0000000b
+DATA patch25Idx<>+80(SB)/8, $0x0000001100000010
+DATA patch25Idx<>+88(SB)/8, $0x0000001300000012
+DATA patch25Idx<>+96(SB)/8, $0x0000001000000014
+DATA patch25Idx<>+104(SB)/8, $0x0000001000000010
+DATA patch25Idx<>+112(SB)/8, $0x0000001000000010
+DATA patch25Idx<>+120(SB)/8, $0x0000001000000010
+GLOBL patch25Idx<>(SB), RODATA|NOPTR, $128
+
+// func convGrad25x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, cout int, s *float32, rows, skip int)
+// Adds, to the 25 positions of a 5×5 patch (five kernel rows of five
+// consecutive inputs, rowoff floats apart) and cout ≤ 8 output channels,
+// the terms of n output pixels (rows runs as convGrad9x32AVX512), the
+// positions in the lanes: per pixel, Z0 holds positions 0–15 and Z1
+// positions 16–24, gathered (patch25Idx) from eight floats at the start
+// of each of the five rows (three past a row's five are read but unused;
+// ConvSlack covers them after the last row), and channel o's
+// positions are in Z(8+2o) and Z(9+2o), loaded from and stored back to
+// s + 32·o floats; for each channel, in order of the pixels, one FMA of
+// the positions' inputs with the channel's output gradient at dg + r·ldg
+// floats broadcast (no other channel is read): the order in which the GEMM
+// kernels sum the kernel gradient's depth.
+TEXT ·convGrad25x8AVX512(SB), NOSPLIT, $0-80
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ rowoff+24(FP), AX
+	SHLQ $2, AX
+	LEAQ (AX)(AX*2), R15
+	MOVQ dg+32(FP), DI
+	MOVQ ldg+40(FP), R11
+	SHLQ $2, R11
+	MOVQ cout+48(FP), BX
+	MOVQ s+56(FP), DX
+	VMOVDQU32 patch25Idx<>+0(SB), Z28
+	VMOVDQU32 patch25Idx<>+64(SB), Z29
+	VMOVUPS 0(DX), Z8
+	VMOVUPS 64(DX), Z9
+	VMOVUPS 128(DX), Z10
+	VMOVUPS 192(DX), Z11
+	VMOVUPS 256(DX), Z12
+	VMOVUPS 320(DX), Z13
+	VMOVUPS 384(DX), Z14
+	VMOVUPS 448(DX), Z15
+	VMOVUPS 512(DX), Z16
+	VMOVUPS 576(DX), Z17
+	VMOVUPS 640(DX), Z18
+	VMOVUPS 704(DX), Z19
+	VMOVUPS 768(DX), Z20
+	VMOVUPS 832(DX), Z21
+	VMOVUPS 896(DX), Z22
+	VMOVUPS 960(DX), Z23
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
+g25pix:
+	VMOVUPS (SI), Y0
+	VINSERTF64X4 $1, (SI)(AX*1), Z0, Z0
+	VMOVUPS (SI)(AX*2), Y1
+	VINSERTF64X4 $1, (SI)(R15*1), Z1, Z1
+	VMOVUPS (SI)(AX*4), Y2
+	VPERMT2PS Z1, Z28, Z0
+	VPERMT2PS Z2, Z29, Z1
+	VBROADCASTSS 0(DI), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	CMPQ BX, $1
+	JEQ g25next
+	VBROADCASTSS 4(DI), Z3
+	VFMADD231PS Z0, Z3, Z10
+	VFMADD231PS Z1, Z3, Z11
+	CMPQ BX, $2
+	JEQ g25next
+	VBROADCASTSS 8(DI), Z4
+	VFMADD231PS Z0, Z4, Z12
+	VFMADD231PS Z1, Z4, Z13
+	CMPQ BX, $3
+	JEQ g25next
+	VBROADCASTSS 12(DI), Z5
+	VFMADD231PS Z0, Z5, Z14
+	VFMADD231PS Z1, Z5, Z15
+	CMPQ BX, $4
+	JEQ g25next
+	VBROADCASTSS 16(DI), Z6
+	VFMADD231PS Z0, Z6, Z16
+	VFMADD231PS Z1, Z6, Z17
+	CMPQ BX, $5
+	JEQ g25next
+	VBROADCASTSS 20(DI), Z7
+	VFMADD231PS Z0, Z7, Z18
+	VFMADD231PS Z1, Z7, Z19
+	CMPQ BX, $6
+	JEQ g25next
+	VBROADCASTSS 24(DI), Z2
+	VFMADD231PS Z0, Z2, Z20
+	VFMADD231PS Z1, Z2, Z21
+	CMPQ BX, $7
+	JEQ g25next
+	VBROADCASTSS 28(DI), Z3
+	VFMADD231PS Z0, Z3, Z22
+	VFMADD231PS Z1, Z3, Z23
+g25next:
+	ADDQ R9, SI
+	ADDQ R11, DI
+	DECQ CX
+	JNZ g25pix
+	ADDQ R14, SI
+	MOVQ R10, CX
+	DECQ R13
+	JNZ g25pix
+	VMOVUPS Z8, 0(DX)
+	VMOVUPS Z9, 64(DX)
+	VMOVUPS Z10, 128(DX)
+	VMOVUPS Z11, 192(DX)
+	VMOVUPS Z12, 256(DX)
+	VMOVUPS Z13, 320(DX)
+	VMOVUPS Z14, 384(DX)
+	VMOVUPS Z15, 448(DX)
+	VMOVUPS Z16, 512(DX)
+	VMOVUPS Z17, 576(DX)
+	VMOVUPS Z18, 640(DX)
+	VMOVUPS Z19, 704(DX)
+	VMOVUPS Z20, 768(DX)
+	VMOVUPS Z21, 832(DX)
+	VMOVUPS Z22, 896(DX)
+	VMOVUPS Z23, 960(DX)
+	VZEROUPPER
+	RET
