@@ -242,6 +242,9 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	if cw == 8 && kh == 5 && rl == 5 && ks.gradZ25 != nil {
 		q = 25 // the whole 5×5 patch, the positions in the lanes
 	}
+	if cout <= 16 && rl > 16 && rl <= 32 && ks.gradZ32 != nil {
+		cw, q = 8, 32 // a kernel row to a tile, the positions in the lanes
+	}
 	if cw == 16 && q == 12 && ks.gradZ15 != nil {
 		if n, _ := tiles15(kh, rl); n > 0 && n <= tiles12(kh, rl) {
 			q = 15 // tiles of fifteen positions, where they compute no more than tiles of twelve
@@ -257,10 +260,8 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 		}
 	}
 	c.gradTiles(kh, rl, line, q, cw)
-	blocks, nt, tile, cs := (cout+cw-1)/cw, len(c.tiles), q*cw, 1 // cs: the floats from a channel's sums to the next's
-	if q == 25 {
-		tile, cs = 32*cw, 32
-	}
+	blocks, nt := (cout+cw-1)/cw, len(c.tiles)
+	tile, cs, _ := gradLayout(q, cw)
 	if n := blocks * nt * tile; len(c.s) < n {
 		c.s = make([]float32, n)
 	}
@@ -289,6 +290,8 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 					switch {
 					case q == 25:
 						ks.gradZ25(u.n, at, px.XS, tl.rowoff, d, ldg, min(8, left), st, u.rows, skip)
+					case q == 32:
+						ks.gradZ32(u.n, at, px.XS, d, ldg, min(8, left), 1<<min(16, rl-16)-1, st, u.rows, skip)
 					case q == 9:
 						ks.gradZ9(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, 1<<max(0, min(16, left-16))-1, st, u.rows, skip)
 					case q == 15:
@@ -308,11 +311,30 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 		for o := range cout {
 			b, lane := o/cw, o%cw
 			row, bs := gw[o*patch : (o+1)*patch][:len(c.ownerAt)], sums[b*nt*tile+lane*cs:]
+			if cs > 1 { // the positions in the lanes: a tile's sums of a channel are its positions in order
+				n := patch / nt
+				for ti := range nt {
+					AddTo(row[ti*n:(ti+1)*n], bs[ti*tile:][:n])
+				}
+				continue
+			}
 			for p, at := range c.ownerAt {
 				row[p] += bs[at]
 			}
 		}
 	}
+}
+
+// gradLayout gives the layout of AddGrad's sums for tiles of q positions
+// and channel blocks of cw: the floats of a tile's sums, from a channel's
+// sums to the next's (cs) and from a position's to the next's (ps). The
+// kernels of whole 5×5 patches and of 32 positions of a row hold the
+// positions in the lanes, 32 floats to a channel; the others the channels.
+func gradLayout(q, cw int) (tile, cs, ps int) {
+	if q == 25 || q == 32 {
+		return 32 * cw, 32, 1
+	}
+	return q * cw, 1, cw
 }
 
 // convRun is a run of AddGrad's pixels: rows image rows of n pixels (whole
@@ -341,13 +363,10 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 		return
 	}
 	defer func() {
-		ps := int32(cw) // the floats from a position's sums to the next's
-		if q == 25 {
-			ps = 1
-		}
+		tile, _, ps := gradLayout(q, cw)
 		c.ownerAt = c.ownerAt[:0]
 		for _, at := range c.owner {
-			c.ownerAt = append(c.ownerAt, at*ps)
+			c.ownerAt = append(c.ownerAt, at/int32(q)*int32(tile)+at%int32(q)*int32(ps))
 		}
 	}()
 	c.tileKey, c.tiles = key, c.tiles[:0]
@@ -365,6 +384,15 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 			claim(p/5, p%5, p)
 		}
 		c.tiles = append(c.tiles, convTile{0, line})
+		return
+	}
+	if q == 32 { // a kernel row to a tile
+		for i := range kh {
+			for t := range rl {
+				claim(i, t, i*q+t)
+			}
+			c.tiles = append(c.tiles, convTile{i * line, 0})
+		}
 		return
 	}
 	if q == 15 || q == 9 {

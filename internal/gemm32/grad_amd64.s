@@ -256,3 +256,115 @@ g25next:
 	VMOVUPS Z23, 960(DX)
 	VZEROUPPER
 	RET
+
+// func convGrad32x8AVX512(n int, src *float32, xs int, dg *float32, ldg int, cout, mask int, s *float32, rows, skip int)
+// Adds, to 32 consecutive positions of a patch row (the last 16 loaded
+// under the low sixteen bits of mask, zero elsewhere) and cout ≤ 8 output
+// channels, the terms of n output pixels (rows runs as
+// convGrad9x32AVX512), the positions in the lanes: per pixel, Z0 holds
+// positions 0–15 and Z1 positions 16–31, and channel o's positions are in
+// Z(8+2o) and Z(9+2o), loaded from and stored back to s + 32·o floats;
+// for each channel, in order of the pixels, one FMA of the positions'
+// inputs with the channel's output gradient at dg + r·ldg floats
+// broadcast (no other channel is read): the order in which the GEMM
+// kernels sum the kernel gradient's depth.
+TEXT ·convGrad32x8AVX512(SB), NOSPLIT, $0-80
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ xs+16(FP), R9
+	SHLQ $2, R9
+	MOVQ dg+24(FP), DI
+	MOVQ ldg+32(FP), R11
+	SHLQ $2, R11
+	MOVQ cout+40(FP), BX
+	MOVQ mask+48(FP), AX
+	KMOVW AX, K1
+	MOVQ s+56(FP), DX
+	VMOVUPS 0(DX), Z8
+	VMOVUPS 64(DX), Z9
+	VMOVUPS 128(DX), Z10
+	VMOVUPS 192(DX), Z11
+	VMOVUPS 256(DX), Z12
+	VMOVUPS 320(DX), Z13
+	VMOVUPS 384(DX), Z14
+	VMOVUPS 448(DX), Z15
+	VMOVUPS 512(DX), Z16
+	VMOVUPS 576(DX), Z17
+	VMOVUPS 640(DX), Z18
+	VMOVUPS 704(DX), Z19
+	VMOVUPS 768(DX), Z20
+	VMOVUPS 832(DX), Z21
+	VMOVUPS 896(DX), Z22
+	VMOVUPS 960(DX), Z23
+	MOVQ rows+64(FP), R13
+	MOVQ skip+72(FP), R14
+	SHLQ $2, R14
+	MOVQ CX, R10
+g32pix:
+	VMOVUPS (SI), Z0
+	VMOVUPS.Z 64(SI), K1, Z1
+	VBROADCASTSS 0(DI), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	CMPQ BX, $1
+	JEQ g32next
+	VBROADCASTSS 4(DI), Z3
+	VFMADD231PS Z0, Z3, Z10
+	VFMADD231PS Z1, Z3, Z11
+	CMPQ BX, $2
+	JEQ g32next
+	VBROADCASTSS 8(DI), Z4
+	VFMADD231PS Z0, Z4, Z12
+	VFMADD231PS Z1, Z4, Z13
+	CMPQ BX, $3
+	JEQ g32next
+	VBROADCASTSS 12(DI), Z5
+	VFMADD231PS Z0, Z5, Z14
+	VFMADD231PS Z1, Z5, Z15
+	CMPQ BX, $4
+	JEQ g32next
+	VBROADCASTSS 16(DI), Z6
+	VFMADD231PS Z0, Z6, Z16
+	VFMADD231PS Z1, Z6, Z17
+	CMPQ BX, $5
+	JEQ g32next
+	VBROADCASTSS 20(DI), Z7
+	VFMADD231PS Z0, Z7, Z18
+	VFMADD231PS Z1, Z7, Z19
+	CMPQ BX, $6
+	JEQ g32next
+	VBROADCASTSS 24(DI), Z2
+	VFMADD231PS Z0, Z2, Z20
+	VFMADD231PS Z1, Z2, Z21
+	CMPQ BX, $7
+	JEQ g32next
+	VBROADCASTSS 28(DI), Z3
+	VFMADD231PS Z0, Z3, Z22
+	VFMADD231PS Z1, Z3, Z23
+g32next:
+	ADDQ R9, SI
+	ADDQ R11, DI
+	DECQ CX
+	JNZ g32pix
+	ADDQ R14, SI
+	MOVQ R10, CX
+	DECQ R13
+	JNZ g32pix
+	VMOVUPS Z8, 0(DX)
+	VMOVUPS Z9, 64(DX)
+	VMOVUPS Z10, 128(DX)
+	VMOVUPS Z11, 192(DX)
+	VMOVUPS Z12, 256(DX)
+	VMOVUPS Z13, 320(DX)
+	VMOVUPS Z14, 384(DX)
+	VMOVUPS Z15, 448(DX)
+	VMOVUPS Z16, 512(DX)
+	VMOVUPS Z17, 576(DX)
+	VMOVUPS Z18, 640(DX)
+	VMOVUPS Z19, 704(DX)
+	VMOVUPS Z20, 768(DX)
+	VMOVUPS Z21, 832(DX)
+	VMOVUPS Z22, 896(DX)
+	VMOVUPS Z23, 960(DX)
+	VZEROUPPER
+	RET
