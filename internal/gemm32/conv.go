@@ -29,6 +29,7 @@ type Conv struct {
 	tiles       []convTile // AddGrad's tiles of patch positions (gradTiles)
 	owner       []int32    // per patch position, its place in the tiles
 	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (owner · cw)
+	inOrder     bool       // tile t holds patch positions t·q … t·q + q − 1 in order (owner[p] = p)
 	tileKey     [5]int     // the kh, rl, line, q and cw of tiles
 }
 
@@ -262,10 +263,10 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	c.gradTiles(kh, rl, line, q, cw)
 	blocks, nt := (cout+cw-1)/cw, len(c.tiles)
 	tile, cs, _ := gradLayout(q, cw)
-	if n := blocks * nt * tile; len(c.s) < n {
+	if n := blocks*nt*tile + 16; len(c.s) < n {
 		c.s = make([]float32, n)
 	}
-	sums := c.s[:blocks*nt*tile]
+	sums := c.s[:blocks*nt*tile+16] // 16 floats past the last tile for addTransposed
 	for pc := 0; pc < K; pc += kd {
 		kb := min(kd, K-pc)
 		c.runs = c.runs[:0] // the block's pixels as runs along image rows, whole rows of an image together
@@ -307,6 +308,16 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 					}
 				}
 			}
+		}
+		if cs == 1 && q <= 16 && c.inOrder { // each tile's sums transposed, 16 channels at a time
+			for b := range blocks {
+				for ti := range nt {
+					for h := 0; h < cw && b*cw+h < cout; h += 16 {
+						addTransposed(gw[(b*cw+h)*patch+ti*q:], patch, sums[(b*nt+ti)*tile+h:], cw, q, min(16, cw-h, cout-b*cw-h))
+					}
+				}
+			}
+			continue
 		}
 		for o := range cout {
 			b, lane := o/cw, o%cw
@@ -367,6 +378,10 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 		c.ownerAt = c.ownerAt[:0]
 		for _, at := range c.owner {
 			c.ownerAt = append(c.ownerAt, at/int32(q)*int32(tile)+at%int32(q)*int32(ps))
+		}
+		c.inOrder = len(c.owner) == len(c.tiles)*q
+		for p, at := range c.owner {
+			c.inOrder = c.inOrder && int(at) == p
 		}
 	}()
 	c.tileKey, c.tiles = key, c.tiles[:0]
