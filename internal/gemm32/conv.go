@@ -243,9 +243,6 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	if cw == 8 && kh == 5 && rl == 5 && ks.gradZ25 != nil {
 		q = 25 // the whole 5×5 patch, the positions in the lanes
 	}
-	if cout <= 16 && rl > 16 && rl <= 32 && ks.gradZ32 != nil {
-		cw, q = 8, 32 // a kernel row to a tile, the positions in the lanes
-	}
 	if cw == 16 && q == 12 && ks.gradZ15 != nil {
 		if n, _ := tiles15(kh, rl); n > 0 && n <= tiles12(kh, rl) {
 			q = 15 // tiles of fifteen positions, where they compute no more than tiles of twelve
@@ -291,8 +288,6 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 					switch {
 					case q == 25:
 						ks.gradZ25(u.n, at, px.XS, tl.rowoff, d, ldg, min(8, left), st, u.rows, skip)
-					case q == 32:
-						ks.gradZ32(u.n, at, px.XS, d, ldg, min(8, left), 1<<min(16, rl-16)-1, st, u.rows, skip)
 					case q == 9:
 						ks.gradZ9(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, 1<<max(0, min(16, left-16))-1, st, u.rows, skip)
 					case q == 15:
@@ -342,7 +337,7 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 // kernels of whole 5×5 patches and of 32 positions of a row hold the
 // positions in the lanes, 32 floats to a channel; the others the channels.
 func gradLayout(q, cw int) (tile, cs, ps int) {
-	if q == 25 || q == 32 {
+	if q == 25 {
 		return 32 * cw, 32, 1
 	}
 	return q * cw, 1, cw
@@ -399,15 +394,6 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 			claim(p/5, p%5, p)
 		}
 		c.tiles = append(c.tiles, convTile{0, line})
-		return
-	}
-	if q == 32 { // a kernel row to a tile
-		for i := range kh {
-			for t := range rl {
-				claim(i, t, i*q+t)
-			}
-			c.tiles = append(c.tiles, convTile{i * line, 0})
-		}
 		return
 	}
 	if q == 15 || q == 9 {

@@ -93,10 +93,6 @@ type kernelSet struct {
 	// positions in the lanes, of cout ≤ 8 channels (AVX-512); nil where
 	// the set has none.
 	gradZ25 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, cout int, s *float32, rows, skip int)
-	// gradZ32 adds pixels' terms to 32 consecutive positions of a patch
-	// row, the positions in the lanes (the last 16 under mask), of cout ≤
-	// 8 channels (AVX-512); nil where the set has none.
-	gradZ32 func(n int, src *float32, xs int, dg *float32, ldg int, cout, mask int, s *float32, rows, skip int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.

@@ -16,13 +16,6 @@ func convGrad9x32AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg in
 //go:noescape
 func convGrad25x8AVX512(n int, src *float32, xs, rowoff int, dg *float32, ldg int, cout int, s *float32, rows, skip int)
 
-// convGrad32x8AVX512 adds n pixels' terms to the kernel gradient of 32
-// consecutive positions of a patch row and at most eight channels (cout),
-// the positions in the lanes: two registers per channel (grad_amd64.s).
-//
-//go:noescape
-func convGrad32x8AVX512(n int, src *float32, xs int, dg *float32, ldg int, cout, mask int, s *float32, rows, skip int)
-
 // addTransposedAVX512 adds a block of at most 16×16 floats, transposed,
 // to gw (grad_amd64.s).
 //
