@@ -13,8 +13,15 @@ import "fmt"
 // pixels of at most eight channels at once, or with AVX2 six pixels of
 // sixteen channels, with AVX-512 eight pixels of sixteen or six of
 // thirty-two, and sixteen pixels of at most eight channels where the
-// patches are one float apart (one input channel). AddGrad computes the kernel gradient the same way, as Do
-// does from the im2col matrix. A Conv owns its packed kernel and scratch
+// patches are one float apart (one input channel). AddGrad computes the
+// kernel gradient the same way, as Do does from the im2col matrix: tiles
+// of patch positions by blocks of output channels, each kernel call
+// adding a run of pixels' terms (one FMA per pixel in order) to a tile's
+// partial sums, which are added to the gradient after each depth block;
+// with AVX-512 the tiles of a 5×5 patch of at most eight channels hold the
+// positions in the lanes (two registers per channel), and 3×3 kernels of
+// one or three input channels and more than 16 output channels take tiles
+// of nine positions and thirty-two channels. A Conv owns its packed kernel and scratch
 // buffers, so it does not allocate after its first calls of a given shape;
 // it is not safe for concurrent use.
 type Conv struct {
@@ -350,16 +357,19 @@ type convRun struct{ r, n, rows, at int }
 // convTile is a tile of q patch positions of AddGrad's kernels: positions
 // 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6
 // (with thirty positions, 6i + p at off + i·rowoff + p; with fifteen,
-// 5g + p at off + g·rowoff + p).
+// 5g + p at off + g·rowoff + p; with nine, 3g + p at off + g·rowoff + p;
+// with twenty-five, 5i + p at i·rowoff + p).
 type convTile struct{ off, rowoff int }
 
 // gradTiles sets c.tiles to tiles of q positions covering a patch of kh
 // rows of rl values, line floats apart, c.owner[i·rl + t] to the index
 // (tile · q + position) of the first tile position holding (i, t) and
-// c.ownerAt to those indices times cw, the channels of a tile position. With
-// thirty positions, rows of at most six values go five rows to a tile; with
-// fifteen, three rows of five values or fifteen values of a row (tiles15);
-// with twelve, rows of at most six values go two rows to a tile;
+// c.ownerAt to the offsets of their sums in a channel block's (gradLayout),
+// and c.inOrder to whether tile t holds positions t·q … t·q + q − 1. With
+// twenty-five positions, a tile is the whole 5×5 patch; with thirty, rows
+// of at most six values go five rows to a tile; with fifteen (nine), three
+// rows of five (three) values or fifteen (nine) values of a row (tiles15,
+// tiles9); with twelve, rows of at most six values go two rows to a tile;
 // otherwise a tile is q consecutive values of a row, the last one flush
 // with the row's end (overlapping the one before) where the row is long
 // enough. Positions past a row's rl values are read but unused.
