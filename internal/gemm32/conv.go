@@ -21,9 +21,9 @@ import "fmt"
 // with AVX-512 the tiles of a 5×5 patch of at most eight channels hold the
 // positions in the lanes (two registers per channel), and 3×3 kernels of
 // one or three input channels and more than 16 output channels take tiles
-// of nine positions and thirty-two channels. A Conv owns its packed kernel and scratch
-// buffers, so it does not allocate after its first calls of a given shape;
-// it is not safe for concurrent use.
+// of nine positions and thirty-two channels. A Conv owns its packed kernel
+// and scratch buffers, so it does not allocate after its first calls of a
+// given shape; it is not safe for concurrent use.
 type Conv struct {
 	w           []float32 // the kernel, per block of cw channels: patch rows of cw weights
 	k           []float32 // the kernel as loaded (cout rows of patch), for the plain Go path
@@ -35,7 +35,7 @@ type Conv struct {
 	runs        []convRun  // AddGrad's pixels of a depth block
 	tiles       []convTile // AddGrad's tiles of patch positions (gradTiles)
 	owner       []int32    // per patch position, its place in the tiles
-	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (owner · cw)
+	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (gradLayout)
 	inOrder     bool       // tile t holds patch positions t·q … t·q + q − 1 in order (owner[p] = p)
 	tileKey     [5]int     // the kh, rl, line, q and cw of tiles
 }
@@ -341,8 +341,8 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 // gradLayout gives the layout of AddGrad's sums for tiles of q positions
 // and channel blocks of cw: the floats of a tile's sums, from a channel's
 // sums to the next's (cs) and from a position's to the next's (ps). The
-// kernels of whole 5×5 patches and of 32 positions of a row hold the
-// positions in the lanes, 32 floats to a channel; the others the channels.
+// kernel of whole 5×5 patches holds the positions in the lanes, 32 floats
+// to a channel; the others hold the channels in the lanes.
 func gradLayout(q, cw int) (tile, cs, ps int) {
 	if q == 25 {
 		return 32 * cw, 32, 1
