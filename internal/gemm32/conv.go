@@ -13,10 +13,17 @@ import "fmt"
 // pixels of at most eight channels at once, or with AVX2 six pixels of
 // sixteen channels, with AVX-512 eight pixels of sixteen or six of
 // thirty-two, and sixteen pixels of at most eight channels where the
-// patches are one float apart (one input channel). AddGrad computes the kernel gradient the same way, as Do
-// does from the im2col matrix. A Conv owns its packed kernel and scratch
-// buffers, so it does not allocate after its first calls of a given shape;
-// it is not safe for concurrent use.
+// patches are one float apart (one input channel). AddGrad computes the
+// kernel gradient the same way, as Do does from the im2col matrix: tiles
+// of patch positions by blocks of output channels, each kernel call
+// adding a run of pixels' terms (one FMA per pixel in order) to a tile's
+// partial sums, which are added to the gradient after each depth block;
+// with AVX-512 the tiles of a 5×5 patch of at most eight channels hold the
+// positions in the lanes (two registers per channel), and 3×3 kernels of
+// one or three input channels and more than 16 output channels take tiles
+// of nine positions and thirty-two channels. A Conv owns its packed kernel
+// and scratch buffers, so it does not allocate after its first calls of a
+// given shape; it is not safe for concurrent use.
 type Conv struct {
 	w           []float32 // the kernel, per block of cw channels: patch rows of cw weights
 	k           []float32 // the kernel as loaded (cout rows of patch), for the plain Go path
@@ -28,7 +35,8 @@ type Conv struct {
 	runs        []convRun  // AddGrad's pixels of a depth block
 	tiles       []convTile // AddGrad's tiles of patch positions (gradTiles)
 	owner       []int32    // per patch position, its place in the tiles
-	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (owner · cw)
+	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (gradLayout)
+	inOrder     bool       // tile t holds patch positions t·q … t·q + q − 1 in order (owner[p] = p)
 	tileKey     [5]int     // the kh, rl, line, q and cw of tiles
 }
 
@@ -239,17 +247,30 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 	if cw == 8 && ks.grad8x30 != nil && rl <= 6 && kh >= 5 && (kh+4)/5*30 <= (kh+1)/2*12 {
 		q = 30 // tiles of five kernel rows, where they compute fewer positions than tiles of two (kh = 5: 30 rather than 36)
 	}
+	if cw == 8 && kh == 5 && rl == 5 && ks.gradZ25 != nil {
+		q = 25 // the whole 5×5 patch, the positions in the lanes
+	}
 	if cw == 16 && q == 12 && ks.gradZ15 != nil {
 		if n, _ := tiles15(kh, rl); n > 0 && n <= tiles12(kh, rl) {
 			q = 15 // tiles of fifteen positions, where they compute no more than tiles of twelve
 		}
 	}
+	if cout > 16 && q != 6 && ks.gradZ9 != nil {
+		n := tiles12(kh, rl)
+		if q == 15 {
+			n, _ = tiles15(kh, rl)
+		}
+		if n9, _ := tiles9(kh, rl); n9 > 0 && n9*2*((cout+31)/32) < n*((cout+15)/16) {
+			cw, q = 32, 9 // tiles of nine positions and thirty-two channels, where they take fewer FMAs
+		}
+	}
 	c.gradTiles(kh, rl, line, q, cw)
-	blocks, nt, tile := (cout+cw-1)/cw, len(c.tiles), q*cw
-	if n := blocks * nt * tile; len(c.s) < n {
+	blocks, nt := (cout+cw-1)/cw, len(c.tiles)
+	tile, cs, _ := gradLayout(q, cw)
+	if n := blocks*nt*tile + 16; len(c.s) < n {
 		c.s = make([]float32, n)
 	}
-	sums := c.s[:blocks*nt*tile]
+	sums := c.s[:blocks*nt*tile+16] // 16 floats past the last tile for addTransposed
 	for pc := 0; pc < K; pc += kd {
 		kb := min(kd, K-pc)
 		c.runs = c.runs[:0] // the block's pixels as runs along image rows, whole rows of an image together
@@ -272,6 +293,10 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 				for _, u := range c.runs {
 					at, d := &src[u.at+tl.off], &dg[u.r*ldg+b*cw]
 					switch {
+					case q == 25:
+						ks.gradZ25(u.n, at, px.XS, tl.rowoff, d, ldg, min(8, left), st, u.rows, skip)
+					case q == 9:
+						ks.gradZ9(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, 1<<max(0, min(16, left-16))-1, st, u.rows, skip)
 					case q == 15:
 						ks.gradZ15(u.n, at, px.XS, tl.rowoff, d, ldg, 1<<min(16, left)-1, st, u.rows, skip)
 					case q == 30:
@@ -286,14 +311,43 @@ func (c *Conv) AddGrad(gw []float32, cout, kh, rl int, dg []float32, ldg int, sr
 				}
 			}
 		}
+		if cs == 1 && q <= 16 && c.inOrder { // each tile's sums transposed, 16 channels at a time
+			for b := range blocks {
+				for ti := range nt {
+					for h := 0; h < cw && b*cw+h < cout; h += 16 {
+						addTransposed(gw[(b*cw+h)*patch+ti*q:], patch, sums[(b*nt+ti)*tile+h:], cw, q, min(16, cw-h, cout-b*cw-h))
+					}
+				}
+			}
+			continue
+		}
 		for o := range cout {
 			b, lane := o/cw, o%cw
-			row, bs := gw[o*patch : (o+1)*patch][:len(c.ownerAt)], sums[b*nt*tile+lane:]
+			row, bs := gw[o*patch : (o+1)*patch][:len(c.ownerAt)], sums[b*nt*tile+lane*cs:]
+			if cs > 1 { // the positions in the lanes: a tile's sums of a channel are its positions in order
+				n := patch / nt
+				for ti := range nt {
+					AddTo(row[ti*n:(ti+1)*n], bs[ti*tile:][:n])
+				}
+				continue
+			}
 			for p, at := range c.ownerAt {
 				row[p] += bs[at]
 			}
 		}
 	}
+}
+
+// gradLayout gives the layout of AddGrad's sums for tiles of q positions
+// and channel blocks of cw: the floats of a tile's sums, from a channel's
+// sums to the next's (cs) and from a position's to the next's (ps). The
+// kernel of whole 5×5 patches holds the positions in the lanes, 32 floats
+// to a channel; the others hold the channels in the lanes.
+func gradLayout(q, cw int) (tile, cs, ps int) {
+	if q == 25 {
+		return 32 * cw, 32, 1
+	}
+	return q * cw, 1, cw
 }
 
 // convRun is a run of AddGrad's pixels: rows image rows of n pixels (whole
@@ -303,16 +357,19 @@ type convRun struct{ r, n, rows, at int }
 // convTile is a tile of q patch positions of AddGrad's kernels: positions
 // 0–5 at off + p floats from a patch's start, 6–11 at off + rowoff + p − 6
 // (with thirty positions, 6i + p at off + i·rowoff + p; with fifteen,
-// 5g + p at off + g·rowoff + p).
+// 5g + p at off + g·rowoff + p; with nine, 3g + p at off + g·rowoff + p;
+// with twenty-five, 5i + p at i·rowoff + p).
 type convTile struct{ off, rowoff int }
 
 // gradTiles sets c.tiles to tiles of q positions covering a patch of kh
 // rows of rl values, line floats apart, c.owner[i·rl + t] to the index
 // (tile · q + position) of the first tile position holding (i, t) and
-// c.ownerAt to those indices times cw, the channels of a tile position. With
-// thirty positions, rows of at most six values go five rows to a tile; with
-// fifteen, three rows of five values or fifteen values of a row (tiles15);
-// with twelve, rows of at most six values go two rows to a tile;
+// c.ownerAt to the offsets of their sums in a channel block's (gradLayout),
+// and c.inOrder to whether tile t holds positions t·q … t·q + q − 1. With
+// twenty-five positions, a tile is the whole 5×5 patch; with thirty, rows
+// of at most six values go five rows to a tile; with fifteen (nine), three
+// rows of five (three) values or fifteen (nine) values of a row (tiles15,
+// tiles9); with twelve, rows of at most six values go two rows to a tile;
 // otherwise a tile is q consecutive values of a row, the last one flush
 // with the row's end (overlapping the one before) where the row is long
 // enough. Positions past a row's rl values are read but unused.
@@ -322,9 +379,14 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 		return
 	}
 	defer func() {
+		tile, _, ps := gradLayout(q, cw)
 		c.ownerAt = c.ownerAt[:0]
 		for _, at := range c.owner {
-			c.ownerAt = append(c.ownerAt, at*int32(cw))
+			c.ownerAt = append(c.ownerAt, at/int32(q)*int32(tile)+at%int32(q)*int32(ps))
+		}
+		c.inOrder = len(c.owner) == len(c.tiles)*q
+		for p, at := range c.owner {
+			c.inOrder = c.inOrder && int(at) == p
 		}
 	}()
 	c.tileKey, c.tiles = key, c.tiles[:0]
@@ -337,26 +399,35 @@ func (c *Conv) gradTiles(kh, rl, line, q, cw int) {
 			c.owner[i*rl+t] = int32(at)
 		}
 	}
-	if q == 15 {
-		if _, rows := tiles15(kh, rl); !rows { // fifteen consecutive values of a row, the last tile flush with the row's end
+	if q == 25 { // one tile, the whole patch
+		for p := range 25 {
+			claim(p/5, p%5, p)
+		}
+		c.tiles = append(c.tiles, convTile{0, line})
+		return
+	}
+	if q == 15 || q == 9 {
+		gs := q / 3 // values to a group
+		if _, rows := tilesOfThree(kh, rl, gs); !rows {
+			// q consecutive values of a row, the last tile flush with the row's end
 			for i := range kh {
-				for j := 0; j*15 < rl; j++ {
-					t0 := min(j*15, rl-15)
-					for p := range 15 {
+				for j := 0; j*q < rl; j++ {
+					t0 := min(j*q, rl-q)
+					for p := range q {
 						claim(i, t0+p, len(c.tiles)*q+p)
 					}
-					c.tiles = append(c.tiles, convTile{i*line + t0, 5})
+					c.tiles = append(c.tiles, convTile{i*line + t0, gs})
 				}
 			}
 			return
 		}
-		for i0 := 0; i0 < kh; i0 += 3 { // three kernel rows of five values, the last tiles flush with the last row and the rows' end
+		for i0 := 0; i0 < kh; i0 += 3 { // three kernel rows of gs values, the last tiles flush with the last row and the rows' end
 			i := min(i0, kh-3)
-			for j := 0; j*5 < rl; j++ {
-				t0 := min(j*5, max(0, rl-5))
+			for j := 0; j*gs < rl; j++ {
+				t0 := min(j*gs, max(0, rl-gs))
 				for g := range 3 {
-					for p := range 5 {
-						claim(i+g, t0+p, len(c.tiles)*q+5*g+p)
+					for p := range gs {
+						claim(i+g, t0+p, len(c.tiles)*q+gs*g+p)
 					}
 				}
 				c.tiles = append(c.tiles, convTile{i*line + t0, line})
@@ -411,13 +482,24 @@ func tiles12(kh, rl int) int {
 // for a patch of kh rows of rl values (0 where they do not fit) and
 // whether they take three kernel rows of five values (rows) rather than
 // fifteen consecutive values of a row: the way that computes fewer.
-func tiles15(kh, rl int) (n int, rows bool) {
-	along, across := 0, 0
-	if rl >= 15 {
-		along = kh * ((rl + 14) / 15) * 15
+func tiles15(kh, rl int) (n int, rows bool) { return tilesOfThree(kh, rl, 5) }
+
+// tiles9 is tiles15 for the tiles of nine positions: three kernel rows of
+// three values or nine values of a row.
+func tiles9(kh, rl int) (n int, rows bool) { return tilesOfThree(kh, rl, 3) }
+
+// tilesOfThree is the number of patch positions tiles of three groups of
+// gs values compute for a patch of kh rows of rl values (0 where they do
+// not fit) and whether they take three kernel rows of gs values (rows)
+// rather than 3·gs consecutive values of a row: the way that computes
+// fewer, along a row on a tie.
+func tilesOfThree(kh, rl, gs int) (n int, rows bool) {
+	q, along, across := 3*gs, 0, 0
+	if rl >= q {
+		along = kh * ((rl + q - 1) / q) * q
 	}
 	if kh >= 3 {
-		across = (kh + 2) / 3 * ((rl + 4) / 5) * 15
+		across = (kh + 2) / 3 * ((rl + gs - 1) / gs) * q
 	}
 	if across > 0 && (along == 0 || across < along) {
 		return across, true

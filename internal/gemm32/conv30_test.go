@@ -17,6 +17,7 @@ import (
 func TestConvGradFiveRowTilesMatchDo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 30))
 	for _, ks := range kernelSets() {
+		ks.gradZ25 = nil // the 5×5 patches' own tiles: conv25_test.go
 		for trial := range trials(60) {
 			cout, kh, rl := 1+rng.IntN(8), []int{5, 9, 10, 15}[trial%4], 1+rng.IntN(6)
 			if trial%8 == 0 { // LeNet-5's first layer
@@ -39,7 +40,7 @@ func TestConvGradFiveRowTilesMatchDo(t *testing.T) {
 }
 
 // TestConvGradTileChoice checks which tiles AddGrad takes with AVX-512 at
-// most 8 channels: five rows where they compute fewer positions (or as
+// most 8 channels: the whole patch for 5×5 patches, five rows where they compute fewer positions (or as
 // many, in fewer calls) than two-row tiles, two-row tiles elsewhere, and
 // single-row tiles for rows longer than 6.
 func TestConvGradTileChoice(t *testing.T) {
@@ -48,7 +49,7 @@ func TestConvGradTileChoice(t *testing.T) {
 		t.Skip("no AVX-512 kernels on this CPU")
 	}
 	for _, tc := range []struct{ kh, rl, cout, q int }{
-		{5, 5, 6, 30}, {5, 6, 8, 30}, {5, 1, 1, 30}, {9, 3, 2, 30}, {10, 6, 8, 30}, {15, 2, 8, 30},
+		{5, 5, 6, 25}, {5, 6, 8, 30}, {5, 1, 1, 30}, {9, 3, 2, 30}, {10, 6, 8, 30}, {15, 2, 8, 30},
 		{4, 5, 6, 12}, {6, 5, 6, 12}, {7, 6, 8, 12}, {3, 3, 8, 12}, {5, 7, 6, 12}, {5, 5, 9, 15},
 	} {
 		rng := rand.New(rand.NewPCG(uint64(tc.kh), uint64(tc.rl)))

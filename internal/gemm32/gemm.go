@@ -85,6 +85,14 @@ type kernelSet struct {
 	// gradZ15 is gradZ16 for 15 patch positions, three groups of five
 	// (AVX-512); nil where the set has none.
 	gradZ15 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
+	// gradZ9 adds pixels' terms to 9 patch positions, three groups of
+	// three, of at most 32 channels (AVX-512, channels 0–15 under mask0,
+	// 16–31 under mask1); nil where the set has none.
+	gradZ9 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask0, mask1 int, s *float32, rows, skip int)
+	// gradZ25 adds pixels' terms to the 25 positions of a 5×5 patch, the
+	// positions in the lanes, of cout ≤ 8 channels (AVX-512); nil where
+	// the set has none.
+	gradZ25 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, cout int, s *float32, rows, skip int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.
