@@ -20,7 +20,11 @@ import (
 // run (directConv): its output and kernel gradient straight from the
 // chunk's padded images (gemm32.Conv), the same bits; elsewhere it keeps
 // the chunk's im2col matrix from forward for backward instead of building
-// it twice (keepCol). All buffers
+// it twice (keepCol). A layer with more input channels computes its
+// output from the chunk's padded images where AVX-512 runs
+// (implicitConv: gemm32.Conv.Pixels, every output pixel of a group of
+// samples in calls of six) and builds the im2col matrix of its gradients
+// from the same padded images. All buffers
 // are sized on first use, so later calls do not allocate.
 type cnnEval32 struct {
 	cnnShape
@@ -32,8 +36,10 @@ type cnnEval32 struct {
 	pad       []float32      // a zero-padded input image of im2col32
 	keep      [][]float32    // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
 	conv      []*gemm32.Conv // per convolutional layer computed directly (directConv), else nil
+	pix       []*gemm32.Conv // per convolutional layer whose output is computed from its padded images at every pixel (implicitConv), else nil
+	at        []int          // the offsets of a group of output pixels' patches in the padded images (convPixels)
 	wt        [][]float32    // per layer through im2col: its kernel transposed (patch × cout), which forward's GEMM reads in place
-	padded    [][]float32    // per layer computed directly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
+	padded    [][]float32    // per layer computed directly or implicitly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
 	out       [][]float32    // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
 	dout      []float32      // gradient at a convolution's output
 	pooled    [][]float32    // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
@@ -57,7 +63,8 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
 	e.keep, e.conv, e.padded, e.wt = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n), make([][]float32, n)
-	maxCol, maxOut, maxPad := 0, 0, 0
+	e.pix = make([]*gemm32.Conv, n)
+	maxCol, maxOut, maxPad, maxAt := 0, 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
 		e.pooled[i] = make([]float32, cnnChunk*g.poolSize())
@@ -69,10 +76,14 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		case directConv(g):
 			e.conv[i] = new(gemm32.Conv)
 			e.padded[i] = make([]float32, cnnChunk*padSize(g)+gemm32.ConvSlack)
+		case implicitConv(g):
+			e.pix[i] = new(gemm32.Conv)
+			e.padded[i] = make([]float32, cnnChunk*padSize(g)+gemm32.ConvSlack)
+			maxAt = max(maxAt, pixGroup(g)*g.ho*g.wo)
 		case keepCol(g):
 			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
 		}
-		if e.conv[i] == nil && !kernelTOff {
+		if e.conv[i] == nil && e.pix[i] == nil && !kernelTOff {
 			e.wt[i] = make([]float32, g.patch()*g.cout)
 		}
 		if i == n-1 {
@@ -86,7 +97,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		maxPad = max(maxPad, padSize(g))
 	}
 	e.col, e.dcol, e.dout = make([]float32, maxCol), make([]float32, maxCol), make([]float32, maxOut)
-	e.pad = make([]float32, maxPad)
+	e.pad, e.at = make([]float32, maxPad), make([]int, maxAt)
 	e.head = newDense32("cnn", e.sizes, e.kernels[n:], e.biases[n:], cnnChunk, true)
 }
 
@@ -158,6 +169,11 @@ func (e *cnnEval32) forward(x []float32, m int) {
 			e.pool(li, m)
 			continue
 		}
+		if c := e.pix[li]; c != nil {
+			convPixels(c, g, of32(e.kernels[li], e.w32), padImages(g, in, m, e.padded[li]), m, e.out[li], e.at)
+			e.pool(li, m)
+			continue
+		}
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
 			col, out := e.colOf(li, s0, n), e.out[li][s0*P*g.cout:(s0+n)*P*g.cout]
@@ -209,7 +225,10 @@ func (e *cnnEval32) backward(x []float32, m int) {
 				c.AddGrad(of32(e.kernels[li], e.g32), g.cout, g.k, g.k*g.cin, dg, g.cout, e.padded[li][s0*padSize(g):], line, px)
 			} else {
 				col := e.colOf(li, s0, n)
-				if e.keep[li] == nil { // else forward left the chunk's im2col matrix in keep
+				switch {
+				case e.pix[li] != nil: // from forward's padded images
+					im2colPadded32(g, e.padded[li][s0*padSize(g):], n, col)
+				case e.keep[li] == nil: // else forward left the chunk's im2col matrix in keep
 					im2col32(g, in[s0*g.inSize():], n, col, e.pad)
 				}
 				e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
@@ -288,6 +307,27 @@ func convDirect(c *gemm32.Conv, g convGeom, w, padded []float32, m int, out []fl
 	}
 }
 
+// convPixels computes the convolution output out of the m zero-padded
+// images padded (padImages) with kernel w, the output pixels of pixGroup
+// samples at a time (at: room for their offsets), bit-identical to
+// im2col32 and the product of forward (gemm32.Conv.Pixels).
+func convPixels(c *gemm32.Conv, g convGeom, w, padded []float32, m int, out []float32, at []int) {
+	c.Load(w, g.cout, g.patch())
+	line, size, P := (g.w+2*g.p)*g.cin, padSize(g), g.ho*g.wo
+	for s0 := 0; s0 < m; s0 += pixGroup(g) {
+		n := min(pixGroup(g), m-s0)
+		at := at[:0]
+		for s := range n {
+			for y := range g.ho {
+				for x := range g.wo {
+					at = append(at, s*size+y*line+x*g.cin)
+				}
+			}
+		}
+		c.Pixels(at, g.k, g.k*g.cin, padded[s0*size:], line, out[s0*P*g.cout:], g.cout)
+	}
+}
+
 // colOf is the im2col matrix of samples s0..s0+n−1 of the chunk at layer
 // li: its part of keep[li] if the layer keeps it, else the shared col.
 func (e *cnnEval32) colOf(li, s0, n int) []float32 {
@@ -326,7 +366,7 @@ const keepColChannels = 8
 var kernelTOff = false
 
 // directConvOff makes every layer use im2col and the GEMM in its forward
-// pass (tests compare the two ways).
+// pass, the direct and the implicit ones (tests compare the two ways).
 var directConvOff = false
 
 // directConv reports whether layer g's forward pass and kernel gradient
@@ -346,6 +386,24 @@ func directConv(g convGeom) bool {
 // computed in the same groups of samples (colGroup) as the GEMM's.
 func directShape(g convGeom) bool {
 	return g.cin <= keepColChannels && g.patch() <= gemm32.ConvDepth && g.wo >= gemm32.ConvWidth(g.cout)
+}
+
+// implicitConv reports whether layer g's forward pass reads its padded
+// input images at every output pixel (gemm32.Conv.Pixels) instead of
+// through im2col: a layer of more than keepColChannels input channels (the
+// others are directShape or keep their matrix) where Pixels has an
+// assembly kernel (gemm32.PixelKernel: AVX-512, more than 16 output
+// channels). Its gradients still go through im2col, built from the same
+// padded images. The choice depends on the shape and the CPU's kernels
+// only, and either way gives the same bits.
+func implicitConv(g convGeom) bool {
+	return !directConvOff && g.cin > keepColChannels && !directShape(g) && gemm32.PixelKernel(g.cout)
+}
+
+// pixGroup is the number of samples whose output pixels convPixels
+// computes together: as many padded images as fit colBudget, at least one.
+func pixGroup(g convGeom) int {
+	return min(cnnChunk, max(1, colBudget/padSize(g)))
 }
 
 // keepCol reports whether layer g keeps its im2col matrix (keepColChannels).

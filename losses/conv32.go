@@ -22,29 +22,44 @@ import (
 // image is first copied into pad (at least padSize(g) floats) with its
 // border of zeros, so that every kernel row is one run of k·cin values.
 func im2col32(g convGeom, in []float32, m int, col, pad []float32) {
-	patch, kc := g.patch(), g.k*g.cin
-	line := (g.w + 2*g.p) * g.cin // a row of the padded image
 	for s := range m {
 		img := in[s*g.inSize() : (s+1)*g.inSize()]
 		if g.p > 0 {
 			img = padImage(g, img, pad)
 		}
-		for y := range g.ho {
-			rows := col[(s*g.ho+y)*g.wo*patch:][:g.wo*patch]
-			switch {
-			case g.k == 5 && g.cin == 1: // LeNet-5's first layer
-				patchRows5x5(rows, img[y*line:], line)
-				continue
-			case g.k == 3 && g.cin == 3: // a first layer on RGB images
-				patchRows3x3x3(rows, img[y*line:], line)
-				continue
-			}
-			for x := range g.wo {
-				row := rows[x*patch:][:patch]
-				src := img[y*line+x*g.cin:]
-				for i := range g.k {
-					copy32(row[i*kc:(i+1)*kc], src[i*line:])
-				}
+		imageCols32(g, img, col[s*g.ho*g.wo*g.patch():])
+	}
+}
+
+// im2colPadded32 is im2col32 on m images already padded (padImages: each
+// padSize(g) floats).
+func im2colPadded32(g convGeom, padded []float32, m int, col []float32) {
+	for s := range m {
+		imageCols32(g, padded[s*padSize(g):(s+1)*padSize(g)], col[s*g.ho*g.wo*g.patch():])
+	}
+}
+
+// imageCols32 writes the patches of one zero-padded image img (or the
+// image itself, without padding) as the first ho·wo rows of col, as
+// im2col32 does.
+func imageCols32(g convGeom, img, col []float32) {
+	patch, kc := g.patch(), g.k*g.cin
+	line := (g.w + 2*g.p) * g.cin // a row of the padded image
+	for y := range g.ho {
+		rows := col[y*g.wo*patch:][:g.wo*patch]
+		switch {
+		case g.k == 5 && g.cin == 1: // LeNet-5's first layer
+			patchRows5x5(rows, img[y*line:], line)
+			continue
+		case g.k == 3 && g.cin == 3: // a first layer on RGB images
+			patchRows3x3x3(rows, img[y*line:], line)
+			continue
+		}
+		for x := range g.wo {
+			row := rows[x*patch:][:patch]
+			src := img[y*line+x*g.cin:]
+			for i := range g.k {
+				copy32(row[i*kc:(i+1)*kc], src[i*line:])
 			}
 		}
 	}

@@ -30,6 +30,7 @@ type Conv struct {
 	owner       []int32    // per patch position, its place in the tiles
 	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (owner · cw)
 	tileKey     [5]int     // the kh, rl, line, q and cw of tiles
+	pixelState             // Pixels' runs and scratch (convpix.go)
 }
 
 // ConvDepth is the largest patch (kernel side² · input channels) Conv
@@ -53,8 +54,8 @@ func ConvWidth(cout int) int {
 // channel o's weights in the order of the patch positions. Row uses the
 // kernels in use at Load.
 func (c *Conv) Load(w []float32, cout, patch int) {
-	if cout < 1 || patch < 1 || patch > ConvDepth || len(w) < cout*patch {
-		panic(fmt.Sprintf("gemm32: a convolution kernel of %d channels and patch %d (at most %d) in %d floats", cout, patch, ConvDepth, len(w)))
+	if cout < 1 || patch < 1 || len(w) < cout*patch {
+		panic(fmt.Sprintf("gemm32: a convolution kernel of %d channels and patch %d in %d floats", cout, patch, len(w)))
 	}
 	c.cout, c.patch, c.k, c.ks = cout, patch, w[:cout*patch], active
 	if c.own != nil {
@@ -100,7 +101,7 @@ var convMask = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
 // src[x·xs + i·line + t] · w[o·patch + i·kc + t], for x < n, o < cout,
 // summed as described at Conv. It writes nothing else in out.
 func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ldo int) {
-	if c.ks == nil || kh < 1 || kh*kc != c.patch || n < ConvWidth(c.cout) || xs < 0 || line < 0 || ldo < c.cout ||
+	if c.ks == nil || kh < 1 || kh*kc != c.patch || c.patch > ConvDepth || n < ConvWidth(c.cout) || xs < 0 || line < 0 || ldo < c.cout ||
 		len(src) < (n-1)*xs+(kh-1)*line+kc || len(out) < (n-1)*ldo+c.cout {
 		panic(fmt.Sprintf("gemm32: a convolution row of %d pixels, %d×%d patch (kernel %d×%d), strides %d, %d, %d, in %d and %d floats",
 			n, kh, kc, c.cout, c.patch, xs, line, ldo, len(src), len(out)))

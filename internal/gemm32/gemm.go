@@ -85,6 +85,10 @@ type kernelSet struct {
 	// gradZ15 is gradZ16 for 15 patch positions, three groups of five
 	// (AVX-512); nil where the set has none.
 	gradZ15 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, mask int, s *float32, rows, skip int)
+	// convP32 computes six pixels of at most 32 channels of a direct
+	// convolution, each patch at its own offset, over one depth block
+	// (Conv.Pixels, AVX-512); nil where the set has none.
+	convP32 func(segs *int, nseg int, at *int, src *float32, w *float32, dst *float32, ldd int, mask0, mask1 int, acc bool)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.

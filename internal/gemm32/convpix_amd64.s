@@ -1,0 +1,151 @@
+#include "textflag.h"
+
+// func convPix6x32AVX512(segs *int, nseg int, at *int, src *float32, w *float32, dst *float32, ldd int, mask0, mask1 int, acc bool)
+// Six output pixels of a direct convolution, thirty-two output channels,
+// each pixel's patch anywhere in the input: pixel r's patch starts at src +
+// at[r] floats. segs holds nseg pairs (offset, length) in floats: the runs
+// of a depth block's patch positions, each run at its offset from a
+// patch's start; w holds, for each position of the runs in order, the
+// thirty-two channels' weights. Z4..Z15 accumulate (pixel r in Z(4+2r),
+// Z(5+2r)) one FMA per position from zero, the order in which the GEMM
+// kernels sum a row of the im2col matrix over a depth block; then each
+// pixel's channels 0–15 are stored at dst + r·ldd floats under the low
+// sixteen bits of mask0, 16–31 under those of mask1, or, with acc, added
+// to the values there first (as the GEMM kernels add a later depth
+// block).
+TEXT ·convPix6x32AVX512(SB), NOSPLIT, $0-73
+	MOVQ at+16(FP), AX
+	MOVQ src+24(FP), BX
+	MOVQ 0(AX), R8
+	LEAQ (BX)(R8*4), R8
+	MOVQ 8(AX), R9
+	LEAQ (BX)(R9*4), R9
+	MOVQ 16(AX), R10
+	LEAQ (BX)(R10*4), R10
+	MOVQ 24(AX), R11
+	LEAQ (BX)(R11*4), R11
+	MOVQ 32(AX), R12
+	LEAQ (BX)(R12*4), R12
+	MOVQ 40(AX), R13
+	LEAQ (BX)(R13*4), R13
+	MOVQ segs+0(FP), BX
+	MOVQ nseg+8(FP), CX
+	MOVQ w+32(FP), DI
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+pseg:
+	MOVQ 0(BX), AX
+	SHLQ $2, AX
+	MOVQ 8(BX), DX
+pcols:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VBROADCASTSS (R8)(AX*1), Z2
+	VFMADD231PS Z0, Z2, Z4
+	VFMADD231PS Z1, Z2, Z5
+	VBROADCASTSS (R9)(AX*1), Z3
+	VFMADD231PS Z0, Z3, Z6
+	VFMADD231PS Z1, Z3, Z7
+	VBROADCASTSS (R10)(AX*1), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	VBROADCASTSS (R11)(AX*1), Z3
+	VFMADD231PS Z0, Z3, Z10
+	VFMADD231PS Z1, Z3, Z11
+	VBROADCASTSS (R12)(AX*1), Z2
+	VFMADD231PS Z0, Z2, Z12
+	VFMADD231PS Z1, Z2, Z13
+	VBROADCASTSS (R13)(AX*1), Z3
+	VFMADD231PS Z0, Z3, Z14
+	VFMADD231PS Z1, Z3, Z15
+	ADDQ $4, AX
+	ADDQ $128, DI
+	DECQ DX
+	JNZ pcols
+	ADDQ $16, BX
+	DECQ CX
+	JNZ pseg
+	MOVQ dst+40(FP), DX
+	MOVQ ldd+48(FP), R8
+	SHLQ $2, R8
+	MOVQ mask0+56(FP), AX
+	KMOVW AX, K1
+	MOVQ mask1+64(FP), AX
+	KMOVW AX, K2
+	MOVBQZX acc+72(FP), BX
+	TESTQ BX, BX
+	JZ pstore
+	VMOVUPS.Z (DX), K1, Z0
+	VADDPS Z0, Z4, Z4
+	VMOVUPS Z4, K1, (DX)
+	VMOVUPS.Z 64(DX), K2, Z1
+	VADDPS Z1, Z5, Z5
+	VMOVUPS Z5, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS.Z (DX), K1, Z0
+	VADDPS Z0, Z6, Z6
+	VMOVUPS Z6, K1, (DX)
+	VMOVUPS.Z 64(DX), K2, Z1
+	VADDPS Z1, Z7, Z7
+	VMOVUPS Z7, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS.Z (DX), K1, Z0
+	VADDPS Z0, Z8, Z8
+	VMOVUPS Z8, K1, (DX)
+	VMOVUPS.Z 64(DX), K2, Z1
+	VADDPS Z1, Z9, Z9
+	VMOVUPS Z9, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS.Z (DX), K1, Z0
+	VADDPS Z0, Z10, Z10
+	VMOVUPS Z10, K1, (DX)
+	VMOVUPS.Z 64(DX), K2, Z1
+	VADDPS Z1, Z11, Z11
+	VMOVUPS Z11, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS.Z (DX), K1, Z0
+	VADDPS Z0, Z12, Z12
+	VMOVUPS Z12, K1, (DX)
+	VMOVUPS.Z 64(DX), K2, Z1
+	VADDPS Z1, Z13, Z13
+	VMOVUPS Z13, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS.Z (DX), K1, Z0
+	VADDPS Z0, Z14, Z14
+	VMOVUPS Z14, K1, (DX)
+	VMOVUPS.Z 64(DX), K2, Z1
+	VADDPS Z1, Z15, Z15
+	VMOVUPS Z15, K2, 64(DX)
+	VZEROUPPER
+	RET
+
+pstore:
+	VMOVUPS Z4, K1, (DX)
+	VMOVUPS Z5, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, K1, (DX)
+	VMOVUPS Z7, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, K1, (DX)
+	VMOVUPS Z9, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, K1, (DX)
+	VMOVUPS Z11, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z12, K1, (DX)
+	VMOVUPS Z13, K2, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z14, K1, (DX)
+	VMOVUPS Z15, K2, 64(DX)
+	VZEROUPPER
+	RET
