@@ -1,0 +1,72 @@
+package losses_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/fedlab/fedlab/internal/gemm32"
+	"github.com/fedlab/fedlab/losses"
+)
+
+// Under each kernel set, the float32 CNN's loss and gradient are the same,
+// bit for bit, with the layers of more than eight input channels computed
+// from their padded images at every pixel (gemm32.Conv.Pixels, where
+// AVX-512 runs it) and with every layer through im2col and the GEMM: a CNN
+// on 2×15×21 images whose implicit layers have 9 and 45 input channels
+// (patches of 81 and 405 values: one and two depth blocks), 45 and 20
+// output channels (partial 32-channel blocks), padding 0 and 1, and 40 and
+// 8 output pixels per image (calls of six pixels across rows and images,
+// and a partial last call), and the 4-layer CNN with 32 filters on
+// 28×28 images (its second to fourth layers implicit).
+func TestCNN32ImplicitConvBitIdentical(t *testing.T) {
+	defer gemm32.SetKernels(gemm32.Kernels())
+	defer losses.SetDirectConvOff(losses.SetDirectConvOff(false))
+	rng := rand.New(rand.NewPCG(61, 62))
+	odd := losses.CNN{InChannels: 2, Height: 15, Width: 21, Channels: []int{9, 45, 20}, Kernel: 3, Padding: []int{1, 0, 1}, Pool: 2, Dense: []int{7}}
+	for _, c := range []struct {
+		name      string
+		net       losses.CNN
+		features  int
+		classes   int
+		batchSize int
+		implicit  []bool
+	}{
+		{"odd", odd, 2 * 15 * 21, 4, 35, []bool{false, true, true}},
+		{"cnn4-32-c1", cnn4(32, 1), 28 * 28, 10, 16, []bool{false, true, true, true}},
+	} {
+		if testing.Short() && c.name == "cnn4-32-c1" {
+			continue // the odd network has every case; this one without -short
+		}
+		d := randData(rng, 50, c.features, func(int) float64 { return float64(rng.IntN(c.classes)) })
+		lay := layout(t, f32(c.net), fed(d, c.classes))
+		w := randVec(rng, lay.Dim(), 0.1)
+		idx := batch(rng, c.batchSize, d.N)
+		for _, name := range gemm32.Available() {
+			if _, err := gemm32.SetKernels(name); err != nil {
+				t.Fatal(err)
+			}
+			losses.SetDirectConvOff(true)
+			v0, g0 := evalGrad(f32(c.net).NewEvaluator(lay), w, d, idx)
+			losses.SetDirectConvOff(false)
+			ev := f32(c.net).NewEvaluator(lay)
+			v, g := evalGrad(ev, w, d, idx)
+			want := c.implicit
+			if name != "avx512" {
+				want = make([]bool, len(c.implicit)) // no pixel kernel: every such layer through im2col
+			}
+			if got := losses.ImplicitConvLayers(ev); !slices.Equal(got, want) {
+				t.Fatalf("%s, %s kernels: implicit layers %v, want %v", c.name, name, got, want)
+			}
+			if math.Float64bits(v) != math.Float64bits(v0) {
+				t.Errorf("%s, %s kernels: loss %v implicit, %v through im2col", c.name, name, v, v0)
+			}
+			for i := range g {
+				if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
+					t.Fatalf("%s, %s kernels: gradient[%d] = %v implicit, %v through im2col", c.name, name, i, g[i], g0[i])
+				}
+			}
+		}
+	}
+}
