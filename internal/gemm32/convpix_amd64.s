@@ -149,3 +149,133 @@ pstore:
 	VMOVUPS Z15, K2, 64(DX)
 	VZEROUPPER
 	RET
+
+// func convBack6x32AVX512(terms *int, nterm, n int, at *int, src *float32, w *float32, dst *float32, dat *int, mask0, mask1 int)
+// Six pixels of thirty-two channels of a sum of nterm chains (ConvBack):
+// terms holds pairs (offset, weights) in floats; for each term in order,
+// Z16..Z27 accumulate from zero one FMA per o < n of src[at[r] + offset +
+// o] (broadcast) with the thirty-two weights at w + weights + 32·o, the
+// order in which the GEMM kernels sum a depth of n, and Z4..Z15 (pixel r
+// in Z(4+2r), Z(5+2r), from +0) then add the term's sums, as col2im adds
+// the GEMM's outputs. Pixel r's channels 0–15 are stored at dst + dat[r]
+// floats under the low sixteen bits of mask0, 16–31 under those of mask1.
+TEXT ·convBack6x32AVX512(SB), NOSPLIT, $0-80
+	MOVQ at+24(FP), AX
+	MOVQ src+32(FP), BX
+	MOVQ 0(AX), R8
+	LEAQ (BX)(R8*4), R8
+	MOVQ 8(AX), R9
+	LEAQ (BX)(R9*4), R9
+	MOVQ 16(AX), R10
+	LEAQ (BX)(R10*4), R10
+	MOVQ 24(AX), R11
+	LEAQ (BX)(R11*4), R11
+	MOVQ 32(AX), R12
+	LEAQ (BX)(R12*4), R12
+	MOVQ 40(AX), R13
+	LEAQ (BX)(R13*4), R13
+	MOVQ terms+0(FP), BX
+	MOVQ nterm+8(FP), CX
+	MOVQ w+40(FP), SI
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+bterm:
+	MOVQ 0(BX), AX
+	SHLQ $2, AX
+	MOVQ 8(BX), DI
+	LEAQ (SI)(DI*4), DI
+	MOVQ n+16(FP), DX
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	VXORPS Z22, Z22, Z22
+	VXORPS Z23, Z23, Z23
+	VXORPS Z24, Z24, Z24
+	VXORPS Z25, Z25, Z25
+	VXORPS Z26, Z26, Z26
+	VXORPS Z27, Z27, Z27
+bcols:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VBROADCASTSS (R8)(AX*1), Z2
+	VFMADD231PS Z0, Z2, Z16
+	VFMADD231PS Z1, Z2, Z17
+	VBROADCASTSS (R9)(AX*1), Z3
+	VFMADD231PS Z0, Z3, Z18
+	VFMADD231PS Z1, Z3, Z19
+	VBROADCASTSS (R10)(AX*1), Z2
+	VFMADD231PS Z0, Z2, Z20
+	VFMADD231PS Z1, Z2, Z21
+	VBROADCASTSS (R11)(AX*1), Z3
+	VFMADD231PS Z0, Z3, Z22
+	VFMADD231PS Z1, Z3, Z23
+	VBROADCASTSS (R12)(AX*1), Z2
+	VFMADD231PS Z0, Z2, Z24
+	VFMADD231PS Z1, Z2, Z25
+	VBROADCASTSS (R13)(AX*1), Z3
+	VFMADD231PS Z0, Z3, Z26
+	VFMADD231PS Z1, Z3, Z27
+	ADDQ $4, AX
+	ADDQ $128, DI
+	DECQ DX
+	JNZ bcols
+	VADDPS Z16, Z4, Z4
+	VADDPS Z17, Z5, Z5
+	VADDPS Z18, Z6, Z6
+	VADDPS Z19, Z7, Z7
+	VADDPS Z20, Z8, Z8
+	VADDPS Z21, Z9, Z9
+	VADDPS Z22, Z10, Z10
+	VADDPS Z23, Z11, Z11
+	VADDPS Z24, Z12, Z12
+	VADDPS Z25, Z13, Z13
+	VADDPS Z26, Z14, Z14
+	VADDPS Z27, Z15, Z15
+	ADDQ $16, BX
+	DECQ CX
+	JNZ bterm
+	MOVQ dst+48(FP), DX
+	MOVQ dat+56(FP), BX
+	MOVQ mask0+64(FP), AX
+	KMOVW AX, K1
+	MOVQ mask1+72(FP), AX
+	KMOVW AX, K2
+	MOVQ 0(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z4, K1, (AX)
+	VMOVUPS Z5, K2, 64(AX)
+	MOVQ 8(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z6, K1, (AX)
+	VMOVUPS Z7, K2, 64(AX)
+	MOVQ 16(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z8, K1, (AX)
+	VMOVUPS Z9, K2, 64(AX)
+	MOVQ 24(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z10, K1, (AX)
+	VMOVUPS Z11, K2, 64(AX)
+	MOVQ 32(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z12, K1, (AX)
+	VMOVUPS Z13, K2, 64(AX)
+	MOVQ 40(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z14, K1, (AX)
+	VMOVUPS Z15, K2, 64(AX)
+	VZEROUPPER
+	RET

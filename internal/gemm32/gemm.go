@@ -89,6 +89,9 @@ type kernelSet struct {
 	// convolution, each patch at its own offset, over one depth block
 	// (Conv.Pixels, AVX-512); nil where the set has none.
 	convP32 func(segs *int, nseg int, at *int, src *float32, w *float32, dst *float32, ldd int, mask0, mask1 int, acc bool)
+	// convB32 computes six pixels of at most 32 channels of a sum of
+	// chains (ConvBack.Sums, AVX-512); nil where the set has none.
+	convB32 func(terms *int, nterm, n int, at *int, src *float32, w *float32, dst *float32, dat *int, mask0, mask1 int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.
