@@ -30,25 +30,27 @@ type cnnEval32 struct {
 	cnnShape
 	gemm gemm32.Gemm
 
-	w32, g32  []float32      // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
-	x         []float32      // a chunk's input images, channels last
-	col, dcol []float32      // im2col matrix of a group of samples (colGroup) and its gradient
-	pad       []float32      // a zero-padded input image of im2col32
-	keep      [][]float32    // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
-	conv      []*gemm32.Conv // per convolutional layer computed directly (directConv), else nil
-	pix       []*gemm32.Conv // per convolutional layer whose output is computed from its padded images at every pixel (implicitConv), else nil
-	at        []int          // the offsets of a group of output pixels' patches in the padded images (convPixels)
-	wt        [][]float32    // per layer through im2col: its kernel transposed (patch × cout), which forward's GEMM reads in place
-	padded    [][]float32    // per layer computed directly or implicitly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
-	out       [][]float32    // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
-	dout      []float32      // gradient at a convolution's output
-	pooled    [][]float32    // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
-	arg       [][]int32      // index in out of each pooled maximum (channels last where poolKernels)
-	poolKern  bool           // 2×2 pools run on pool32's kernels (poolKernels)
-	lastCL    []float32      // with poolKern: the last layer's pooled map channels last (pooled[last] is planar), kept for backward
-	dpCL      []float32      // with poolKern: the gradient at the last pooled map, channels last
-	din       [][]float32    // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
-	head      dense32        // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
+	w32, g32  []float32          // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
+	x         []float32          // a chunk's input images, channels last
+	col, dcol []float32          // im2col matrix of a group of samples (colGroup) and its gradient
+	pad       []float32          // a zero-padded input image of im2col32
+	keep      [][]float32        // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
+	conv      []*gemm32.Conv     // per convolutional layer computed directly (directConv), else nil
+	pix       []*gemm32.Conv     // per convolutional layer whose output is computed from its padded images at every pixel (implicitConv), else nil
+	at        []int              // the offsets of a group of output pixels' patches in the padded images (convPixels)
+	back      []*gemm32.ConvBack // per convolutional layer ℓ ≥ 1 whose input gradient is computed from its output gradient directly (backConv), else nil
+	classes   [][]backClass      // per layer with back: its input pixels by class of gradient terms
+	wt        [][]float32        // per layer through im2col: its kernel transposed (patch × cout), which forward's GEMM reads in place
+	padded    [][]float32        // per layer computed directly or implicitly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
+	out       [][]float32        // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
+	dout      []float32          // gradient at a convolution's output
+	pooled    [][]float32        // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
+	arg       [][]int32          // index in out of each pooled maximum (channels last where poolKernels)
+	poolKern  bool               // 2×2 pools run on pool32's kernels (poolKernels)
+	lastCL    []float32          // with poolKern: the last layer's pooled map channels last (pooled[last] is planar), kept for backward
+	dpCL      []float32          // with poolKern: the gradient at the last pooled map, channels last
+	din       [][]float32        // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
+	head      dense32            // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
 }
 
 // check checks the arguments (cnnShape.check) and sizes the buffers on
@@ -63,7 +65,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
 	e.keep, e.conv, e.padded, e.wt = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n), make([][]float32, n)
-	e.pix = make([]*gemm32.Conv, n)
+	e.pix, e.back, e.classes = make([]*gemm32.Conv, n), make([]*gemm32.ConvBack, n), make([][]backClass, n)
 	maxCol, maxOut, maxPad, maxAt := 0, 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
@@ -80,6 +82,9 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 			e.pix[i] = new(gemm32.Conv)
 			e.padded[i] = make([]float32, cnnChunk*padSize(g)+gemm32.ConvSlack)
 			maxAt = max(maxAt, pixGroup(g)*g.ho*g.wo)
+			if i > 0 && backConv(g) {
+				e.back[i], e.classes[i] = new(gemm32.ConvBack), backClasses(g)
+			}
 		case keepCol(g):
 			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
 		}
@@ -233,12 +238,15 @@ func (e *cnnEval32) backward(x []float32, m int) {
 				}
 				e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
 			}
-			if li == 0 {
+			if li == 0 || e.back[li] != nil {
 				continue
 			}
 			dcol := e.dcol[:n*P*patch]
 			e.gemm.Do(false, false, n*P, patch, g.cout, 1, dg, g.cout, of32(e.kernels[li], e.w32), patch, 0, dcol, patch)
 			col2im32(g, dcol, n, e.din[li][s0*g.inSize():])
+		}
+		if c := e.back[li]; c != nil {
+			inputGradBack(c, g, of32(e.kernels[li], e.w32), dout, m, e.din[li], e.classes[li])
 		}
 	}
 }

@@ -13,7 +13,9 @@ import (
 // Under each kernel set, the float32 CNN's loss and gradient are the same,
 // bit for bit, with the layers of more than eight input channels computed
 // from their padded images at every pixel (gemm32.Conv.Pixels, where
-// AVX-512 runs it) and with every layer through im2col and the GEMM: a CNN
+// AVX-512 runs it), with their input gradients also computed from the
+// output gradients directly (gemm32.ConvBack), and with every layer
+// through im2col and the GEMM: a CNN
 // on 2×15×21 images whose implicit layers have 9 and 45 input channels
 // (patches of 81 and 405 values: one and two depth blocks), 45 and 20
 // output channels (partial 32-channel blocks), padding 0 and 1, and 40 and
@@ -23,6 +25,7 @@ import (
 func TestCNN32ImplicitConvBitIdentical(t *testing.T) {
 	defer gemm32.SetKernels(gemm32.Kernels())
 	defer losses.SetDirectConvOff(losses.SetDirectConvOff(false))
+	defer losses.SetConvBackOff(losses.SetConvBackOff(false))
 	rng := rand.New(rand.NewPCG(61, 62))
 	odd := losses.CNN{InChannels: 2, Height: 15, Width: 21, Channels: []int{9, 45, 20}, Kernel: 3, Padding: []int{1, 0, 1}, Pool: 2, Dense: []int{7}}
 	for _, c := range []struct {
@@ -32,9 +35,10 @@ func TestCNN32ImplicitConvBitIdentical(t *testing.T) {
 		classes   int
 		batchSize int
 		implicit  []bool
+		back      []bool
 	}{
-		{"odd", odd, 2 * 15 * 21, 4, 35, []bool{false, true, true}},
-		{"cnn4-32-c1", cnn4(32, 1), 28 * 28, 10, 16, []bool{false, true, true, true}},
+		{"odd", odd, 2 * 15 * 21, 4, 35, []bool{false, true, true}, []bool{false, true, true}},
+		{"cnn4-32-c1", cnn4(32, 1), 28 * 28, 10, 16, []bool{false, true, true, true}, []bool{false, true, true, true}},
 	} {
 		if testing.Short() && c.name == "cnn4-32-c1" {
 			continue // the odd network has every case; this one without -short
@@ -50,21 +54,27 @@ func TestCNN32ImplicitConvBitIdentical(t *testing.T) {
 			losses.SetDirectConvOff(true)
 			v0, g0 := evalGrad(f32(c.net).NewEvaluator(lay), w, d, idx)
 			losses.SetDirectConvOff(false)
-			ev := f32(c.net).NewEvaluator(lay)
-			v, g := evalGrad(ev, w, d, idx)
-			want := c.implicit
-			if name != "avx512" {
-				want = make([]bool, len(c.implicit)) // no pixel kernel: every such layer through im2col
-			}
-			if got := losses.ImplicitConvLayers(ev); !slices.Equal(got, want) {
-				t.Fatalf("%s, %s kernels: implicit layers %v, want %v", c.name, name, got, want)
-			}
-			if math.Float64bits(v) != math.Float64bits(v0) {
-				t.Errorf("%s, %s kernels: loss %v implicit, %v through im2col", c.name, name, v, v0)
-			}
-			for i := range g {
-				if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
-					t.Fatalf("%s, %s kernels: gradient[%d] = %v implicit, %v through im2col", c.name, name, i, g[i], g0[i])
+			for _, backOff := range []bool{true, false} {
+				losses.SetConvBackOff(backOff)
+				ev := f32(c.net).NewEvaluator(lay)
+				v, g := evalGrad(ev, w, d, idx)
+				want, wantBack := c.implicit, c.back
+				if name != "avx512" { // no pixel kernel: every such layer through im2col
+					want, wantBack = make([]bool, len(c.implicit)), make([]bool, len(c.back))
+				}
+				if backOff {
+					wantBack = make([]bool, len(c.back))
+				}
+				if got, gotBack := losses.ImplicitConvLayers(ev), losses.BackConvLayers(ev); !slices.Equal(got, want) || !slices.Equal(gotBack, wantBack) {
+					t.Fatalf("%s, %s kernels: implicit layers %v and input gradients %v, want %v and %v", c.name, name, got, gotBack, want, wantBack)
+				}
+				if math.Float64bits(v) != math.Float64bits(v0) {
+					t.Errorf("%s, %s kernels, input gradients direct %v: loss %v implicit, %v through im2col", c.name, name, !backOff, v, v0)
+				}
+				for i := range g {
+					if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
+						t.Fatalf("%s, %s kernels, input gradients direct %v: gradient[%d] = %v implicit, %v through im2col", c.name, name, !backOff, i, g[i], g0[i])
+					}
 				}
 			}
 		}

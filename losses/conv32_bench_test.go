@@ -18,7 +18,9 @@ import (
 // input gradient's product (dcol-product) and col2im32; forward's layer
 // as it runs through im2col (forward-im2col, groups of colGroup) and from
 // the padded images at every pixel (forward-pixels, convPixels, where
-// gemm32.PixelKernel). Layers: LeNet-5's 1→6 and 6→16 5×5 convolutions,
+// gemm32.PixelKernel); the input gradient as backward computes it through
+// the product and col2im32 (input-im2col) and with gemm32.ConvBack
+// (input-back, where backConv). Layers: LeNet-5's 1→6 and 6→16 5×5 convolutions,
 // the first layers of the 4-layer CNN and its 32- and 64-channel second
 // and third layers (the direct parts where Conv.Row runs them).
 func BenchmarkConv32ForwardParts(b *testing.B) { benchConvParts(b) }
@@ -103,6 +105,27 @@ func benchConvParts(b *testing.B) {
 			}
 			reportCPU(b, cpu0)
 		})
+		b.Run(l.name+"/input-im2col", func(b *testing.B) {
+			cpu0 := cputime.Now()
+			for b.Loop() {
+				for s0 := 0; s0 < m; s0 += colGroup(g) {
+					n := min(colGroup(g), m-s0)
+					gm.Do(false, false, n*g.ho*g.wo, patch, g.cout, 1, out[s0*g.ho*g.wo*g.cout:], g.cout, w, patch, 0, dcol, patch)
+					col2im32(g, dcol, n, din[s0*g.inSize():])
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+		if backConv(g) {
+			cb, classes := new(gemm32.ConvBack), backClasses(g)
+			b.Run(l.name+"/input-back", func(b *testing.B) {
+				cpu0 := cputime.Now()
+				for b.Loop() {
+					inputGradBack(cb, g, w, out, m, din, classes)
+				}
+				reportCPU(b, cpu0)
+			})
+		}
 		c, padded := new(gemm32.Conv), make([]float32, m*padSize(g)+gemm32.ConvSlack)
 		b.Run(l.name+"/forward-im2col", func(b *testing.B) {
 			cpu0 := cputime.Now()

@@ -12,3 +12,22 @@ func ImplicitConvLayers(ev core.Evaluator) []bool {
 	}
 	return pix
 }
+
+// SetConvBackOff switches the float32 CNN's direct input gradient
+// (backConv) off or back on for evaluators created afterwards, and
+// returns the previous setting.
+func SetConvBackOff(off bool) (previous bool) {
+	previous, convBackOff = convBackOff, off
+	return previous
+}
+
+// BackConvLayers reports, for a float32 CNN evaluator that has evaluated
+// once, which convolutional layers compute their input gradient with
+// gemm32.ConvBack (backConv).
+func BackConvLayers(ev core.Evaluator) []bool {
+	var back []bool
+	for _, c := range ev.(*cnnEval32).back {
+		back = append(back, c != nil)
+	}
+	return back
+}
