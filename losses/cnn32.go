@@ -141,8 +141,10 @@ func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 		img := e.x[r*F : (r+1)*F]
 		i := mlpRow(idx, start+r)
 		if lv := d.Levels; lv != nil {
-			for j, b := range d.X8[i*F : (i+1)*F] {
-				img[(j%plane)*g.cin+j/plane] = float32(lv[b])
+			for c := range g.cin { // channel c's plane to every cin-th value from c
+				for p, b := range d.X8[i*F+c*plane : i*F+(c+1)*plane] {
+					img[p*g.cin+c] = float32(lv[b])
+				}
 			}
 			continue
 		}
@@ -150,8 +152,11 @@ func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 			gemm32.Round(img, d.Row(i))
 			continue
 		}
-		for j, v := range d.Row(i) {
-			img[(j%plane)*g.cin+j/plane] = float32(v)
+		row := d.Row(i)
+		for c := range g.cin {
+			for p, v := range row[c*plane : (c+1)*plane] {
+				img[p*g.cin+c] = float32(v)
+			}
 		}
 	}
 	return e.x[:m*F]
