@@ -55,6 +55,12 @@ func imageCols32(g convGeom, img, col []float32) {
 			patchRows3x3x3(rows, img[y*line:], line)
 			continue
 		}
+		if kc > 16 { // long runs: one kernel row of the whole output row a call
+			for i := range g.k {
+				gemm32.CopyRows(rows[i*kc:], patch, img[(y+i)*line:], g.cin, g.wo, kc)
+			}
+			continue
+		}
 		for x := range g.wo {
 			row := rows[x*patch:][:patch]
 			src := img[y*line+x*g.cin:]
