@@ -174,18 +174,27 @@ func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 // the layout's (c, i, j) column order, and k32, in the float32 path's
 // (i, j, c) order: from k64 to k32 if toF32, else from k32 to k64.
 func permuteKernel32(g convGeom, k64 []float64, k32 []float32, toF32 bool) {
-	kk, patch := g.k*g.k, g.patch()
+	kk, patch, C := g.k*g.k, g.patch(), g.cin
 	for o := range g.cout {
 		r64, r32 := k64[o*patch:(o+1)*patch], k32[o*patch:(o+1)*patch]
-		for ij := range kk {
-			px := r32[ij*g.cin : (ij+1)*g.cin] // kernel position ij's channels, contiguous in k32
-			if toF32 {
-				for c := range px {
-					px[c] = float32(r64[c*kk+ij])
+		for c := range C { // channel c: kk values in a row in k64, every C-th value from c in k32
+			p64, p32 := r64[c*kk:(c+1)*kk], r32[c:]
+			if kk == 9 { // 3×3 kernels: fixed-size moves without bounds checks
+				a, b := (*[9]float64)(p64), p32[:8*C+1]
+				if toF32 {
+					b[0], b[C], b[2*C], b[3*C], b[4*C] = float32(a[0]), float32(a[1]), float32(a[2]), float32(a[3]), float32(a[4])
+					b[5*C], b[6*C], b[7*C], b[8*C] = float32(a[5]), float32(a[6]), float32(a[7]), float32(a[8])
+				} else {
+					a[0], a[1], a[2], a[3], a[4] = float64(b[0]), float64(b[C]), float64(b[2*C]), float64(b[3*C]), float64(b[4*C])
+					a[5], a[6], a[7], a[8] = float64(b[5*C]), float64(b[6*C]), float64(b[7*C]), float64(b[8*C])
 				}
-			} else {
-				for c, v := range px {
-					r64[c*kk+ij] = float64(v)
+				continue
+			}
+			for ij := range p64 {
+				if toF32 {
+					p32[ij*C] = float32(p64[ij])
+				} else {
+					p64[ij] = float64(p32[ij*C])
 				}
 			}
 		}
