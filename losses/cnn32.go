@@ -23,9 +23,11 @@ import (
 // it twice (keepCol). A layer with more input channels computes its
 // output from the chunk's padded images where AVX-512 runs
 // (implicitConv: gemm32.Conv.Pixels, every output pixel of a group of
-// samples in calls of six) and builds the im2col matrix of its gradients
-// from the same padded images. All buffers
-// are sized on first use, so later calls do not allocate.
+// samples in calls of six), its input gradient straight from its output
+// gradient (backConv: gemm32.ConvBack, no product matrix and col2im), and
+// its kernel gradient through the im2col matrix built from the same padded
+// images; the same bits. All buffers are sized on first use, so later
+// calls do not allocate.
 type cnnEval32 struct {
 	cnnShape
 	gemm gemm32.Gemm

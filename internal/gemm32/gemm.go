@@ -8,7 +8,11 @@
 // adjacent 6×16 tiles at once. A Gemm value owns its packing buffers, so it
 // does not allocate after its first call. Conv computes small convolutions
 // (forward rows and kernel gradients) straight from the input images,
-// bit-identical to Do on their im2col matrices.
+// bit-identical to Do on their im2col matrices, and with AVX-512 the
+// outputs of wider ones at pixels anywhere in the input (Conv.Pixels, six
+// pixels of any rows and images a call, deep patches in Do's depth
+// blocks); ConvBack computes a convolution's input gradient straight from
+// the output gradient, bit-identical to Do's product and col2im.
 //
 // Every kernel sums each output over its depth block in the same order
 // (one fused multiply-add per term, from zero) and then adds the sum to C or
