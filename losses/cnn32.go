@@ -177,8 +177,18 @@ func (e *cnnEval32) forward(x []float32, m int) {
 	for li, g := range e.geo {
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		if c := e.conv[li]; c != nil {
-			convDirect(c, g, of32(e.kernels[li], e.w32), padImages(g, in, m, e.padded[li]), m, e.out[li])
-			e.pool(li, m)
+			padImages(g, in, m, e.padded[li])
+			step := e.poolStep(li, m)
+			for s0 := 0; s0 < m; s0 += step { // pooled while the group's output is in the cache
+				n := min(step, m-s0)
+				convDirect(c, g, of32(e.kernels[li], e.w32), e.padded[li][s0*padSize(g):], n, e.out[li][s0*g.outSize():])
+				if step < m {
+					maxPool2KernelsFrom(g, e.out[li], of32(e.biases[li], e.w32), s0, n, e.pooled[li], e.arg[li])
+				}
+			}
+			if step == m {
+				e.pool(li, m)
+			}
 			continue
 		}
 		if c := e.pix[li]; c != nil {
@@ -275,6 +285,21 @@ func (e *cnnEval32) pool(li, m int) {
 	maxPool2Kernels(g, e.out[li], b, m, e.lastCL, e.arg[li])
 	transposePool(g, e.lastCL, m, e.pooled[li], true)
 }
+
+// poolStep is the number of samples of layer li whose output forward
+// computes before pooling it: m, or, for a direct layer pooled with
+// pool32's kernels (not the last), as many as fit colBudget (at least
+// one), pooled while they are in the cache. The same bits either way.
+func (e *cnnEval32) poolStep(li, m int) int {
+	if !e.poolKern || li == len(e.geo)-1 || poolStepOff {
+		return m
+	}
+	return min(m, max(1, colBudget/e.geo[li].outSize()))
+}
+
+// poolStepOff makes forward pool every layer once for the chunk (tests
+// compare the two ways).
+var poolStepOff = false
 
 // unpool overwrites dout with the gradient at layer li's output of the m
 // samples from dp, the gradient at its pooled map, and adds the bias

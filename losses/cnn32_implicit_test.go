@@ -83,3 +83,44 @@ func TestCNN32ImplicitConvBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// Under each kernel set, pooling a direct layer's output group by group as
+// forward computes it gives the loss and gradient of pooling the chunk's
+// output at once, bit for bit: LeNet-5 (13-sample groups of its first
+// layer) and the 4-layer CNN with 32 filters (2-sample groups), each on a
+// chunk of 32 samples and a partial one.
+func TestCNN32PoolStepBitIdentical(t *testing.T) {
+	defer gemm32.SetKernels(gemm32.Kernels())
+	defer losses.SetPoolStepOff(losses.SetPoolStepOff(false))
+	rng := rand.New(rand.NewPCG(63, 64))
+	n := 45
+	if testing.Short() {
+		n = 7 // one partial chunk
+	}
+	for name, net := range map[string]losses.CNN{"lenet5": lenet5, "cnn4-32-c1": cnn4(32, 1)} {
+		d := randData(rng, 50, 784, func(int) float64 { return float64(rng.IntN(10)) })
+		lay := layout(t, f32(net), fed(d, 10))
+		w := randVec(rng, lay.Dim(), 0.1)
+		idx := batch(rng, n, d.N)
+		for _, kernels := range gemm32.Available() {
+			if testing.Short() && kernels == "go" {
+				continue // the plain Go kernels compute no layer directly
+			}
+			if _, err := gemm32.SetKernels(kernels); err != nil {
+				t.Fatal(err)
+			}
+			losses.SetPoolStepOff(true)
+			v0, g0 := evalGrad(f32(net).NewEvaluator(lay), w, d, idx)
+			losses.SetPoolStepOff(false)
+			v, g := evalGrad(f32(net).NewEvaluator(lay), w, d, idx)
+			if math.Float64bits(v) != math.Float64bits(v0) {
+				t.Errorf("%s, %s kernels: loss %v pooled by groups, %v at once", name, kernels, v, v0)
+			}
+			for i := range g {
+				if math.Float64bits(g[i]) != math.Float64bits(g0[i]) {
+					t.Fatalf("%s, %s kernels: gradient[%d] = %v pooled by groups, %v at once", name, kernels, i, g[i], g0[i])
+				}
+			}
+		}
+	}
+}

@@ -358,11 +358,17 @@ func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32, run int) {
 // pool32's kernels (one call per row of windows): the same pooled values
 // and maxima, bit for bit.
 func maxPool2Kernels(g convGeom, out, b []float32, m int, pooled []float32, arg []int32) {
+	maxPool2KernelsFrom(g, out, b, 0, m, pooled, arg)
+}
+
+// maxPool2KernelsFrom is maxPool2Kernels for the samples s0..s0+n−1 of
+// the maps out, pooled and arg only.
+func maxPool2KernelsFrom(g convGeom, out, b []float32, s0, n int, pooled []float32, arg []int32) {
 	if g.wp == 0 {
 		return
 	}
 	C, next, row := g.cout, g.wo*g.cout, g.wp*g.cout
-	for s := range m {
+	for s := s0; s < s0+n; s++ {
 		for y := range g.hp {
 			o := (s*g.hp + y) * row
 			pool32.Pool2(g.wp, C, out, (s*g.ho+2*y)*next, next, b, pooled[o:o+row], arg[o:o+row])

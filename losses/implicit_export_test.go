@@ -31,3 +31,11 @@ func BackConvLayers(ev core.Evaluator) []bool {
 	}
 	return back
 }
+
+// SetPoolStepOff makes the float32 CNN pool each direct layer once for
+// the chunk (off) or group by group as it computes it, and returns the
+// previous setting.
+func SetPoolStepOff(off bool) (previous bool) {
+	previous, poolStepOff = poolStepOff, off
+	return previous
+}
