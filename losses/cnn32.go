@@ -236,12 +236,18 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 		dp = dp[:m*g.poolSize()]
 		dout := e.dout[:rows*g.cout]
-		e.unpool(li, dp, dout, m)
+		byGroup := e.conv[li] != nil && e.poolStep(li, m) < m // unpooled group by group, while the group's gradient is in the cache
+		if !byGroup {
+			e.unpool(li, dp, dout, m)
+		}
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		line := (g.w + 2*g.p) * g.cin
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
 			dg := dout[s0*P*g.cout : (s0+n)*P*g.cout]
+			if byGroup {
+				unpool2KernelsFrom(g, dp, e.pooled[li], e.arg[li], s0, n, dout, of32(e.biases[li], e.g32))
+			}
 			if c := e.conv[li]; c != nil { // the kernel gradient from forward's padded images
 				px := gemm32.ConvPixels{N: n, H: g.ho, W: g.wo, SS: padSize(g), YS: line, XS: g.cin}
 				c.AddGrad(of32(e.kernels[li], e.g32), g.cout, g.k, g.k*g.cin, dg, g.cout, e.padded[li][s0*padSize(g):], line, px)
@@ -289,7 +295,8 @@ func (e *cnnEval32) pool(li, m int) {
 // poolStep is the number of samples of layer li whose output forward
 // computes before pooling it: m, or, for a direct layer pooled with
 // pool32's kernels (not the last), as many as fit colBudget (at least
-// one), pooled while they are in the cache. The same bits either way.
+// one), pooled while they are in the cache; backward then unpools such a
+// layer by its groups of colGroup samples. The same bits either way.
 func (e *cnnEval32) poolStep(li, m int) int {
 	if !e.poolKern || li == len(e.geo)-1 || poolStepOff {
 		return m

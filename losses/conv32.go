@@ -384,14 +384,21 @@ func maxPool2KernelsFrom(g convGeom, out, b []float32, s0, n int, pooled []float
 // where the pooled value is positive, which is where unpool32 finds the
 // maximum plus the bias positive.
 func unpool2Kernels(g convGeom, dp, pooled []float32, arg []int32, m int, dout, gb []float32) {
+	unpool2KernelsFrom(g, dp, pooled, arg, 0, m, dout, gb)
+}
+
+// unpool2KernelsFrom is unpool2Kernels for the samples s0..s0+n−1 of the
+// maps only (their part of dout); called for consecutive groups of
+// samples in order, it adds the bias gradient in the same order.
+func unpool2KernelsFrom(g convGeom, dp, pooled []float32, arg []int32, s0, n int, dout, gb []float32) {
 	if g.ho%2 != 0 || g.wo%2 != 0 || g.wp == 0 {
-		clear(dout[:m*g.outSize()])
+		clear(dout[s0*g.outSize() : (s0+n)*g.outSize()])
 	}
 	if g.wp == 0 {
 		return
 	}
 	C, next, row := g.cout, g.wo*g.cout, g.wp*g.cout
-	for s := range m {
+	for s := s0; s < s0+n; s++ {
 		for y := range g.hp {
 			o := (s*g.hp + y) * row
 			pool32.Unpool2(g.wp, C, dp[o:o+row], pooled[o:o+row], arg[o:o+row], dout, (s*g.ho+2*y)*next, next, gb)
