@@ -17,8 +17,9 @@ import (
 // output gradients directly (gemm32.ConvBack), and with every layer
 // through im2col and the GEMM: a CNN
 // on 2×15×21 images whose implicit layers have 9 and 45 input channels
-// (patches of 81 and 405 values: one and two depth blocks), 45 and 20
-// output channels (partial 32-channel blocks), padding 0 and 1, and 40 and
+// (patches of 81 and 405 values: one and two depth blocks), 45 and 32
+// output channels (a partial 32-channel block and a whole one), padding 0
+// and 1, and 40 and
 // 8 output pixels per image (calls of six pixels across rows and images,
 // and a partial last call), and the 4-layer CNN with 32 filters on
 // 28×28 images (its second to fourth layers implicit).
@@ -27,7 +28,7 @@ func TestCNN32ImplicitConvBitIdentical(t *testing.T) {
 	defer losses.SetDirectConvOff(losses.SetDirectConvOff(false))
 	defer losses.SetConvBackOff(losses.SetConvBackOff(false))
 	rng := rand.New(rand.NewPCG(61, 62))
-	odd := losses.CNN{InChannels: 2, Height: 15, Width: 21, Channels: []int{9, 45, 20}, Kernel: 3, Padding: []int{1, 0, 1}, Pool: 2, Dense: []int{7}}
+	odd := losses.CNN{InChannels: 2, Height: 15, Width: 21, Channels: []int{9, 45, 32}, Kernel: 3, Padding: []int{1, 0, 1}, Pool: 2, Dense: []int{7}}
 	for _, c := range []struct {
 		name      string
 		net       losses.CNN

@@ -10,9 +10,9 @@
 // Z(5+2r)) one FMA per position from zero, the order in which the GEMM
 // kernels sum a row of the im2col matrix over a depth block; then each
 // pixel's channels 0–15 are stored at dst + r·ldd floats under the low
-// sixteen bits of mask0, 16–31 under those of mask1, or, with acc, added
-// to the values there first (as the GEMM kernels add a later depth
-// block).
+// sixteen bits of mask0, 16–31 under those of mask1 (without masks where
+// both are whole: masked stores are slower), or, with acc, added to the
+// values there first (as the GEMM kernels add a later depth block).
 TEXT ·convPix6x32AVX512(SB), NOSPLIT, $0-73
 	MOVQ at+16(FP), AX
 	MOVQ src+24(FP), BX
@@ -80,9 +80,12 @@ pcols:
 	SHLQ $2, R8
 	MOVQ mask0+56(FP), AX
 	KMOVW AX, K1
-	MOVQ mask1+64(FP), AX
-	KMOVW AX, K2
+	MOVQ mask1+64(FP), BX
+	KMOVW BX, K2
+	ANDQ BX, AX
 	MOVBQZX acc+72(FP), BX
+	CMPQ AX, $0xffff
+	JEQ pfull
 	TESTQ BX, BX
 	JZ pstore
 	VMOVUPS.Z (DX), K1, Z0
@@ -150,6 +153,62 @@ pstore:
 	VZEROUPPER
 	RET
 
+pfull: // all thirty-two channels: loads and stores without masks
+	TESTQ BX, BX
+	JZ pfstore
+	VADDPS (DX), Z4, Z4
+	VMOVUPS Z4, (DX)
+	VADDPS 64(DX), Z5, Z5
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z6, Z6
+	VMOVUPS Z6, (DX)
+	VADDPS 64(DX), Z7, Z7
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z8, Z8
+	VMOVUPS Z8, (DX)
+	VADDPS 64(DX), Z9, Z9
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z10, Z10
+	VMOVUPS Z10, (DX)
+	VADDPS 64(DX), Z11, Z11
+	VMOVUPS Z11, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z12, Z12
+	VMOVUPS Z12, (DX)
+	VADDPS 64(DX), Z13, Z13
+	VMOVUPS Z13, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z14, Z14
+	VMOVUPS Z14, (DX)
+	VADDPS 64(DX), Z15, Z15
+	VMOVUPS Z15, 64(DX)
+	VZEROUPPER
+	RET
+
+pfstore:
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z12, (DX)
+	VMOVUPS Z13, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z14, (DX)
+	VMOVUPS Z15, 64(DX)
+	VZEROUPPER
+	RET
+
 // func convBack6x32AVX512(terms *int, nterm, n int, at *int, src *float32, w *float32, dst *float32, dat *int, mask0, mask1 int)
 // Six pixels of thirty-two channels of a sum of nterm chains (ConvBack):
 // terms holds pairs (offset, weights) in floats; for each term in order,
@@ -158,7 +217,8 @@ pstore:
 // order in which the GEMM kernels sum a depth of n, and Z4..Z15 (pixel r
 // in Z(4+2r), Z(5+2r), from +0) then add the term's sums, as col2im adds
 // the GEMM's outputs. Pixel r's channels 0–15 are stored at dst + dat[r]
-// floats under the low sixteen bits of mask0, 16–31 under those of mask1.
+// floats under the low sixteen bits of mask0, 16–31 under those of mask1
+// (without masks where both are whole).
 TEXT ·convBack6x32AVX512(SB), NOSPLIT, $0-80
 	MOVQ at+24(FP), AX
 	MOVQ src+32(FP), BX
@@ -251,8 +311,11 @@ bcols:
 	MOVQ dat+56(FP), BX
 	MOVQ mask0+64(FP), AX
 	KMOVW AX, K1
-	MOVQ mask1+72(FP), AX
-	KMOVW AX, K2
+	MOVQ mask1+72(FP), CX
+	KMOVW CX, K2
+	ANDQ CX, AX
+	CMPQ AX, $0xffff
+	JEQ bfull
 	MOVQ 0(BX), AX
 	LEAQ (DX)(AX*4), AX
 	VMOVUPS Z4, K1, (AX)
@@ -277,5 +340,33 @@ bcols:
 	LEAQ (DX)(AX*4), AX
 	VMOVUPS Z14, K1, (AX)
 	VMOVUPS Z15, K2, 64(AX)
+	VZEROUPPER
+	RET
+
+bfull: // all thirty-two channels: stores without masks
+	MOVQ 0(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	MOVQ 8(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, 64(AX)
+	MOVQ 16(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	MOVQ 24(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z10, (AX)
+	VMOVUPS Z11, 64(AX)
+	MOVQ 32(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	MOVQ 40(BX), AX
+	LEAQ (DX)(AX*4), AX
+	VMOVUPS Z14, (AX)
+	VMOVUPS Z15, 64(AX)
 	VZEROUPPER
 	RET
