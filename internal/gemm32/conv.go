@@ -33,8 +33,9 @@ type Conv struct {
 	pixelState             // Pixels' runs and scratch (convpix.go)
 }
 
-// ConvDepth is the largest patch (kernel side² · input channels) Conv
-// computes; deeper patches are split into depth blocks by Do.
+// ConvDepth is the largest patch (kernel side² · input channels) Row and
+// AddGrad compute; Do splits deeper patches into depth blocks (and Pixels
+// the same way).
 const ConvDepth = kc
 
 // ConvWidth is the least number of output pixels Conv.Row computes for a
@@ -51,8 +52,8 @@ func ConvWidth(cout int) int {
 }
 
 // Load sets the kernel: cout rows of patch weights, row o holding output
-// channel o's weights in the order of the patch positions. Row uses the
-// kernels in use at Load.
+// channel o's weights in the order of the patch positions. Row and
+// Pixels use the kernels in use at Load.
 func (c *Conv) Load(w []float32, cout, patch int) {
 	if cout < 1 || patch < 1 || len(w) < cout*patch {
 		panic(fmt.Sprintf("gemm32: a convolution kernel of %d channels and patch %d in %d floats", cout, patch, len(w)))
