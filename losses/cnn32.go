@@ -20,29 +20,39 @@ import (
 // run (directConv): its output and kernel gradient straight from the
 // chunk's padded images (gemm32.Conv), the same bits; elsewhere it keeps
 // the chunk's im2col matrix from forward for backward instead of building
-// it twice (keepCol). All buffers
-// are sized on first use, so later calls do not allocate.
+// it twice (keepCol). A layer with more input channels computes its
+// output from the chunk's padded images where AVX-512 runs
+// (implicitConv: gemm32.Conv.Pixels, every output pixel of a group of
+// samples in calls of six), its input gradient straight from its output
+// gradient (backConv: gemm32.ConvBack, no product matrix and col2im), and
+// its kernel gradient through the im2col matrix built from the same padded
+// images; the same bits. All buffers are sized on first use, so later
+// calls do not allocate.
 type cnnEval32 struct {
 	cnnShape
 	gemm gemm32.Gemm
 
-	w32, g32  []float32      // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
-	x         []float32      // a chunk's input images, channels last
-	col, dcol []float32      // im2col matrix of a group of samples (colGroup) and its gradient
-	pad       []float32      // a zero-padded input image of im2col32
-	keep      [][]float32    // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
-	conv      []*gemm32.Conv // per convolutional layer computed directly (directConv), else nil
-	wt        [][]float32    // per layer through im2col: its kernel transposed (patch × cout), which forward's GEMM reads in place
-	padded    [][]float32    // per layer computed directly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
-	out       [][]float32    // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
-	dout      []float32      // gradient at a convolution's output
-	pooled    [][]float32    // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
-	arg       [][]int32      // index in out of each pooled maximum (channels last where poolKernels)
-	poolKern  bool           // 2×2 pools run on pool32's kernels (poolKernels)
-	lastCL    []float32      // with poolKern: the last layer's pooled map channels last (pooled[last] is planar), kept for backward
-	dpCL      []float32      // with poolKern: the gradient at the last pooled map, channels last
-	din       [][]float32    // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
-	head      dense32        // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
+	w32, g32  []float32          // the model and the gradient being accumulated (conv kernels permuted, see conv32.go)
+	x         []float32          // a chunk's input images, channels last
+	col, dcol []float32          // im2col matrix of a group of samples (colGroup) and its gradient
+	pad       []float32          // a zero-padded input image of im2col32
+	keep      [][]float32        // per convolutional layer with few input channels (keepCol): the chunk's im2col matrix, built by forward, read by backward
+	conv      []*gemm32.Conv     // per convolutional layer computed directly (directConv), else nil
+	pix       []*gemm32.Conv     // per convolutional layer whose output is computed from its padded images at every pixel (implicitConv), else nil
+	at        []int              // the offsets of a group of output pixels' patches in the padded images (convPixels)
+	back      []*gemm32.ConvBack // per convolutional layer ℓ ≥ 1 whose input gradient is computed from its output gradient directly (backConv), else nil
+	classes   [][]backClass      // per layer with back: its input pixels by class of gradient terms
+	wt        [][]float32        // per layer through im2col: its kernel transposed (patch × cout), which forward's GEMM reads in place
+	padded    [][]float32        // per layer computed directly or implicitly: the chunk's zero-padded input images (padSize each, then gemm32.ConvSlack zeros), built by forward, read by backward
+	out       [][]float32        // per convolutional layer: output before bias and ReLU, rows (sample, y, x), columns channels
+	dout      []float32          // gradient at a convolution's output
+	pooled    [][]float32        // per convolutional layer: pooled output, channels last (the last layer: channel by channel)
+	arg       [][]int32          // index in out of each pooled maximum (channels last where poolKernels)
+	poolKern  bool               // 2×2 pools run on pool32's kernels (poolKernels)
+	lastCL    []float32          // with poolKern: the last layer's pooled map channels last (pooled[last] is planar), kept for backward
+	dpCL      []float32          // with poolKern: the gradient at the last pooled map, channels last
+	din       [][]float32        // din[ℓ], ℓ ≥ 1: gradient at convolutional layer ℓ's input
+	head      dense32            // the dense layers; head.delta[0] is the gradient at the flattened last pooled map
 }
 
 // check checks the arguments (cnnShape.check) and sizes the buffers on
@@ -57,7 +67,8 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 	e.x = make([]float32, cnnChunk*e.geo[0].inSize())
 	e.out, e.pooled, e.arg, e.din = make([][]float32, n), make([][]float32, n), make([][]int32, n), make([][]float32, n)
 	e.keep, e.conv, e.padded, e.wt = make([][]float32, n), make([]*gemm32.Conv, n), make([][]float32, n), make([][]float32, n)
-	maxCol, maxOut, maxPad := 0, 0, 0
+	e.pix, e.back, e.classes = make([]*gemm32.Conv, n), make([]*gemm32.ConvBack, n), make([][]backClass, n)
+	maxCol, maxOut, maxPad, maxAt := 0, 0, 0, 0
 	for i, g := range e.geo {
 		e.out[i] = make([]float32, cnnChunk*g.outSize())
 		e.pooled[i] = make([]float32, cnnChunk*g.poolSize())
@@ -69,10 +80,17 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		case directConv(g):
 			e.conv[i] = new(gemm32.Conv)
 			e.padded[i] = make([]float32, cnnChunk*padSize(g)+gemm32.ConvSlack)
+		case implicitConv(g):
+			e.pix[i] = new(gemm32.Conv)
+			e.padded[i] = make([]float32, cnnChunk*padSize(g)+gemm32.ConvSlack)
+			maxAt = max(maxAt, pixGroup(g)*g.ho*g.wo)
+			if i > 0 && backConv(g) {
+				e.back[i], e.classes[i] = new(gemm32.ConvBack), backClasses(g)
+			}
 		case keepCol(g):
 			e.keep[i] = make([]float32, cnnChunk*g.ho*g.wo*g.patch())
 		}
-		if e.conv[i] == nil && !kernelTOff {
+		if e.conv[i] == nil && e.pix[i] == nil && !kernelTOff {
 			e.wt[i] = make([]float32, g.patch()*g.cout)
 		}
 		if i == n-1 {
@@ -86,7 +104,7 @@ func (e *cnnEval32) check(w []float64, d *core.Data, grad []float64) {
 		maxPad = max(maxPad, padSize(g))
 	}
 	e.col, e.dcol, e.dout = make([]float32, maxCol), make([]float32, maxCol), make([]float32, maxOut)
-	e.pad = make([]float32, maxPad)
+	e.pad, e.at = make([]float32, maxPad), make([]int, maxAt)
 	e.head = newDense32("cnn", e.sizes, e.kernels[n:], e.biases[n:], cnnChunk, true)
 }
 
@@ -125,8 +143,10 @@ func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 		img := e.x[r*F : (r+1)*F]
 		i := mlpRow(idx, start+r)
 		if lv := d.Levels; lv != nil {
-			for j, b := range d.X8[i*F : (i+1)*F] {
-				img[(j%plane)*g.cin+j/plane] = float32(lv[b])
+			for c := range g.cin { // channel c's plane to every cin-th value from c
+				for p, b := range d.X8[i*F+c*plane : i*F+(c+1)*plane] {
+					img[p*g.cin+c] = float32(lv[b])
+				}
 			}
 			continue
 		}
@@ -134,8 +154,11 @@ func (e *cnnEval32) input(d *core.Data, idx []int, start, m int) []float32 {
 			gemm32.Round(img, d.Row(i))
 			continue
 		}
-		for j, v := range d.Row(i) {
-			img[(j%plane)*g.cin+j/plane] = float32(v)
+		row := d.Row(i)
+		for c := range g.cin {
+			for p, v := range row[c*plane : (c+1)*plane] {
+				img[p*g.cin+c] = float32(v)
+			}
 		}
 	}
 	return e.x[:m*F]
@@ -154,7 +177,22 @@ func (e *cnnEval32) forward(x []float32, m int) {
 	for li, g := range e.geo {
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		if c := e.conv[li]; c != nil {
-			convDirect(c, g, of32(e.kernels[li], e.w32), padImages(g, in, m, e.padded[li]), m, e.out[li])
+			padImages(g, in, m, e.padded[li])
+			step := e.poolStep(li, m)
+			for s0 := 0; s0 < m; s0 += step { // pooled while the group's output is in the cache
+				n := min(step, m-s0)
+				convDirect(c, g, of32(e.kernels[li], e.w32), e.padded[li][s0*padSize(g):], n, e.out[li][s0*g.outSize():])
+				if step < m {
+					maxPool2KernelsFrom(g, e.out[li], of32(e.biases[li], e.w32), s0, n, e.pooled[li], e.arg[li])
+				}
+			}
+			if step == m {
+				e.pool(li, m)
+			}
+			continue
+		}
+		if c := e.pix[li]; c != nil {
+			convPixels(c, g, of32(e.kernels[li], e.w32), padImages(g, in, m, e.padded[li]), m, e.out[li], e.at)
 			e.pool(li, m)
 			continue
 		}
@@ -198,28 +236,40 @@ func (e *cnnEval32) backward(x []float32, m int) {
 		}
 		dp = dp[:m*g.poolSize()]
 		dout := e.dout[:rows*g.cout]
-		e.unpool(li, dp, dout, m)
+		byGroup := e.conv[li] != nil && e.poolStep(li, m) < m // unpooled group by group, while the group's gradient is in the cache
+		if !byGroup {
+			e.unpool(li, dp, dout, m)
+		}
 		P, patch, in := g.ho*g.wo, g.patch(), e.layerInput(x, li)
 		line := (g.w + 2*g.p) * g.cin
 		for s0 := 0; s0 < m; s0 += colGroup(g) {
 			n := min(colGroup(g), m-s0)
 			dg := dout[s0*P*g.cout : (s0+n)*P*g.cout]
+			if byGroup {
+				unpool2KernelsFrom(g, dp, e.pooled[li], e.arg[li], s0, n, dout, of32(e.biases[li], e.g32))
+			}
 			if c := e.conv[li]; c != nil { // the kernel gradient from forward's padded images
 				px := gemm32.ConvPixels{N: n, H: g.ho, W: g.wo, SS: padSize(g), YS: line, XS: g.cin}
 				c.AddGrad(of32(e.kernels[li], e.g32), g.cout, g.k, g.k*g.cin, dg, g.cout, e.padded[li][s0*padSize(g):], line, px)
 			} else {
 				col := e.colOf(li, s0, n)
-				if e.keep[li] == nil { // else forward left the chunk's im2col matrix in keep
+				switch {
+				case e.pix[li] != nil: // from forward's padded images
+					im2colPadded32(g, e.padded[li][s0*padSize(g):], n, col)
+				case e.keep[li] == nil: // else forward left the chunk's im2col matrix in keep
 					im2col32(g, in[s0*g.inSize():], n, col, e.pad)
 				}
 				e.gemm.Do(true, false, g.cout, patch, n*P, 1, dg, g.cout, col, patch, 1, of32(e.kernels[li], e.g32), patch)
 			}
-			if li == 0 {
+			if li == 0 || e.back[li] != nil {
 				continue
 			}
 			dcol := e.dcol[:n*P*patch]
 			e.gemm.Do(false, false, n*P, patch, g.cout, 1, dg, g.cout, of32(e.kernels[li], e.w32), patch, 0, dcol, patch)
 			col2im32(g, dcol, n, e.din[li][s0*g.inSize():])
+		}
+		if c := e.back[li]; c != nil {
+			inputGradBack(c, g, of32(e.kernels[li], e.w32), dout, m, e.din[li], e.classes[li])
 		}
 	}
 }
@@ -241,6 +291,22 @@ func (e *cnnEval32) pool(li, m int) {
 	maxPool2Kernels(g, e.out[li], b, m, e.lastCL, e.arg[li])
 	transposePool(g, e.lastCL, m, e.pooled[li], true)
 }
+
+// poolStep is the number of samples of layer li whose output forward
+// computes before pooling it: m, or, for a direct layer pooled with
+// pool32's kernels (not the last), as many as fit colBudget (at least
+// one), pooled while they are in the cache; backward then unpools such a
+// layer by its groups of colGroup samples. The same bits either way.
+func (e *cnnEval32) poolStep(li, m int) int {
+	if !e.poolKern || li == len(e.geo)-1 || poolStepOff {
+		return m
+	}
+	return min(m, max(1, colBudget/e.geo[li].outSize()))
+}
+
+// poolStepOff makes forward pool every layer once for the chunk (tests
+// compare the two ways).
+var poolStepOff = false
 
 // unpool overwrites dout with the gradient at layer li's output of the m
 // samples from dp, the gradient at its pooled map, and adds the bias
@@ -288,6 +354,27 @@ func convDirect(c *gemm32.Conv, g convGeom, w, padded []float32, m int, out []fl
 	}
 }
 
+// convPixels computes the convolution output out of the m zero-padded
+// images padded (padImages) with kernel w, the output pixels of pixGroup
+// samples at a time (at: room for their offsets), bit-identical to
+// im2col32 and the product of forward (gemm32.Conv.Pixels).
+func convPixels(c *gemm32.Conv, g convGeom, w, padded []float32, m int, out []float32, at []int) {
+	c.Load(w, g.cout, g.patch())
+	line, size, P := (g.w+2*g.p)*g.cin, padSize(g), g.ho*g.wo
+	for s0 := 0; s0 < m; s0 += pixGroup(g) {
+		n := min(pixGroup(g), m-s0)
+		at := at[:0]
+		for s := range n {
+			for y := range g.ho {
+				for x := range g.wo {
+					at = append(at, s*size+y*line+x*g.cin)
+				}
+			}
+		}
+		c.Pixels(at, g.k, g.k*g.cin, padded[s0*size:], line, out[s0*P*g.cout:], g.cout)
+	}
+}
+
 // colOf is the im2col matrix of samples s0..s0+n−1 of the chunk at layer
 // li: its part of keep[li] if the layer keeps it, else the shared col.
 func (e *cnnEval32) colOf(li, s0, n int) []float32 {
@@ -326,7 +413,7 @@ const keepColChannels = 8
 var kernelTOff = false
 
 // directConvOff makes every layer use im2col and the GEMM in its forward
-// pass (tests compare the two ways).
+// pass, the direct and the implicit ones (tests compare the two ways).
 var directConvOff = false
 
 // directConv reports whether layer g's forward pass and kernel gradient
@@ -346,6 +433,24 @@ func directConv(g convGeom) bool {
 // computed in the same groups of samples (colGroup) as the GEMM's.
 func directShape(g convGeom) bool {
 	return g.cin <= keepColChannels && g.patch() <= gemm32.ConvDepth && g.wo >= gemm32.ConvWidth(g.cout)
+}
+
+// implicitConv reports whether layer g's forward pass reads its padded
+// input images at every output pixel (gemm32.Conv.Pixels) instead of
+// through im2col: a layer of more than keepColChannels input channels (the
+// others are directShape or keep their matrix) where Pixels has an
+// assembly kernel (gemm32.PixelKernel: AVX-512, more than 16 output
+// channels). Its gradients still go through im2col, built from the same
+// padded images. The choice depends on the shape and the CPU's kernels
+// only, and either way gives the same bits.
+func implicitConv(g convGeom) bool {
+	return !directConvOff && g.cin > keepColChannels && !directShape(g) && gemm32.PixelKernel(g.cout)
+}
+
+// pixGroup is the number of samples whose output pixels convPixels
+// computes together: as many padded images as fit colBudget, at least one.
+func pixGroup(g convGeom) int {
+	return min(cnnChunk, max(1, colBudget/padSize(g)))
 }
 
 // keepCol reports whether layer g keeps its im2col matrix (keepColChannels).

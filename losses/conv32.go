@@ -22,29 +22,50 @@ import (
 // image is first copied into pad (at least padSize(g) floats) with its
 // border of zeros, so that every kernel row is one run of k·cin values.
 func im2col32(g convGeom, in []float32, m int, col, pad []float32) {
-	patch, kc := g.patch(), g.k*g.cin
-	line := (g.w + 2*g.p) * g.cin // a row of the padded image
 	for s := range m {
 		img := in[s*g.inSize() : (s+1)*g.inSize()]
 		if g.p > 0 {
 			img = padImage(g, img, pad)
 		}
-		for y := range g.ho {
-			rows := col[(s*g.ho+y)*g.wo*patch:][:g.wo*patch]
-			switch {
-			case g.k == 5 && g.cin == 1: // LeNet-5's first layer
-				patchRows5x5(rows, img[y*line:], line)
-				continue
-			case g.k == 3 && g.cin == 3: // a first layer on RGB images
-				patchRows3x3x3(rows, img[y*line:], line)
-				continue
+		imageCols32(g, img, col[s*g.ho*g.wo*g.patch():])
+	}
+}
+
+// im2colPadded32 is im2col32 on m images already padded (padImages: each
+// padSize(g) floats).
+func im2colPadded32(g convGeom, padded []float32, m int, col []float32) {
+	for s := range m {
+		imageCols32(g, padded[s*padSize(g):(s+1)*padSize(g)], col[s*g.ho*g.wo*g.patch():])
+	}
+}
+
+// imageCols32 writes the patches of one zero-padded image img (or the
+// image itself, without padding) as the first ho·wo rows of col, as
+// im2col32 does.
+func imageCols32(g convGeom, img, col []float32) {
+	patch, kc := g.patch(), g.k*g.cin
+	line := (g.w + 2*g.p) * g.cin // a row of the padded image
+	for y := range g.ho {
+		rows := col[y*g.wo*patch:][:g.wo*patch]
+		switch {
+		case g.k == 5 && g.cin == 1: // LeNet-5's first layer
+			patchRows5x5(rows, img[y*line:], line)
+			continue
+		case g.k == 3 && g.cin == 3: // a first layer on RGB images
+			patchRows3x3x3(rows, img[y*line:], line)
+			continue
+		}
+		if kc > 16 { // long runs: one kernel row of the whole output row a call
+			for i := range g.k {
+				gemm32.CopyRows(rows[i*kc:], patch, img[(y+i)*line:], g.cin, g.wo, kc)
 			}
-			for x := range g.wo {
-				row := rows[x*patch:][:patch]
-				src := img[y*line+x*g.cin:]
-				for i := range g.k {
-					copy32(row[i*kc:(i+1)*kc], src[i*line:])
-				}
+			continue
+		}
+		for x := range g.wo {
+			row := rows[x*patch:][:patch]
+			src := img[y*line+x*g.cin:]
+			for i := range g.k {
+				copy32(row[i*kc:(i+1)*kc], src[i*line:])
 			}
 		}
 	}
@@ -153,18 +174,27 @@ func col2im32(g convGeom, dcol []float32, m int, din []float32) {
 // the layout's (c, i, j) column order, and k32, in the float32 path's
 // (i, j, c) order: from k64 to k32 if toF32, else from k32 to k64.
 func permuteKernel32(g convGeom, k64 []float64, k32 []float32, toF32 bool) {
-	kk, patch := g.k*g.k, g.patch()
+	kk, patch, C := g.k*g.k, g.patch(), g.cin
 	for o := range g.cout {
 		r64, r32 := k64[o*patch:(o+1)*patch], k32[o*patch:(o+1)*patch]
-		for ij := range kk {
-			px := r32[ij*g.cin : (ij+1)*g.cin] // kernel position ij's channels, contiguous in k32
-			if toF32 {
-				for c := range px {
-					px[c] = float32(r64[c*kk+ij])
+		for c := range C { // channel c: kk values in a row in k64, every C-th value from c in k32
+			p64, p32 := r64[c*kk:(c+1)*kk], r32[c:]
+			if kk == 9 { // 3×3 kernels: fixed-size moves without bounds checks
+				a, b := (*[9]float64)(p64), p32[:8*C+1]
+				if toF32 {
+					b[0], b[C], b[2*C], b[3*C], b[4*C] = float32(a[0]), float32(a[1]), float32(a[2]), float32(a[3]), float32(a[4])
+					b[5*C], b[6*C], b[7*C], b[8*C] = float32(a[5]), float32(a[6]), float32(a[7]), float32(a[8])
+				} else {
+					a[0], a[1], a[2], a[3], a[4] = float64(b[0]), float64(b[C]), float64(b[2*C]), float64(b[3*C]), float64(b[4*C])
+					a[5], a[6], a[7], a[8] = float64(b[5*C]), float64(b[6*C]), float64(b[7*C]), float64(b[8*C])
 				}
-			} else {
-				for c, v := range px {
-					r64[c*kk+ij] = float64(v)
+				continue
+			}
+			for ij := range p64 {
+				if toF32 {
+					p32[ij*C] = float32(p64[ij])
+				} else {
+					p64[ij] = float64(p32[ij*C])
 				}
 			}
 		}
@@ -328,11 +358,17 @@ func unpool32(dp []float32, arg []int32, out, b, dout, gb []float32, run int) {
 // pool32's kernels (one call per row of windows): the same pooled values
 // and maxima, bit for bit.
 func maxPool2Kernels(g convGeom, out, b []float32, m int, pooled []float32, arg []int32) {
+	maxPool2KernelsFrom(g, out, b, 0, m, pooled, arg)
+}
+
+// maxPool2KernelsFrom is maxPool2Kernels for the samples s0..s0+n−1 of
+// the maps out, pooled and arg only.
+func maxPool2KernelsFrom(g convGeom, out, b []float32, s0, n int, pooled []float32, arg []int32) {
 	if g.wp == 0 {
 		return
 	}
 	C, next, row := g.cout, g.wo*g.cout, g.wp*g.cout
-	for s := range m {
+	for s := s0; s < s0+n; s++ {
 		for y := range g.hp {
 			o := (s*g.hp + y) * row
 			pool32.Pool2(g.wp, C, out, (s*g.ho+2*y)*next, next, b, pooled[o:o+row], arg[o:o+row])
@@ -348,14 +384,21 @@ func maxPool2Kernels(g convGeom, out, b []float32, m int, pooled []float32, arg 
 // where the pooled value is positive, which is where unpool32 finds the
 // maximum plus the bias positive.
 func unpool2Kernels(g convGeom, dp, pooled []float32, arg []int32, m int, dout, gb []float32) {
+	unpool2KernelsFrom(g, dp, pooled, arg, 0, m, dout, gb)
+}
+
+// unpool2KernelsFrom is unpool2Kernels for the samples s0..s0+n−1 of the
+// maps only (their part of dout); called for consecutive groups of
+// samples in order, it adds the bias gradient in the same order.
+func unpool2KernelsFrom(g convGeom, dp, pooled []float32, arg []int32, s0, n int, dout, gb []float32) {
 	if g.ho%2 != 0 || g.wo%2 != 0 || g.wp == 0 {
-		clear(dout[:m*g.outSize()])
+		clear(dout[s0*g.outSize() : (s0+n)*g.outSize()])
 	}
 	if g.wp == 0 {
 		return
 	}
 	C, next, row := g.cout, g.wo*g.cout, g.wp*g.cout
-	for s := range m {
+	for s := s0; s < s0+n; s++ {
 		for y := range g.hp {
 			o := (s*g.hp + y) * row
 			pool32.Unpool2(g.wp, C, dp[o:o+row], pooled[o:o+row], arg[o:o+row], dout, (s*g.ho+2*y)*next, next, gb)

@@ -14,8 +14,15 @@ import (
 // the product reading its matrix in place; the direct convolution that
 // replaces both (convDirect, padding included); and the kernel gradient
 // from the kept im2col matrix (kgrad-product) and from the padded images
-// (kgrad-direct), in the groups of samples of the backward pass. Layers: LeNet-5's 1→6 and 6→16
-// 5×5 convolutions and the 3-channel first layer of the 4-layer CNN.
+// (kgrad-direct), in the groups of samples of the backward pass; the
+// input gradient's product (dcol-product) and col2im32; forward's layer
+// as it runs through im2col (forward-im2col, groups of colGroup) and from
+// the padded images at every pixel (forward-pixels, convPixels, where
+// gemm32.PixelKernel); the input gradient as backward computes it through
+// the product and col2im32 (input-im2col) and with gemm32.ConvBack
+// (input-back, where backConv). Layers: LeNet-5's 1→6 and 6→16 5×5 convolutions,
+// the first layers of the 4-layer CNN and its 32- and 64-channel second
+// and third layers (the direct parts where Conv.Row runs them).
 func BenchmarkConv32ForwardParts(b *testing.B) { benchConvParts(b) }
 
 // BenchmarkConv32ForwardPartsGo is BenchmarkConv32ForwardParts with the
@@ -42,6 +49,12 @@ func benchConvParts(b *testing.B) {
 		{"cnn4-64-c3-conv1", convGeom{cin: 3, h: 32, w: 32, cout: 64, k: 3, p: 1, ho: 32, wo: 32}},
 		{"cnn4-32-c1-conv1", convGeom{cin: 1, h: 28, w: 28, cout: 32, k: 3, p: 1, ho: 28, wo: 28}},
 		{"cnn4-64-c1-conv1", convGeom{cin: 1, h: 28, w: 28, cout: 64, k: 3, p: 1, ho: 28, wo: 28}},
+		{"cnn4-32-c1-conv2", convGeom{cin: 32, h: 14, w: 14, cout: 32, k: 3, p: 1, ho: 14, wo: 14}},
+		{"cnn4-32-c1-conv3", convGeom{cin: 32, h: 7, w: 7, cout: 32, k: 3, p: 1, ho: 7, wo: 7}},
+		{"cnn4-32-c3-conv2", convGeom{cin: 32, h: 16, w: 16, cout: 32, k: 3, p: 1, ho: 16, wo: 16}},
+		{"cnn4-32-c3-conv3", convGeom{cin: 32, h: 8, w: 8, cout: 32, k: 3, p: 1, ho: 8, wo: 8}},
+		{"cnn4-64-c1-conv2", convGeom{cin: 64, h: 14, w: 14, cout: 64, k: 3, p: 1, ho: 14, wo: 14}},
+		{"cnn4-64-c1-conv3", convGeom{cin: 64, h: 7, w: 7, cout: 64, k: 3, p: 1, ho: 7, wo: 7}},
 	}
 	const m = 16
 	for _, l := range layers {
@@ -69,7 +82,75 @@ func benchConvParts(b *testing.B) {
 			}
 			reportCPU(b, cpu0)
 		})
+		wt := make([]float32, patch*g.cout)
+		b.Run(l.name+"/product-wt", func(b *testing.B) {
+			cpu0 := cputime.Now()
+			for b.Loop() {
+				gm.Do(false, false, rows, g.cout, patch, 1, col, patch, wt, g.cout, 0, out, g.cout)
+			}
+			reportCPU(b, cpu0)
+		})
+		dcol, din := make([]float32, rows*patch), make([]float32, m*g.inSize())
+		b.Run(l.name+"/dcol-product", func(b *testing.B) {
+			cpu0 := cputime.Now()
+			for b.Loop() {
+				gm.Do(false, false, rows, patch, g.cout, 1, out, g.cout, w, patch, 0, dcol, patch)
+			}
+			reportCPU(b, cpu0)
+		})
+		b.Run(l.name+"/col2im", func(b *testing.B) {
+			cpu0 := cputime.Now()
+			for b.Loop() {
+				col2im32(g, dcol, m, din)
+			}
+			reportCPU(b, cpu0)
+		})
+		b.Run(l.name+"/input-im2col", func(b *testing.B) {
+			cpu0 := cputime.Now()
+			for b.Loop() {
+				for s0 := 0; s0 < m; s0 += colGroup(g) {
+					n := min(colGroup(g), m-s0)
+					gm.Do(false, false, n*g.ho*g.wo, patch, g.cout, 1, out[s0*g.ho*g.wo*g.cout:], g.cout, w, patch, 0, dcol, patch)
+					col2im32(g, dcol, n, din[s0*g.inSize():])
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+		if backConv(g) {
+			cb, classes := new(gemm32.ConvBack), backClasses(g)
+			b.Run(l.name+"/input-back", func(b *testing.B) {
+				cpu0 := cputime.Now()
+				for b.Loop() {
+					inputGradBack(cb, g, w, out, m, din, classes)
+				}
+				reportCPU(b, cpu0)
+			})
+		}
 		c, padded := new(gemm32.Conv), make([]float32, m*padSize(g)+gemm32.ConvSlack)
+		b.Run(l.name+"/forward-im2col", func(b *testing.B) {
+			cpu0 := cputime.Now()
+			for b.Loop() {
+				for s0 := 0; s0 < m; s0 += colGroup(g) {
+					n := min(colGroup(g), m-s0)
+					im2col32(g, in[s0*g.inSize():], n, col, pad)
+					gm.Do(false, false, n*g.ho*g.wo, g.cout, patch, 1, col, patch, wt, g.cout, 0, out[s0*g.ho*g.wo*g.cout:], g.cout)
+				}
+			}
+			reportCPU(b, cpu0)
+		})
+		if gemm32.PixelKernel(g.cout) {
+			at := make([]int, m*g.ho*g.wo)
+			b.Run(l.name+"/forward-pixels", func(b *testing.B) {
+				cpu0 := cputime.Now()
+				for b.Loop() {
+					convPixels(c, g, w, padImages(g, in, m, padded), m, out, at)
+				}
+				reportCPU(b, cpu0)
+			})
+		}
+		if patch > gemm32.ConvDepth || g.wo < gemm32.ConvWidth(g.cout) {
+			continue
+		}
 		b.Run(l.name+"/direct", func(b *testing.B) {
 			cpu0 := cputime.Now()
 			for b.Loop() {

@@ -7,3 +7,7 @@ func addVector(dst, src []float32) int { return 0 }
 
 // addRowsVector adds nothing on this architecture: AddRows is the plain loop.
 func addRowsVector(dst []float32, ds int, src []float32, ss, rows, n int) bool { return false }
+
+// copyRowsVector copies nothing on this architecture: CopyRows is the
+// plain loop.
+func copyRowsVector(dst []float32, ds int, src []float32, ss, rows, n int) bool { return false }

@@ -38,10 +38,12 @@ type Conv struct {
 	ownerAt     []int32    // per patch position, its first channel's offset in a channel block's sums (gradLayout)
 	inOrder     bool       // tile t holds patch positions t·q … t·q + q − 1 in order (owner[p] = p)
 	tileKey     [5]int     // the kh, rl, line, q and cw of tiles
+	pixelState             // Pixels' runs and scratch (convpix.go)
 }
 
-// ConvDepth is the largest patch (kernel side² · input channels) Conv
-// computes; deeper patches are split into depth blocks by Do.
+// ConvDepth is the largest patch (kernel side² · input channels) Row and
+// AddGrad compute; Do splits deeper patches into depth blocks (and Pixels
+// the same way).
 const ConvDepth = kc
 
 // ConvWidth is the least number of output pixels Conv.Row computes for a
@@ -58,11 +60,11 @@ func ConvWidth(cout int) int {
 }
 
 // Load sets the kernel: cout rows of patch weights, row o holding output
-// channel o's weights in the order of the patch positions. Row uses the
-// kernels in use at Load.
+// channel o's weights in the order of the patch positions. Row and
+// Pixels use the kernels in use at Load.
 func (c *Conv) Load(w []float32, cout, patch int) {
-	if cout < 1 || patch < 1 || patch > ConvDepth || len(w) < cout*patch {
-		panic(fmt.Sprintf("gemm32: a convolution kernel of %d channels and patch %d (at most %d) in %d floats", cout, patch, ConvDepth, len(w)))
+	if cout < 1 || patch < 1 || len(w) < cout*patch {
+		panic(fmt.Sprintf("gemm32: a convolution kernel of %d channels and patch %d in %d floats", cout, patch, len(w)))
 	}
 	c.cout, c.patch, c.k, c.ks = cout, patch, w[:cout*patch], active
 	if c.own != nil {
@@ -108,7 +110,7 @@ var convMask = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
 // src[x·xs + i·line + t] · w[o·patch + i·kc + t], for x < n, o < cout,
 // summed as described at Conv. It writes nothing else in out.
 func (c *Conv) Row(n, kh, kc int, src []float32, xs, line int, out []float32, ldo int) {
-	if c.ks == nil || kh < 1 || kh*kc != c.patch || n < ConvWidth(c.cout) || xs < 0 || line < 0 || ldo < c.cout ||
+	if c.ks == nil || kh < 1 || kh*kc != c.patch || c.patch > ConvDepth || n < ConvWidth(c.cout) || xs < 0 || line < 0 || ldo < c.cout ||
 		len(src) < (n-1)*xs+(kh-1)*line+kc || len(out) < (n-1)*ldo+c.cout {
 		panic(fmt.Sprintf("gemm32: a convolution row of %d pixels, %d×%d patch (kernel %d×%d), strides %d, %d, %d, in %d and %d floats",
 			n, kh, kc, c.cout, c.patch, xs, line, ldo, len(src), len(out)))

@@ -8,7 +8,11 @@
 // adjacent 6×16 tiles at once. A Gemm value owns its packing buffers, so it
 // does not allocate after its first call. Conv computes small convolutions
 // (forward rows and kernel gradients) straight from the input images,
-// bit-identical to Do on their im2col matrices.
+// bit-identical to Do on their im2col matrices, and with AVX-512 the
+// outputs of wider ones at pixels anywhere in the input (Conv.Pixels, six
+// pixels of any rows and images a call, deep patches in Do's depth
+// blocks); ConvBack computes a convolution's input gradient straight from
+// the output gradient, bit-identical to Do's product and col2im.
 //
 // Every kernel sums each output over its depth block in the same order
 // (one fused multiply-add per term, from zero) and then adds the sum to C or
@@ -93,6 +97,13 @@ type kernelSet struct {
 	// positions in the lanes, of cout ≤ 8 channels (AVX-512); nil where
 	// the set has none.
 	gradZ25 func(n int, src *float32, xs, rowoff int, dg *float32, ldg int, cout int, s *float32, rows, skip int)
+	// convP32 computes six pixels of at most 32 channels of a direct
+	// convolution, each patch at its own offset, over one depth block
+	// (Conv.Pixels, AVX-512); nil where the set has none.
+	convP32 func(segs *int, nseg int, at *int, src *float32, w *float32, dst *float32, ldd int, mask0, mask1 int, acc bool)
+	// convB32 computes six pixels of at most 32 channels of a sum of
+	// chains (ConvBack.Sums, AVX-512); nil where the set has none.
+	convB32 func(terms *int, nterm, n int, at *int, src *float32, w *float32, dst *float32, dat *int, mask0, mask1 int)
 }
 
 // goKernels are the plain Go micro-kernels, on every architecture.

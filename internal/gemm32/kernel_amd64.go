@@ -15,6 +15,7 @@ func kernelSets() []kernelSet {
 			wide.convZ8, wide.convZ16, wide.convZ32, wide.gradZ16 = convRow18x8AVX512, convRow8x16AVX512, convRow6x32AVX512, convGrad12x16AVX512
 			wide.grad8, wide.convZ10, wide.grad8x30, wide.convZ8x16, wide.gradZ15 = convGrad12x8AVX512, convRow10x16AVX512, convGrad30x8AVX512, convRow16x8AVX512, convGrad15x16AVX512
 			wide.gradZ9, wide.gradZ25 = convGrad9x32AVX512, convGrad25x8AVX512
+			wide.convP32, wide.convB32 = convPix6x32AVX512, convBack6x32AVX512
 			sets = append(sets, wide)
 		}
 		sets = append(sets, avx2)
