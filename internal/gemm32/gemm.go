@@ -57,6 +57,11 @@ type kernelSet struct {
 	direct     func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
 	wide       func(k int, a, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
 	wideDirect func(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+	// wide8 and narrow8, if not nil, compute 8×2nr and 8×nr tiles with
+	// op(A) read in place (entry (i, p) at a + i·ars + p·aps, A transposed
+	// or not); narrow8 reads and writes only the columns of C in mask.
+	wide8   func(k int, a *float32, ars, aps int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+	narrow8 func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
 	// conv8, conv16, convZ8, convZ16, convZ10 and convZ32 compute pixels
 	// of a direct convolution's row (Conv): 12 pixels of at most 8
 	// channels, 6 of at most 16 (AVX2), 18 of at most 8, 8 and 10 of at
@@ -172,6 +177,13 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 		g.pa = make([]float32, mc*kc)
 		g.pb = make([]float32, kc*nc)
 	}
+	// With alpha = 1 and the 8-row kernels, rows 0..m8−1 of op(A) are
+	// read in place in tiles of eight (transposed or not); the rest go
+	// through the 6-row kernels.
+	m8 := 0
+	if alpha == 1 && g.ks.wide8 != nil {
+		m8 = m - m%8
+	}
 	kd := (k + (k+kc-1)/kc - 1) / ((k + kc - 1) / kc) // depth of equal blocks: k = 400 is 200 + 200, not 384 + 16
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
@@ -182,7 +194,10 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 				q = nb - nb%nr
 			}
 			packB(transB, kb, nb-q, b, ldb, pc, jc+q, g.pb[q*kb:])
-			for ic := 0; ic < m; ic += mc {
+			if m8 > 0 {
+				g.block8(transA, directB, beta != 0 || pc > 0, a, lda, b, ldb, pc, jc, m8, nb, kb, c[jc:], ldc)
+			}
+			for ic := m8; ic < m; ic += mc {
 				mb := min(mc, m-ic)
 				q := 0 // rows before the first packed panel
 				if direct {
@@ -225,6 +240,36 @@ func (g *Gemm) block(direct, directB, acc bool, a []float32, lda int, b []float3
 		}
 		for ir := 0; ir < mb; ir += mr {
 			g.tile16(direct, directB, acc, a, lda, b, ldb, ic, pc, jc, mb, nb, kb, c, ldc, ir, jr)
+		}
+	}
+}
+
+// block8 adds (if acc, else stores) the product of rows 0..m8−1 of op(A)
+// (m8 a multiple of 8; columns pc.., read in place: A's rows, or its
+// columns if transA) and the kb×nb block of op(B) at row pc, column jc (as
+// in block) to the m8×nb block of C starting at c[0], in 8×32 tiles where
+// two full 16-column panels remain and 8×16 tiles (masked to the block's
+// last columns) elsewhere.
+func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float32, ldb, pc, jc, m8, nb, kb int, c []float32, ldc int) {
+	ars, aps := lda, 1
+	if transA {
+		ars, aps = 1, lda
+	}
+	for jr := 0; jr < nb; jr += nr {
+		bp, bs, boff := &g.pb[jr*kb], nr, nr*kb
+		if directB && nb-jr >= nr {
+			bp, bs, boff = &b[pc*ldb+jc+jr], ldb, nr
+		}
+		if nb-jr >= 2*nr {
+			for ir := 0; ir < m8; ir += 8 {
+				g.ks.wide8(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, boff, &c[ir*ldc+jr], ldc, acc)
+			}
+			jr += nr
+			continue
+		}
+		mask := 1<<min(nr, nb-jr) - 1
+		for ir := 0; ir < m8; ir += 8 {
+			g.ks.narrow8(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, &c[ir*ldc+jr], ldc, mask, acc)
 		}
 	}
 }
