@@ -3,8 +3,9 @@ package gemm32
 import "golang.org/x/sys/cpu"
 
 // kernelSets lists the kernel sets this CPU can run, widest first:
-// AVX-512F (with the AVX2/FMA kernels for single 16-column panels), AVX2/FMA,
-// plain Go.
+// AVX-512F (8-row kernels reading A in place, 6×32 kernels, and the
+// AVX2/FMA kernels for the other single 16-column panels), AVX2/FMA, plain
+// Go.
 func kernelSets() []kernelSet {
 	avx2 := kernelSet{name: "avx2", packed: kernelAVX2, direct: kernelDirectAVX2, conv8: convRow12x8AVX2, conv16: convRow6x16AVX2, grad8: convGrad12x8AVX2, grad16: convGrad6x16AVX2}
 	var sets []kernelSet
