@@ -5,9 +5,10 @@
 // runs a 6×16 micro-kernel, written in Go assembly with AVX2/FMA on amd64
 // CPUs that have them and in plain Go elsewhere. Where the CPU has
 // AVX-512, a 6×32 kernel computes two adjacent 6×16 tiles at once, and
-// with alpha = 1 an 8×32 kernel and an 8×16 one (masked to a last partial
-// panel) read op(A) in place, transposed or not, for the rows in multiples
-// of eight, without packing A. A Gemm value owns its packing buffers, so it
+// with alpha = 1 and at least eight rows an 8×32 kernel and an 8×16 one
+// (masked to a last partial panel) read op(A) in place, transposed or not,
+// in tiles of eight rows (the last one overlapping the one before where m
+// is not a multiple of eight), without packing A. A Gemm value owns its packing buffers, so it
 // does not allocate after its first call. Conv computes small convolutions
 // (forward rows and kernel gradients) straight from the input images,
 // bit-identical to Do on their im2col matrices.
@@ -42,6 +43,7 @@ const (
 // zero value is ready to use; a Gemm is not safe for concurrent use.
 type Gemm struct {
 	pa, pb []float32        // packed blocks of op(A) and op(B)
+	rem    []float32        // an 8-row tile's last rows past the multiples of eight (block8)
 	tile   [mr * nr]float32 // a partial micro-tile at the right or bottom edge
 	ks     *kernelSet       // the kernels of this call (active's, unless a test set them)
 	own    *kernelSet       // kernels fixed for this value by a test; nil = active
@@ -179,12 +181,13 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 		g.pa = make([]float32, mc*kc)
 		g.pb = make([]float32, kc*nc)
 	}
-	// With alpha = 1 and the 8-row kernels, rows 0..m8−1 of op(A) are
-	// read in place in tiles of eight (transposed or not); the rest go
-	// through the 6-row kernels.
-	m8 := 0
-	if alpha == 1 && g.ks.wide8 != nil {
-		m8 = m - m%8
+	// With alpha = 1 and the 8-row kernels, op(A) is read in place in
+	// tiles of eight rows (transposed or not), the last one through rem
+	// if m is not a multiple of eight; else it goes through the 6-row
+	// kernels.
+	rows8 := alpha == 1 && g.ks.wide8 != nil && m >= 8
+	if rows8 && len(g.rem) < 8*nc {
+		g.rem = make([]float32, 8*nc)
 	}
 	kd := (k + (k+kc-1)/kc - 1) / ((k + kc - 1) / kc) // depth of equal blocks: k = 400 is 200 + 200, not 384 + 16
 	for jc := 0; jc < n; jc += nc {
@@ -196,10 +199,11 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 				q = nb - nb%nr
 			}
 			packB(transB, kb, nb-q, b, ldb, pc, jc+q, g.pb[q*kb:])
-			if m8 > 0 {
-				g.block8(transA, directB, beta != 0 || pc > 0, a, lda, b, ldb, pc, jc, m8, nb, kb, c[jc:], ldc)
+			if rows8 {
+				g.block8(transA, directB, beta != 0 || pc > 0, a, lda, b, ldb, pc, jc, m, nb, kb, c[jc:], ldc)
+				continue
 			}
-			for ic := m8; ic < m; ic += mc {
+			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
 				q := 0 // rows before the first packed panel
 				if direct {
@@ -246,17 +250,21 @@ func (g *Gemm) block(direct, directB, acc bool, a []float32, lda int, b []float3
 	}
 }
 
-// block8 adds (if acc, else stores) the product of rows 0..m8−1 of op(A)
-// (m8 a multiple of 8; columns pc.., read in place: A's rows, or its
-// columns if transA) and the kb×nb block of op(B) at row pc, column jc (as
-// in block) to the m8×nb block of C starting at c[0], in 8×32 tiles where
-// two full 16-column panels remain and 8×16 tiles (masked to the block's
-// last columns) elsewhere.
-func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float32, ldb, pc, jc, m8, nb, kb int, c []float32, ldc int) {
+// block8 adds (if acc, else stores) the product of the m ≥ 8 rows of
+// op(A) (columns pc.., read in place: A's rows, or its columns if transA)
+// and the kb×nb block of op(B) at row pc, column jc (as in block) to the
+// m×nb block of C starting at c[0], in 8×32 tiles where two full
+// 16-column panels remain and 8×16 tiles (masked to the block's last
+// columns) elsewhere. If m is not a multiple of eight, the last r rows are
+// those of the tile at row m−8, stored in rem and then added to or copied
+// over C (the same sums: each output's chain does not depend on the tile).
+func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float32, ldb, pc, jc, m, nb, kb int, c []float32, ldc int) {
 	ars, aps := lda, 1
 	if transA {
 		ars, aps = 1, lda
 	}
+	m8, r := m-m%8, m%8
+	last := &a[(m-8)*ars+pc*aps] // the tile at row m−8, for the last r rows
 	for jr := 0; jr < nb; jr += nr {
 		bp, bs, boff := &g.pb[jr*kb], nr, nr*kb
 		if directB && nb-jr >= nr {
@@ -266,6 +274,9 @@ func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float
 			for ir := 0; ir < m8; ir += 8 {
 				g.ks.wide8(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, boff, &c[ir*ldc+jr], ldc, acc)
 			}
+			if r > 0 {
+				g.ks.wide8(kb, last, ars, aps, bp, bs, boff, &g.rem[jr], nb, false)
+			}
 			jr += nr
 			continue
 		}
@@ -273,6 +284,20 @@ func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float
 		for ir := 0; ir < m8; ir += 8 {
 			g.ks.narrow8(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, &c[ir*ldc+jr], ldc, mask, acc)
 		}
+		if r > 0 {
+			g.ks.narrow8(kb, last, ars, aps, bp, bs, &g.rem[jr], nb, mask, false)
+		}
+	}
+	if r == 0 {
+		return
+	}
+	dst, src := c[m8*ldc:], g.rem[(8-r)*nb:]
+	if acc {
+		AddRows(dst, ldc, src, nb, r, nb)
+		return
+	}
+	for i := range r {
+		copy(dst[i*ldc:][:nb], src[i*nb:][:nb])
 	}
 }
 

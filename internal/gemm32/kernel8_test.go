@@ -31,9 +31,10 @@ func eightRowSets(t *testing.T) []kernelSet {
 }
 
 // TestEightRowKernelsBitIdentical checks that Do with the 8-row kernels
-// (A read in place in tiles of eight rows, transposed or not) gives the
-// same bits as the 6-row kernels of the same set and as the AVX2 set, on
-// row counts around multiples of eight, column counts around 16 and 32
+// (A read in place in tiles of eight rows, transposed or not, the last
+// rows past a multiple of eight from a tile overlapping the one before)
+// gives the same bits as the 6-row kernels of the same set and as the
+// AVX2 set, on row counts around multiples of eight, column counts around 16 and 32
 // (masked 8×16 tiles, pairs of panels, packed last panels), depths of one
 // and of several blocks, every transpose, and alpha, beta other than 1
 // and 0 (alpha ≠ 1 takes the 6-row path: it packs A); entries past each
