@@ -61,11 +61,13 @@ type kernelSet struct {
 	direct     func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
 	wide       func(k int, a, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
 	wideDirect func(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
-	// wide8 and narrow8, if not nil, compute 8×2nr and 8×nr tiles with
-	// op(A) read in place (entry (i, p) at a + i·ars + p·aps, A transposed
-	// or not); narrow8 reads and writes only the columns of C in mask.
-	wide8   func(k int, a *float32, ars, aps int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
-	narrow8 func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
+	// wide8, narrow8 and narrow16, if not nil, compute 8×2nr, 8×nr and
+	// 16×nr tiles with op(A) read in place (entry (i, p) at a + i·ars +
+	// p·aps, A transposed or not); narrow8 and narrow16 read and write only
+	// the columns of C in mask.
+	wide8    func(k int, a *float32, ars, aps int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+	narrow8  func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
+	narrow16 func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
 	// conv8, conv16, convZ8, convZ16, convZ10 and convZ32 compute pixels
 	// of a direct convolution's row (Conv): 12 pixels of at most 8
 	// channels, 6 of at most 16 (AVX2), 18 of at most 8, 8 and 10 of at
@@ -254,10 +256,11 @@ func (g *Gemm) block(direct, directB, acc bool, a []float32, lda int, b []float3
 // op(A) (columns pc.., read in place: A's rows, or its columns if transA)
 // and the kb×nb block of op(B) at row pc, column jc (as in block) to the
 // m×nb block of C starting at c[0], in 8×32 tiles where two full
-// 16-column panels remain and 8×16 tiles (masked to the block's last
-// columns) elsewhere. If m is not a multiple of eight, the last r rows are
-// those of the tile at row m−8, stored in rem and then added to or copied
-// over C (the same sums: each output's chain does not depend on the tile).
+// 16-column panels remain and 16×16 and 8×16 tiles (masked to the block's
+// last columns) elsewhere. If m is not a multiple of eight, the last r
+// rows are those of the tile at row m−8, stored in rem and then added to
+// or copied over C (the same sums: each output's chain does not depend on
+// the tile).
 func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float32, ldb, pc, jc, m, nb, kb int, c []float32, ldc int) {
 	ars, aps := lda, 1
 	if transA {
@@ -281,7 +284,11 @@ func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float
 			continue
 		}
 		mask := 1<<min(nr, nb-jr) - 1
-		for ir := 0; ir < m8; ir += 8 {
+		ir := 0
+		for ; ir+16 <= m8; ir += 16 {
+			g.ks.narrow16(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, &c[ir*ldc+jr], ldc, mask, acc)
+		}
+		for ; ir < m8; ir += 8 {
 			g.ks.narrow8(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, &c[ir*ldc+jr], ldc, mask, acc)
 		}
 		if r > 0 {

@@ -13,3 +13,8 @@ func kernel8x32AVX512(k int, a *float32, ars, aps int, b *float32, ldb, boff int
 //
 //go:noescape
 func kernel8x16AVX512(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
+
+// kernel16x16AVX512 is kernel8x16AVX512 for sixteen rows.
+//
+//go:noescape
+func kernel16x16AVX512(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)

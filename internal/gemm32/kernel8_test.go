@@ -82,13 +82,14 @@ func TestEightRowKernelsBitIdentical(t *testing.T) {
 	}
 }
 
-// TestEightRowKernelsSumInOrder checks the 8-row kernels one call at a
-// time against hand-made chains: each output is the FMA chain over p in
+// TestEightRowKernelsSumInOrder checks the 8- and 16-row kernels one call
+// at a time against hand-made chains: each output is the FMA chain over p in
 // order from zero (math.FMA in float64 rounded to float32 equals a
 // float32 fused multiply-add), then added to C or stored over it; with A
 // in place both ways (rows of stride ars, or columns), b panels with a
 // row stride, the 8×32 kernel's second panel boff floats away, and the
-// 8×16 kernel's mask leaving the other columns of C as they were.
+// 8×16 and 16×16 kernels' mask leaving the other columns of C as they
+// were.
 func TestEightRowKernelsSumInOrder(t *testing.T) {
 	var set *kernelSet
 	for _, ks := range kernelSets() {
@@ -105,29 +106,33 @@ func TestEightRowKernelsSumInOrder(t *testing.T) {
 	for _, k := range []int{1, 3, 50} {
 		for _, transA := range []bool{false, true} {
 			const lda, ldb, boff, ldc = 61, 70, 35, 40
-			a, b, c0 := randSlice(rng, 64*lda), randSlice(rng, k*ldb+boff+16), randSlice(rng, 8*ldc)
+			a, b, c0 := randSlice(rng, 64*lda), randSlice(rng, k*ldb+boff+16), randSlice(rng, 16*ldc)
 			ars, aps := lda, 1
 			if transA {
 				ars, aps = 1, lda
 			}
 			for _, acc := range []bool{false, true} {
 				for _, mask := range []int{0xffff, 1, 0x7fff, 0x5a5a} {
-					for _, wide := range []bool{false, true} {
-						if wide && mask != 0xffff {
+					for _, kern := range []string{"8×16", "16×16", "8×32"} {
+						if kern == "8×32" && mask != 0xffff {
 							continue
 						}
 						c := append([]float32(nil), c0...)
-						cols := 16
-						if wide {
+						rows, cols, wide := 8, 16, kern == "8×32"
+						switch kern {
+						case "8×16":
+							set.narrow8(k, &a[0], ars, aps, &b[0], ldb, &c[0], ldc, mask, acc)
+						case "16×16":
+							rows = 16
+							set.narrow16(k, &a[0], ars, aps, &b[0], ldb, &c[0], ldc, mask, acc)
+						case "8×32":
 							cols = 32
 							set.wide8(k, &a[0], ars, aps, &b[0], ldb, boff, &c[0], ldc, acc)
-						} else {
-							set.narrow8(k, &a[0], ars, aps, &b[0], ldb, &c[0], ldc, mask, acc)
 						}
-						for i := range 8 {
+						for i := range 16 {
 							for j := range ldc {
 								want := c0[i*ldc+j]
-								if j < cols && (wide || mask>>j&1 == 1) {
+								if i < rows && j < cols && (wide || mask>>j&1 == 1) {
 									bj := j
 									if j >= 16 {
 										bj = boff + j - 16
@@ -143,7 +148,7 @@ func TestEightRowKernelsSumInOrder(t *testing.T) {
 									}
 								}
 								if got := c[i*ldc+j]; math.Float32bits(got) != math.Float32bits(want) {
-									t.Fatalf("%s k=%d transA=%v acc=%v mask=%#x: C[%d,%d] = %g, want %g", map[bool]string{true: "8×32", false: "8×16"}[wide], k, transA, acc, mask, i, j, got, want)
+									t.Fatalf("%s k=%d transA=%v acc=%v mask=%#x: C[%d,%d] = %g, want %g", kern, k, transA, acc, mask, i, j, got, want)
 								}
 							}
 						}

@@ -13,7 +13,7 @@ func kernelSets() []kernelSet {
 		if cpu.X86.HasAVX512F {
 			wide := avx2
 			wide.name, wide.wide, wide.wideDirect = "avx512", kernelWideAVX512, kernelWideDirectAVX512
-			wide.wide8, wide.narrow8 = kernel8x32AVX512, kernel8x16AVX512
+			wide.wide8, wide.narrow8, wide.narrow16 = kernel8x32AVX512, kernel8x16AVX512, kernel16x16AVX512
 			wide.convZ8, wide.convZ16, wide.convZ32, wide.gradZ16 = convRow18x8AVX512, convRow8x16AVX512, convRow6x32AVX512, convGrad12x16AVX512
 			wide.grad8, wide.convZ10, wide.grad8x30, wide.convZ8x16, wide.gradZ15 = convGrad12x8AVX512, convRow10x16AVX512, convGrad30x8AVX512, convRow16x8AVX512, convGrad15x16AVX512
 			sets = append(sets, wide)
