@@ -5,11 +5,12 @@
 // runs a 6×16 micro-kernel, written in Go assembly with AVX2/FMA on amd64
 // CPUs that have them and in plain Go elsewhere. Where the CPU has
 // AVX-512, a 6×32 kernel computes two adjacent 6×16 tiles at once, and
-// with alpha = 1 and at least eight rows an 8×32 kernel and an 8×16 one
-// (masked to a last partial panel) read op(A) in place, transposed or not,
-// in tiles of eight rows (the last one overlapping the one before where m
-// is not a multiple of eight), without packing A. A Gemm value owns its packing buffers, so it
-// does not allocate after its first call. Conv computes small convolutions
+// with alpha = 1 and at least eight rows, 8×32, 16×16 and 8×16 kernels
+// (the last two masked to a last partial panel) read op(A) in place,
+// transposed or not, without packing it, in tiles of eight or sixteen rows
+// (the last tile overlapping the one before where m is not a multiple of
+// eight). A Gemm value owns its packing buffers, so it does not allocate
+// after its first call. Conv computes small convolutions
 // (forward rows and kernel gradients) straight from the input images,
 // bit-identical to Do on their im2col matrices.
 //
@@ -105,8 +106,9 @@ var goKernels = kernelSet{name: "go", packed: kernelGo, direct: kernelDirectGo}
 // kernelSets), or the one SetKernels chose.
 var active = &kernelSets()[0]
 
-// Kernels names the micro-kernels Do uses: "avx512" (AVX-512F 8×32, 8×16
-// and 6×32, AVX2/FMA 6×16), "avx2" (AVX2/FMA 6×16) or "go" (plain Go).
+// Kernels names the micro-kernels Do uses: "avx512" (AVX-512F 8×32,
+// 16×16, 8×16 and 6×32, AVX2/FMA 6×16), "avx2" (AVX2/FMA 6×16) or "go"
+// (plain Go).
 func Kernels() string { return active.name }
 
 // Available lists the kernel names this CPU can run, the default first.
