@@ -49,32 +49,39 @@ func TestEightRowKernelsBitIdentical(t *testing.T) {
 	for i := range sets {
 		gs[i].own = &sets[i]
 	}
-	rng := rand.New(rand.NewPCG(40, 8))
+	var dims [][3]int
 	for _, m := range ms {
 		for _, n := range ns {
 			for _, k := range ks {
-				for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
-					ab := [][2]float32{{1, 0}, {1, 1}, {1, -0.5}, {0.5, 0}}
-					s := shape{m, n, k, tr[0], tr[1], ab[rng.IntN(len(ab))][0], ab[rng.IntN(len(ab))][1]}
-					a, lda, b, ldb, c0, ldc := operands(rng, s)
-					var ref []float32
-					for si, set := range sets {
-						c := append([]float32(nil), c0...)
-						gs[si].Do(s.transA, s.transB, s.m, s.n, s.k, s.alpha, a, lda, b, ldb, s.beta, c, ldc)
-						for i := range c {
-							if i%ldc >= n && c[i] != c0[i] {
-								t.Fatalf("%s alpha=%g beta=%g: %s changed C[%d], past the row", shapeName(s), s.alpha, s.beta, set.name, i)
-							}
-						}
-						if ref == nil {
-							ref = c
-							continue
-						}
-						for i := range c {
-							if math.Float32bits(c[i]) != math.Float32bits(ref[i]) {
-								t.Fatalf("%s alpha=%g beta=%g: %s gives C[%d] = %g, %s %g", shapeName(s), s.alpha, s.beta, set.name, i, c[i], sets[0].name, ref[i])
-							}
-						}
+				dims = append(dims, [3]int{m, n, k})
+			}
+		}
+	}
+	// wider than a column block (nc = 512), with a last partial row tile
+	dims = append(dims, [3]int{13, 530, 20}, [3]int{9, 520, 390})
+	rng := rand.New(rand.NewPCG(40, 8))
+	ab := [][2]float32{{1, 0}, {1, 1}, {1, -0.5}, {0.5, 0}}
+	for _, d := range dims {
+		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			m, n := d[0], d[1]
+			s := shape{m, n, d[2], tr[0], tr[1], ab[rng.IntN(len(ab))][0], ab[rng.IntN(len(ab))][1]}
+			a, lda, b, ldb, c0, ldc := operands(rng, s)
+			var ref []float32
+			for si, set := range sets {
+				c := append([]float32(nil), c0...)
+				gs[si].Do(s.transA, s.transB, m, n, s.k, s.alpha, a, lda, b, ldb, s.beta, c, ldc)
+				for i := range c {
+					if i%ldc >= n && c[i] != c0[i] {
+						t.Fatalf("%s alpha=%g beta=%g: %s changed C[%d], past the row", shapeName(s), s.alpha, s.beta, set.name, i)
+					}
+				}
+				if ref == nil {
+					ref = c
+					continue
+				}
+				for i := range c {
+					if math.Float32bits(c[i]) != math.Float32bits(ref[i]) {
+						t.Fatalf("%s alpha=%g beta=%g: %s gives C[%d] = %g, %s %g", shapeName(s), s.alpha, s.beta, set.name, i, c[i], sets[0].name, ref[i])
 					}
 				}
 			}
