@@ -64,11 +64,12 @@ type kernelSet struct {
 	wideDirect func(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
 	// wide8, narrow8 and narrow16, if not nil, compute 8×2nr, 8×nr and
 	// 16×nr tiles with op(A) read in place (entry (i, p) at a + i·ars +
-	// p·aps, A transposed or not); narrow8 and narrow16 read and write only
-	// the columns of C in mask.
-	wide8    func(k int, a *float32, ars, aps int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+	// p·aps, A transposed or not), wide8 and narrow16 tiles of them one
+	// under the other; narrow8 and narrow16 read and write only the
+	// columns of C in mask.
+	wide8    func(k int, a *float32, ars, aps int, b *float32, ldb, boff int, c *float32, ldc, tiles int, acc bool)
 	narrow8  func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
-	narrow16 func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
+	narrow16 func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask, tiles int, acc bool)
 	// conv8, conv16, convZ8, convZ16, convZ10 and convZ32 compute pixels
 	// of a direct convolution's row (Conv): 12 pixels of at most 8
 	// channels, 6 of at most 16 (AVX2), 18 of at most 8, 8 and 10 of at
@@ -276,21 +277,18 @@ func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float
 			bp, bs, boff = &b[pc*ldb+jc+jr], ldb, nr
 		}
 		if nb-jr >= 2*nr {
-			for ir := 0; ir < m8; ir += 8 {
-				g.ks.wide8(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, boff, &c[ir*ldc+jr], ldc, acc)
-			}
+			g.ks.wide8(kb, &a[pc*aps], ars, aps, bp, bs, boff, &c[jr], ldc, m8/8, acc)
 			if r > 0 {
-				g.ks.wide8(kb, last, ars, aps, bp, bs, boff, &g.rem[jr], nb, false)
+				g.ks.wide8(kb, last, ars, aps, bp, bs, boff, &g.rem[jr], nb, 1, false)
 			}
 			jr += nr
 			continue
 		}
 		mask := 1<<min(nr, nb-jr) - 1
-		ir := 0
-		for ; ir+16 <= m8; ir += 16 {
-			g.ks.narrow16(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, &c[ir*ldc+jr], ldc, mask, acc)
+		if m8 >= 16 {
+			g.ks.narrow16(kb, &a[pc*aps], ars, aps, bp, bs, &c[jr], ldc, mask, m8/16, acc)
 		}
-		for ; ir < m8; ir += 8 {
+		if ir := m8 - m8%16; ir < m8 {
 			g.ks.narrow8(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, &c[ir*ldc+jr], ldc, mask, acc)
 		}
 		if r > 0 {

@@ -1,21 +1,19 @@
 #include "textflag.h"
 
-// func kernel8x32AVX512(k int, a *float32, ars, aps int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
-// An 8×32 tile with AVX-512: entry (i, p) of the a block at a + i·ars + p·aps
-// floats (A's rows read in place, or its columns if transposed), columns
-// 0–15 of row p of the b panels at DI + p·ldb, columns 16–31 boff floats
-// after them. Z4..Z19 accumulate (row i in Z(4+2i), Z(5+2i)); rows 0, 1, 2, 4
-// are read from SI, 3, 5, 7 from R10 = SI + 3·ars, 6 from AX = SI + 6·ars.
-// Each output is summed over p in order by FMA from zero and then added to
-// or stored over C, as kernelAVX2 does.
-TEXT ·kernel8x32AVX512(SB), NOSPLIT, $0-73
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), SI
+// func kernel8x32AVX512(k int, a *float32, ars, aps int, b *float32, ldb, boff int, c *float32, ldc, tiles int, acc bool)
+// tiles 8×32 tiles, one under the other, with AVX-512: entry (i, p) of a
+// tile's a block at a + i·ars + p·aps floats (A's rows read in place, or
+// its columns if transposed), the next tile's 8·ars floats further;
+// columns 0–15 of row p of the b panels at DI + p·ldb, columns 16–31 boff
+// floats after them. Z4..Z19 accumulate (row i in Z(4+2i), Z(5+2i)); rows
+// 0, 1, 2, 4 are read from SI, 3, 5, 7 from R10 = SI + 3·ars, 6 from
+// AX = SI + 6·ars. Each output is summed over p in order by FMA from zero
+// and then added to or stored over C, as kernelAVX2 does.
+TEXT ·kernel8x32AVX512(SB), NOSPLIT, $0-81
 	MOVQ ars+16(FP), R9
 	SHLQ $2, R9
 	MOVQ aps+24(FP), R13
 	SHLQ $2, R13
-	MOVQ b+32(FP), DI
 	MOVQ ldb+40(FP), R11
 	SHLQ $2, R11
 	MOVQ boff+48(FP), R12
@@ -23,6 +21,12 @@ TEXT ·kernel8x32AVX512(SB), NOSPLIT, $0-73
 	MOVQ c+56(FP), DX
 	MOVQ ldc+64(FP), R8
 	SHLQ $2, R8
+	MOVQ a+8(FP), R14
+	MOVQ tiles+72(FP), BX
+tile8w:
+	MOVQ k+0(FP), CX
+	MOVQ b+32(FP), DI
+	MOVQ R14, SI
 	LEAQ (SI)(R9*2), R10
 	ADDQ R9, R10
 	LEAQ (R10)(R9*2), AX
@@ -76,9 +80,8 @@ loop8w:
 	ADDQ R11, DI
 	DECQ CX
 	JNZ loop8w
-	MOVBQZX acc+72(FP), BX
-	TESTQ BX, BX
-	JZ store8w
+	CMPB acc+80(FP), $0
+	JEQ store8w
 	VADDPS (DX), Z4, Z4
 	VMOVUPS Z4, (DX)
 	VADDPS 64(DX), Z5, Z5
@@ -118,8 +121,8 @@ loop8w:
 	VMOVUPS Z18, (DX)
 	VADDPS 64(DX), Z19, Z19
 	VMOVUPS Z19, 64(DX)
-	VZEROUPPER
-	RET
+	ADDQ R8, DX
+	JMP next8w
 
 store8w:
 	VMOVUPS Z4, (DX)
@@ -145,6 +148,12 @@ store8w:
 	ADDQ R8, DX
 	VMOVUPS Z18, (DX)
 	VMOVUPS Z19, 64(DX)
+	ADDQ R8, DX
+
+next8w:
+	LEAQ (R14)(R9*8), R14
+	DECQ BX
+	JNZ tile8w
 	VZEROUPPER
 	RET
 
@@ -252,18 +261,17 @@ store8n:
 	VZEROUPPER
 	RET
 
-// func kernel16x16AVX512(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
-// kernel8x16AVX512 for sixteen rows: Z4..Z19 accumulate (row i in Z(4+i)),
-// rows 8–15 read as rows 0–7 from BX = SI + 8·ars, R12 = BX + 3·ars and
-// R14 = BX + 6·ars; sixteen independent sums hide the FMA latency.
-TEXT ·kernel16x16AVX512(SB), NOSPLIT, $0-73
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), SI
+// func kernel16x16AVX512(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask, tiles int, acc bool)
+// kernel8x16AVX512 for tiles tiles of sixteen rows, one under the other
+// (the next tile's a block 16·ars floats further): Z4..Z19 accumulate (row
+// i in Z(4+i)), rows 8–15 read as rows 0–7 from BX = SI + 8·ars,
+// R12 = BX + 3·ars and R14 = BX + 6·ars; sixteen independent sums hide the
+// FMA latency. The arguments a and tiles count the tiles done.
+TEXT ·kernel16x16AVX512(SB), NOSPLIT, $0-81
 	MOVQ ars+16(FP), R9
 	SHLQ $2, R9
 	MOVQ aps+24(FP), R13
 	SHLQ $2, R13
-	MOVQ b+32(FP), DI
 	MOVQ ldb+40(FP), R11
 	SHLQ $2, R11
 	MOVQ c+48(FP), DX
@@ -271,6 +279,10 @@ TEXT ·kernel16x16AVX512(SB), NOSPLIT, $0-73
 	SHLQ $2, R8
 	MOVQ mask+64(FP), BX
 	KMOVW BX, K1
+tile16n:
+	MOVQ k+0(FP), CX
+	MOVQ b+32(FP), DI
+	MOVQ a+8(FP), SI
 	LEAQ (SI)(R9*2), R10
 	ADDQ R9, R10
 	LEAQ (R10)(R9*2), AX
@@ -280,6 +292,9 @@ TEXT ·kernel16x16AVX512(SB), NOSPLIT, $0-73
 	ADDQ R9, R12
 	LEAQ (R12)(R9*2), R14
 	ADDQ R9, R14
+	LEAQ (BX)(R9*8), CX
+	MOVQ CX, a+8(FP)
+	MOVQ k+0(FP), CX
 	VXORPS Z4, Z4, Z4
 	VXORPS Z5, Z5, Z5
 	VXORPS Z6, Z6, Z6
@@ -323,9 +338,8 @@ loop16n:
 	ADDQ R11, DI
 	DECQ CX
 	JNZ loop16n
-	MOVBQZX acc+72(FP), BX
-	TESTQ BX, BX
-	JZ store16n
+	CMPB acc+80(FP), $0
+	JEQ store16n
 	VMOVUPS.Z (DX), K1, Z20
 	VADDPS Z20, Z4, Z4
 	VMOVUPS Z4, K1, (DX)
@@ -389,8 +403,8 @@ loop16n:
 	VMOVUPS.Z (DX), K1, Z20
 	VADDPS Z20, Z19, Z19
 	VMOVUPS Z19, K1, (DX)
-	VZEROUPPER
-	RET
+	ADDQ R8, DX
+	JMP next16n
 
 store16n:
 	VMOVUPS Z4, K1, (DX)
@@ -424,5 +438,10 @@ store16n:
 	VMOVUPS Z18, K1, (DX)
 	ADDQ R8, DX
 	VMOVUPS Z19, K1, (DX)
+	ADDQ R8, DX
+
+next16n:
+	DECQ tiles+72(FP)
+	JNZ tile16n
 	VZEROUPPER
 	RET

@@ -90,7 +90,8 @@ func TestEightRowKernelsBitIdentical(t *testing.T) {
 }
 
 // TestEightRowKernelsSumInOrder checks the 8- and 16-row kernels one call
-// at a time against hand-made chains: each output is the FMA chain over p in
+// at a time (one tile, or several one under the other) against hand-made
+// chains: each output is the FMA chain over p in
 // order from zero (math.FMA in float64 rounded to float32 equals a
 // float32 fused multiply-add), then added to C or stored over it; with A
 // in place both ways (rows of stride ars, or columns), b panels with a
@@ -113,30 +114,37 @@ func TestEightRowKernelsSumInOrder(t *testing.T) {
 	for _, k := range []int{1, 3, 50} {
 		for _, transA := range []bool{false, true} {
 			const lda, ldb, boff, ldc = 61, 70, 35, 40
-			a, b, c0 := randSlice(rng, 64*lda), randSlice(rng, k*ldb+boff+16), randSlice(rng, 16*ldc)
+			a, b, c0 := randSlice(rng, 64*lda), randSlice(rng, k*ldb+boff+16), randSlice(rng, 32*ldc)
 			ars, aps := lda, 1
 			if transA {
 				ars, aps = 1, lda
 			}
 			for _, acc := range []bool{false, true} {
 				for _, mask := range []int{0xffff, 1, 0x7fff, 0x5a5a} {
-					for _, kern := range []string{"8×16", "16×16", "8×32"} {
-						if kern == "8×32" && mask != 0xffff {
+					for _, kern := range []string{"8×16", "16×16", "two 16×16", "8×32", "three 8×32"} {
+						wide := kern == "8×32" || kern == "three 8×32"
+						if wide && mask != 0xffff {
 							continue
 						}
 						c := append([]float32(nil), c0...)
-						rows, cols, wide := 8, 16, kern == "8×32"
+						rows, cols := 8, 16
 						switch kern {
 						case "8×16":
 							set.narrow8(k, &a[0], ars, aps, &b[0], ldb, &c[0], ldc, mask, acc)
 						case "16×16":
 							rows = 16
-							set.narrow16(k, &a[0], ars, aps, &b[0], ldb, &c[0], ldc, mask, acc)
+							set.narrow16(k, &a[0], ars, aps, &b[0], ldb, &c[0], ldc, mask, 1, acc)
+						case "two 16×16":
+							rows = 32
+							set.narrow16(k, &a[0], ars, aps, &b[0], ldb, &c[0], ldc, mask, 2, acc)
 						case "8×32":
 							cols = 32
-							set.wide8(k, &a[0], ars, aps, &b[0], ldb, boff, &c[0], ldc, acc)
+							set.wide8(k, &a[0], ars, aps, &b[0], ldb, boff, &c[0], ldc, 1, acc)
+						case "three 8×32":
+							rows, cols = 24, 32
+							set.wide8(k, &a[0], ars, aps, &b[0], ldb, boff, &c[0], ldc, 3, acc)
 						}
-						for i := range 16 {
+						for i := range 32 {
 							for j := range ldc {
 								want := c0[i*ldc+j]
 								if i < rows && j < cols && (wide || mask>>j&1 == 1) {
