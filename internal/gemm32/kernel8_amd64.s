@@ -7,8 +7,9 @@
 // columns 0–15 of row p of the b panels at DI + p·ldb, columns 16–31 boff
 // floats after them. Z4..Z19 accumulate (row i in Z(4+2i), Z(5+2i)); rows
 // 0, 1, 2, 4 are read from SI, 3, 5, 7 from R10 = SI + 3·ars, 6 from
-// AX = SI + 6·ars. Each output is summed over p in order by FMA from zero
-// and then added to or stored over C, as kernelAVX2 does.
+// AX = SI + 6·ars; R14 is the tile's a, BX counts the tiles left. Each
+// output is summed over p in order by FMA from zero and then added to or
+// stored over C, as kernelAVX2 does.
 TEXT ·kernel8x32AVX512(SB), NOSPLIT, $0-81
 	MOVQ ars+16(FP), R9
 	SHLQ $2, R9
@@ -266,7 +267,8 @@ store8n:
 // (the next tile's a block 16·ars floats further): Z4..Z19 accumulate (row
 // i in Z(4+i)), rows 8–15 read as rows 0–7 from BX = SI + 8·ars,
 // R12 = BX + 3·ars and R14 = BX + 6·ars; sixteen independent sums hide the
-// FMA latency. The arguments a and tiles count the tiles done.
+// FMA latency. The argument slots a and tiles hold the next tile's a and
+// the tiles left.
 TEXT ·kernel16x16AVX512(SB), NOSPLIT, $0-81
 	MOVQ ars+16(FP), R9
 	SHLQ $2, R9
