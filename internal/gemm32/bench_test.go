@@ -11,10 +11,15 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
-// benchShapes are the products of the CNN's float32 path at batch 16: the
+// benchShapes are products of the CNN's float32 path at batch 16: the
 // FedDA paper's 4-layer CNN's second convolution (im2col forward M =
 // 16·14·14, K = 9·32, N = 32; the kernel gradient, K = 16·14·14; the input
-// gradient) and LeNet-5's second convolution.
+// gradient) and LeNet-5's second convolution; then the products the
+// training steps of BenchmarkCNNStepFloat32 (losses) run: the 4-layer
+// CNNs' convolutions a sample (14·14 pixels) or a few at a time, the
+// kernel gradients added to C (beta = 1), LeNet-5's second convolution's
+// input gradient over four samples and its dense layers 400→120→84→62 on
+// 16 rows (forward, weight gradient, transposed input gradient).
 var benchShapes = []shape{
 	{m: 3136, n: 32, k: 288, transB: true}, // cnn4 conv2 forward: col·Wᵀ
 	{m: 32, n: 288, k: 3136, transA: true}, // cnn4 conv2 kernel gradient: δᵀ·col
@@ -22,10 +27,33 @@ var benchShapes = []shape{
 	{m: 12544, n: 32, k: 9, transB: true},  // cnn4 conv1 forward
 	{m: 1600, n: 16, k: 150, transB: true}, // LeNet-5 conv2 forward
 	{m: 256, n: 256, k: 256},               // square reference
+
+	{m: 196, n: 32, k: 288},                        // cnn4-32 conv2 forward, one sample
+	{m: 32, n: 288, k: 196, transA: true, beta: 1}, // cnn4-32 conv2 kernel gradient, one sample
+	{m: 196, n: 288, k: 32},                        // cnn4-32 conv2 input gradient, one sample
+	{m: 32, n: 288, k: 144, transA: true, beta: 1}, // cnn4-32 conv4 kernel gradient, 16 samples of 3·3
+	{m: 64, n: 576, k: 196, transA: true, beta: 1}, // cnn4-64 conv2 kernel gradient, one sample
+	{m: 196, n: 576, k: 64},                        // cnn4-64 conv2 input gradient, one sample
+	{m: 64, n: 576, k: 64, transA: true, beta: 1},  // cnn4-64-c3 conv3 kernel gradient, 16 samples of 2·2
+	{m: 400, n: 150, k: 16},                        // LeNet-5 conv2 input gradient, four samples
+	{m: 16, n: 120, k: 400},                        // LeNet-5 dense 400→120 forward
+	{m: 400, n: 120, k: 16, transA: true, beta: 1}, // its weight gradient
+	{m: 400, n: 16, k: 120, transB: true},          // its input gradient, transposed
+	{m: 16, n: 62, k: 84},                          // LeNet-5 dense 84→62 forward
+	{m: 84, n: 62, k: 16, transA: true, beta: 1},   // its weight gradient
+	{m: 84, n: 16, k: 62, transB: true},            // its input gradient, transposed
 }
 
 func shapeName(s shape) string {
 	return fmt.Sprintf("M=%d,N=%d,K=%d,tA=%v,tB=%v", s.m, s.n, s.k, s.transA, s.transB)
+}
+
+// benchName is shapeName with beta when it is not 0.
+func benchName(s shape) string {
+	if s.beta != 0 {
+		return fmt.Sprintf("%s,beta=%g", shapeName(s), s.beta)
+	}
+	return shapeName(s)
 }
 
 // BenchmarkGemm reports GFLOP/s (2·M·N·K per product) of Do, per second
@@ -38,7 +66,7 @@ func BenchmarkGemm(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 := cputime.Now()
 		for b.Loop() {
-			g.Do(s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
+			g.Do(s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, s.beta, c, ldc)
 		}
 		flops := 2 * float64(s.m*s.n*s.k) * float64(b.N)
 		b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
@@ -47,7 +75,7 @@ func BenchmarkGemm(b *testing.B) {
 		}
 	}
 	for _, s := range benchShapes {
-		b.Run(shapeName(s), func(b *testing.B) { bench(b, s) })
+		b.Run(benchName(s), func(b *testing.B) { bench(b, s) })
 	}
 	for _, name := range Available() {
 		b.Run("kernels="+name, func(b *testing.B) {
@@ -57,7 +85,7 @@ func BenchmarkGemm(b *testing.B) {
 			}
 			defer SetKernels(prev)
 			for _, s := range benchShapes {
-				b.Run(shapeName(s), func(b *testing.B) { bench(b, s) })
+				b.Run(benchName(s), func(b *testing.B) { bench(b, s) })
 			}
 		})
 	}

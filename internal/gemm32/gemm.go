@@ -2,11 +2,15 @@
 // C = alpha·op(A)·op(B) + beta·C on row-major slices. It packs blocks of
 // op(A) and op(B) into panels (BLIS-style), except where the micro-kernel
 // can read them in place (A with alpha = 1 and B, when not transposed), and
-// runs a 6×16 micro-kernel,
-// written in Go assembly with AVX2/FMA on amd64 CPUs that have them and in
-// plain Go elsewhere; where the CPU has AVX-512, a 6×32 kernel computes two
-// adjacent 6×16 tiles at once. A Gemm value owns its packing buffers, so it
-// does not allocate after its first call. Conv computes small convolutions
+// runs a 6×16 micro-kernel, written in Go assembly with AVX2/FMA on amd64
+// CPUs that have them and in plain Go elsewhere. Where the CPU has
+// AVX-512, a 6×32 kernel computes two adjacent 6×16 tiles at once, and
+// with alpha = 1 and at least eight rows, 8×32, 16×16 and 8×16 kernels
+// (the last two masked to a last partial panel) read op(A) in place,
+// transposed or not, without packing it, in tiles of eight or sixteen rows
+// (the last tile overlapping the one before where m is not a multiple of
+// eight). A Gemm value owns its packing buffers, so it does not allocate
+// after its first call. Conv computes small convolutions
 // (forward rows and kernel gradients) straight from the input images,
 // bit-identical to Do on their im2col matrices, and with AVX-512 the
 // outputs of wider ones at pixels anywhere in the input (Conv.Pixels, six
@@ -44,6 +48,7 @@ const (
 // zero value is ready to use; a Gemm is not safe for concurrent use.
 type Gemm struct {
 	pa, pb []float32        // packed blocks of op(A) and op(B)
+	rem    []float32        // an 8-row tile's last rows past the multiples of eight (block8)
 	tile   [mr * nr]float32 // a partial micro-tile at the right or bottom edge
 	ks     *kernelSet       // the kernels of this call (active's, unless a test set them)
 	own    *kernelSet       // kernels fixed for this value by a test; nil = active
@@ -61,6 +66,14 @@ type kernelSet struct {
 	direct     func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
 	wide       func(k int, a, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
 	wideDirect func(k int, a *float32, lda int, b *float32, ldb, boff int, c *float32, ldc int, acc bool)
+	// wide8, narrow8 and narrow16, if not nil, compute 8×2nr, 8×nr and
+	// 16×nr tiles with op(A) read in place (entry (i, p) at a + i·ars +
+	// p·aps, A transposed or not), wide8 and narrow16 tiles of them one
+	// under the other; narrow8 and narrow16 read and write only the
+	// columns of C in mask.
+	wide8    func(k int, a *float32, ars, aps int, b *float32, ldb, boff int, c *float32, ldc, tiles int, acc bool)
+	narrow8  func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask int, acc bool)
+	narrow16 func(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc, mask, tiles int, acc bool)
 	// conv8, conv16, convZ8, convZ16, convZ10 and convZ32 compute pixels
 	// of a direct convolution's row (Conv): 12 pixels of at most 8
 	// channels, 6 of at most 16 (AVX2), 18 of at most 8, 8 and 10 of at
@@ -113,8 +126,9 @@ var goKernels = kernelSet{name: "go", packed: kernelGo, direct: kernelDirectGo}
 // kernelSets), or the one SetKernels chose.
 var active = &kernelSets()[0]
 
-// Kernels names the micro-kernels Do uses: "avx512" (AVX-512F 6×32 and
-// AVX2/FMA 6×16), "avx2" (AVX2/FMA 6×16) or "go" (plain Go).
+// Kernels names the micro-kernels Do uses: "avx512" (AVX-512F 8×32,
+// 16×16, 8×16 and 6×32, AVX2/FMA 6×16), "avx2" (AVX2/FMA 6×16) or "go"
+// (plain Go).
 func Kernels() string { return active.name }
 
 // Available lists the kernel names this CPU can run, the default first.
@@ -191,6 +205,14 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 		g.pa = make([]float32, mc*kc)
 		g.pb = make([]float32, kc*nc)
 	}
+	// With alpha = 1 and the 8-row kernels, op(A) is read in place in
+	// tiles of eight rows (transposed or not), the last one through rem
+	// if m is not a multiple of eight; else it goes through the 6-row
+	// kernels.
+	rows8 := alpha == 1 && g.ks.wide8 != nil && m >= 8
+	if rows8 && len(g.rem) < 8*nc {
+		g.rem = make([]float32, 8*nc)
+	}
 	kd := (k + (k+kc-1)/kc - 1) / ((k + kc - 1) / kc) // depth of equal blocks: k = 400 is 200 + 200, not 384 + 16
 	for jc := 0; jc < n; jc += nc {
 		nb := min(nc, n-jc)
@@ -201,6 +223,10 @@ func (g *Gemm) Do(transA, transB bool, m, n, k int, alpha float32, a []float32, 
 				q = nb - nb%nr
 			}
 			packB(transB, kb, nb-q, b, ldb, pc, jc+q, g.pb[q*kb:])
+			if rows8 {
+				g.block8(transA, directB, beta != 0 || pc > 0, a, lda, b, ldb, pc, jc, m, nb, kb, c[jc:], ldc)
+				continue
+			}
 			for ic := 0; ic < m; ic += mc {
 				mb := min(mc, m-ic)
 				q := 0 // rows before the first packed panel
@@ -245,6 +271,59 @@ func (g *Gemm) block(direct, directB, acc bool, a []float32, lda int, b []float3
 		for ir := 0; ir < mb; ir += mr {
 			g.tile16(direct, directB, acc, a, lda, b, ldb, ic, pc, jc, mb, nb, kb, c, ldc, ir, jr)
 		}
+	}
+}
+
+// block8 adds (if acc, else stores) the product of the m ≥ 8 rows of
+// op(A) (columns pc.., read in place: A's rows, or its columns if transA)
+// and the kb×nb block of op(B) at row pc, column jc (as in block) to the
+// m×nb block of C starting at c[0], in 8×32 tiles where two full
+// 16-column panels remain and 16×16 and 8×16 tiles (masked to the block's
+// last columns) elsewhere. If m is not a multiple of eight, the last r
+// rows are those of the tile at row m−8, stored in rem and then added to
+// or copied over C (the same sums: each output's chain does not depend on
+// the tile).
+func (g *Gemm) block8(transA, directB, acc bool, a []float32, lda int, b []float32, ldb, pc, jc, m, nb, kb int, c []float32, ldc int) {
+	ars, aps := lda, 1
+	if transA {
+		ars, aps = 1, lda
+	}
+	m8, r := m-m%8, m%8
+	last := &a[(m-8)*ars+pc*aps] // the tile at row m−8, for the last r rows
+	for jr := 0; jr < nb; jr += nr {
+		bp, bs, boff := &g.pb[jr*kb], nr, nr*kb
+		if directB && nb-jr >= nr {
+			bp, bs, boff = &b[pc*ldb+jc+jr], ldb, nr
+		}
+		if nb-jr >= 2*nr {
+			g.ks.wide8(kb, &a[pc*aps], ars, aps, bp, bs, boff, &c[jr], ldc, m8/8, acc)
+			if r > 0 {
+				g.ks.wide8(kb, last, ars, aps, bp, bs, boff, &g.rem[jr], nb, 1, false)
+			}
+			jr += nr
+			continue
+		}
+		mask := 1<<min(nr, nb-jr) - 1
+		if m8 >= 16 {
+			g.ks.narrow16(kb, &a[pc*aps], ars, aps, bp, bs, &c[jr], ldc, mask, m8/16, acc)
+		}
+		if ir := m8 - m8%16; ir < m8 {
+			g.ks.narrow8(kb, &a[ir*ars+pc*aps], ars, aps, bp, bs, &c[ir*ldc+jr], ldc, mask, acc)
+		}
+		if r > 0 {
+			g.ks.narrow8(kb, last, ars, aps, bp, bs, &g.rem[jr], nb, mask, false)
+		}
+	}
+	if r == 0 {
+		return
+	}
+	dst, src := c[m8*ldc:], g.rem[(8-r)*nb:]
+	if acc {
+		AddRows(dst, ldc, src, nb, r, nb)
+		return
+	}
+	for i := range r {
+		copy(dst[i*ldc:][:nb], src[i*nb:][:nb])
 	}
 }
 

@@ -3,8 +3,9 @@ package gemm32
 import "golang.org/x/sys/cpu"
 
 // kernelSets lists the kernel sets this CPU can run, widest first:
-// AVX-512F (with the AVX2/FMA kernels for single 16-column panels), AVX2/FMA,
-// plain Go.
+// AVX-512F (8-row kernels reading A in place, 6×32 kernels, and the
+// AVX2/FMA kernels for the other single 16-column panels), AVX2/FMA, plain
+// Go.
 func kernelSets() []kernelSet {
 	avx2 := kernelSet{name: "avx2", packed: kernelAVX2, direct: kernelDirectAVX2, conv8: convRow12x8AVX2, conv16: convRow6x16AVX2, grad8: convGrad12x8AVX2, grad16: convGrad6x16AVX2}
 	var sets []kernelSet
@@ -12,6 +13,7 @@ func kernelSets() []kernelSet {
 		if cpu.X86.HasAVX512F {
 			wide := avx2
 			wide.name, wide.wide, wide.wideDirect = "avx512", kernelWideAVX512, kernelWideDirectAVX512
+			wide.wide8, wide.narrow8, wide.narrow16 = kernel8x32AVX512, kernel8x16AVX512, kernel16x16AVX512
 			wide.convZ8, wide.convZ16, wide.convZ32, wide.gradZ16 = convRow18x8AVX512, convRow8x16AVX512, convRow6x32AVX512, convGrad12x16AVX512
 			wide.grad8, wide.convZ10, wide.grad8x30, wide.convZ8x16, wide.gradZ15 = convGrad12x8AVX512, convRow10x16AVX512, convGrad30x8AVX512, convRow16x8AVX512, convGrad15x16AVX512
 			wide.gradZ9, wide.gradZ25 = convGrad9x32AVX512, convGrad25x8AVX512
