@@ -440,9 +440,10 @@ func directShape(g convGeom) bool {
 // through im2col: a layer of more than keepColChannels input channels (the
 // others are directShape or keep their matrix) where Pixels has an
 // assembly kernel (gemm32.PixelKernel: AVX-512, more than 16 output
-// channels). Its gradients still go through im2col, built from the same
-// padded images. The choice depends on the shape and the CPU's kernels
-// only, and either way gives the same bits.
+// channels). Its kernel gradient still goes through im2col, built from the
+// same padded images, and its input gradient too unless backConv. The
+// choice depends on the shape and the CPU's kernels only, and either way
+// gives the same bits.
 func implicitConv(g convGeom) bool {
 	return !directConvOff && g.cin > keepColChannels && !directShape(g) && gemm32.PixelKernel(g.cout)
 }
