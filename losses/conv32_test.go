@@ -287,7 +287,6 @@ func TestUnpool32MatchesDefinition(t *testing.T) {
 // convolution on and off, under each assembly kernel set.
 func TestDirectConvRecordsUnchanged(t *testing.T) {
 	defer gemm32.SetKernels(gemm32.Kernels())
-	defer func(off bool) { directConvOff = off }(directConvOff)
 	rounds, n := 4, 40
 	if testing.Short() {
 		rounds, n = 2, 20
@@ -297,12 +296,6 @@ func TestDirectConvRecordsUnchanged(t *testing.T) {
 	geo, err := net.geometry(28 * 28)
 	if err != nil {
 		t.Fatal(err)
-	}
-	metrics := []core.Metric{
-		metric{"train_loss", func(e *core.Eval) float64 { return e.TrainLoss() }},
-		metric{"test_loss", func(e *core.Eval) float64 { return e.TestLoss() }},
-		metric{"train_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, false) }},
-		metric{"test_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, true) }},
 	}
 	for _, name := range gemm32.Available() {
 		if name == "go" {
@@ -316,30 +309,47 @@ func TestDirectConvRecordsUnchanged(t *testing.T) {
 				t.Fatalf("%s kernels: layer %+v is not direct: the runs would compare nothing", name, g)
 			}
 		}
-		var res [2]*core.Result
-		for k, off := range []bool{true, false} {
-			directConvOff = off
-			p, err := core.NewProblem(f, net, core.Penalty{Name: "none", Reg: regularizers.None{}, Lambda: sched.Constant(0)}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := core.Settings{Rounds: rounds, ClientsPerRound: 3, LocalSteps: 3, Batch: 16, EvalEvery: 1, Seed: 5,
-				Workers: 2, Init: "normal", InitScale: 0.1}
-			res[k] = core.Run(p, &localSteps{eta: 0.05}, s, metrics)
-			if res[k].Status != core.Done {
-				t.Fatalf("run %s: %s", res[k].Status, res[k].Err)
-			}
+		sameRecordsBothWays(t, name+" kernels, direct", f, net, rounds)
+	}
+}
+
+// sameRecordsBothWays runs a small federated training of net on f for
+// rounds rounds with every layer through im2col (directConvOff) and as
+// the kernels in use arrange it, and fails unless the records (training
+// and test loss and accuracy at every round) and the final models are the
+// same bits, and the training loss moved.
+func sameRecordsBothWays(t *testing.T, what string, f *core.Federated, net CNN, rounds int) {
+	t.Helper()
+	defer func(off bool) { directConvOff = off }(directConvOff)
+	metrics := []core.Metric{
+		metric{"train_loss", func(e *core.Eval) float64 { return e.TrainLoss() }},
+		metric{"test_loss", func(e *core.Eval) float64 { return e.TestLoss() }},
+		metric{"train_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, false) }},
+		metric{"test_accuracy", func(e *core.Eval) float64 { return accuracyOf(e, true) }},
+	}
+	var res [2]*core.Result
+	for k, off := range []bool{true, false} {
+		directConvOff = off
+		p, err := core.NewProblem(f, net, core.Penalty{Name: "none", Reg: regularizers.None{}, Lambda: sched.Constant(0)}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if len(res[0].Records) != rounds+1 || !sameBits(res[0].Model, res[1].Model) {
-			t.Fatalf("%s kernels: %d records; final models equal: %v", name, len(res[0].Records), sameBits(res[0].Model, res[1].Model))
+		s := core.Settings{Rounds: rounds, ClientsPerRound: 3, LocalSteps: 3, Batch: 16, EvalEvery: 1, Seed: 5,
+			Workers: 2, Init: "normal", InitScale: 0.1}
+		res[k] = core.Run(p, &localSteps{eta: 0.05}, s, metrics)
+		if res[k].Status != core.Done {
+			t.Fatalf("run %s: %s", res[k].Status, res[k].Err)
 		}
-		for i, r := range res[0].Records {
-			if !sameBits(r.Values, res[1].Records[i].Values) {
-				t.Fatalf("%s kernels, round %d: records %v through im2col, %v direct", name, r.Round, r.Values, res[1].Records[i].Values)
-			}
+	}
+	if len(res[0].Records) != rounds+1 || !sameBits(res[0].Model, res[1].Model) {
+		t.Fatalf("%s: %d records; final models equal: %v", what, len(res[0].Records), sameBits(res[0].Model, res[1].Model))
+	}
+	for i, r := range res[0].Records {
+		if !sameBits(r.Values, res[1].Records[i].Values) {
+			t.Fatalf("%s, round %d: records %v through im2col, %v as arranged", what, r.Round, r.Values, res[1].Records[i].Values)
 		}
-		if first, last := res[0].Records[0].Values[0], res[0].Records[rounds].Values[0]; first == last {
-			t.Fatalf("the training loss did not move (%g): the runs compare nothing", first)
-		}
+	}
+	if first, last := res[0].Records[0].Values[0], res[0].Records[rounds].Values[0]; first == last {
+		t.Fatalf("%s: the training loss did not move (%g): the runs compare nothing", what, first)
 	}
 }
