@@ -43,8 +43,7 @@ func TestConvGradWholePatchMatchesDo(t *testing.T) {
 // whole 5×5 patches gives the same bits as the AVX2 kernels on LeNet-5's
 // first layer, three images (seven depth blocks).
 func TestConvGradWholePatchAVX2Identical(t *testing.T) {
-	sets := kernelSets()
-	if sets[0].gradZ25 == nil {
+	if kernelSets()[0].gradZ25 == nil {
 		t.Skip("no AVX-512 kernels on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(40, 525))
@@ -52,24 +51,34 @@ func TestConvGradWholePatchAVX2Identical(t *testing.T) {
 	src := randSlice(rng, 3*32*32+ConvSlack)
 	dg := randSlice(rng, 3*28*28*6)
 	gw := randSlice(rng, 6*25)
+	avx512, avx2 := gradBothSets(t, 25, gw, 6, 5, 5, dg, src, 32, px)
+	for i := range avx512 {
+		if math.Float32bits(avx512[i]) != math.Float32bits(avx2[i]) {
+			t.Fatalf("gw[%d] = %g with AVX-512, %g with AVX2", i, avx512[i], avx2[i])
+		}
+	}
+}
+
+// gradBothSets adds the kernel gradient (Conv.AddGrad: cout channels, a
+// kh×rl patch, output gradient dg with row stride cout) to copies of gw
+// with the AVX-512 and with the AVX2 kernels, and fails unless the
+// AVX-512 kernels took tiles of tile positions and the AVX2 ones did not.
+func gradBothSets(t *testing.T, tile int, gw []float32, cout, kh, rl int, dg, src []float32, line int, px ConvPixels) (avx512, avx2 []float32) {
+	t.Helper()
 	var got [2][]float32
 	for i, name := range []string{"avx512", "avx2"} {
 		var ks kernelSet
-		for _, s := range sets {
+		for _, s := range kernelSets() {
 			if s.name == name {
 				ks = s
 			}
 		}
 		got[i] = append([]float32(nil), gw...)
 		c := Conv{own: &ks}
-		c.AddGrad(got[i], 6, 5, 5, dg, 6, src, 32, px)
-		if q := c.tileKey[3]; (q == 25) != (name == "avx512") {
-			t.Fatalf("%s kernels: tiles of %d positions", name, q)
+		c.AddGrad(got[i], cout, kh, rl, dg, cout, src, line, px)
+		if q := c.tileKey[3]; (q == tile) != (name == "avx512") {
+			t.Fatalf("%s kernels, %d channels: tiles of %d positions", name, cout, q)
 		}
 	}
-	for i := range got[0] {
-		if math.Float32bits(got[0][i]) != math.Float32bits(got[1][i]) {
-			t.Fatalf("gw[%d] = %g with AVX-512, %g with AVX2", i, got[0][i], got[1][i])
-		}
-	}
+	return got[0], got[1]
 }

@@ -57,8 +57,7 @@ func TestConvGradNineTilesMatchDo(t *testing.T) {
 // give the same bits as the AVX2 kernels on the 4-layer CNNs' first
 // layers, several images of 28×28 or 32×32 pixels (several depth blocks).
 func TestConvGradNineTilesAVX2Identical(t *testing.T) {
-	sets := kernelSets()
-	if sets[0].gradZ9 == nil {
+	if kernelSets()[0].gradZ9 == nil {
 		t.Skip("no AVX-512 kernels on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(40, 99))
@@ -70,24 +69,10 @@ func TestConvGradNineTilesAVX2Identical(t *testing.T) {
 		K := tc.n * tc.side * tc.side
 		dg := randSlice(rng, K*tc.cout)
 		gw := randSlice(rng, tc.cout*9*tc.cin)
-		var got [2][]float32
-		for i, name := range []string{"avx512", "avx2"} {
-			var ks kernelSet
-			for _, s := range sets {
-				if s.name == name {
-					ks = s
-				}
-			}
-			got[i] = append([]float32(nil), gw...)
-			c := Conv{own: &ks}
-			c.AddGrad(got[i], tc.cout, 3, 3*tc.cin, dg, tc.cout, src, line, px)
-			if q := c.tileKey[3]; (q == 9) != (name == "avx512") {
-				t.Fatalf("%s kernels, %d channels: tiles of %d positions", name, tc.cout, q)
-			}
-		}
-		for i := range got[0] {
-			if math.Float32bits(got[0][i]) != math.Float32bits(got[1][i]) {
-				t.Fatalf("%d→%d channels, %d images: gw[%d] = %g with AVX-512, %g with AVX2", tc.cin, tc.cout, tc.n, i, got[0][i], got[1][i])
+		avx512, avx2 := gradBothSets(t, 9, gw, tc.cout, 3, 3*tc.cin, dg, src, line, px)
+		for i := range avx512 {
+			if math.Float32bits(avx512[i]) != math.Float32bits(avx2[i]) {
+				t.Fatalf("%d→%d channels, %d images: gw[%d] = %g with AVX-512, %g with AVX2", tc.cin, tc.cout, tc.n, i, avx512[i], avx2[i])
 			}
 		}
 	}
