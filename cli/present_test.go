@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -183,14 +186,7 @@ func TestReportRendersInHeadlessChromium(t *testing.T) {
 	if keep := os.Getenv("FEDLAB_REPORT_SCREENSHOT"); keep != "" {
 		shot = keep
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-		"--user-data-dir="+t.TempDir(), "--screenshot="+shot, "--window-size=1200,1600", "file://"+abs)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", browser, err, b)
-	}
+	screenshot(t, browser, "file://"+abs, shot)
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)
@@ -219,4 +215,36 @@ func TestReportRendersInHeadlessChromium(t *testing.T) {
 	if len(colours) < 20 || dark < 1000 {
 		t.Errorf("the screenshot looks blank: %d colours, %d dark pixels (of %d sampled)", len(colours), dark, b.Dx()*b.Dy()/4)
 	}
+}
+
+// screenshot renders url in a headless browser into the PNG file shot.
+// A browser that dies by a signal (a crash of the browser itself, seen
+// once in CI as a segmentation fault at start-up) is started again with
+// a fresh profile, up to three times, and each crash is logged; any other
+// failure, or three crashes, fails the test.
+func screenshot(t *testing.T, browser, url, shot string) {
+	t.Helper()
+	const attempts = 3
+	var crashes []string
+	for attempt := 1; attempt <= attempts; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+			"--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+			"--disable-sync", "--hide-scrollbars", "--user-data-dir="+t.TempDir(), "--screenshot="+shot,
+			"--window-size=1200,1600", url)
+		out, err := cmd.CombinedOutput()
+		timedOut := ctx.Err() != nil
+		cancel()
+		if err == nil {
+			return
+		}
+		var exit *exec.ExitError
+		crashed := errors.As(err, &exit) && !timedOut && exit.ProcessState.Sys().(syscall.WaitStatus).Signaled()
+		if !crashed {
+			t.Fatalf("%s: %v\n%s", browser, err, out)
+		}
+		crashes = append(crashes, fmt.Sprintf("attempt %d: %v\n%s", attempt, err, out))
+		t.Logf("%s crashed (attempt %d of %d): %v", browser, attempt, attempts, err)
+	}
+	t.Fatalf("%s crashed %d times:\n%s", browser, attempts, strings.Join(crashes, "\n"))
 }
